@@ -1,0 +1,490 @@
+//! The `tsoser` command line: a thin layer over the library.
+//! Exit codes: 0 serializable, 1 violation, 2 usage or input error, 3 unknown within
+//! the budget, 4 internal error (a witness that does not re-check: a bug).
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tsoser::check::{self, brute, execution, sc, Semantics, Verdict};
+use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
+use tsoser::report::{self, Stats};
+use tsoser::trace::{self, gen, Trace};
+
+#[derive(Parser)]
+#[command(
+    name = "tsoser",
+    version,
+    about = "Is every x86-TSO execution of a trace conflict-serializable?"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Algo {
+    /// Enumerate every execution (the definition; the oracle of all tests).
+    Brute,
+    /// SAT/SMT encoding (not built yet).
+    Sat,
+    /// Fixed-parameter profile enumeration (not built yet).
+    Fpt,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Model {
+    /// TSO-serializability of every execution of the trace (Definition 3).
+    Tso,
+    /// SC-serializability of the trace read as an SC execution.
+    Sc,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Decide whether the trace is TSO-serializable; print a witness when it is not.
+    Check {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "brute")]
+        algo: Algo,
+        #[arg(long, value_enum, default_value = "exact")]
+        semantics: Semantics,
+        #[arg(long, value_enum, default_value = "tso")]
+        model: Model,
+        /// Budget: execution prefixes (or paper-mode orientations) brute force may visit.
+        #[arg(long, default_value_t = brute::DEFAULT_MAX)]
+        max_executions: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print phase times, counts and peak memory.
+        #[arg(long)]
+        stats: bool,
+        /// Also write the event graph, witness highlighted, as Graphviz to this file.
+        #[arg(long, value_name = "FILE")]
+        dot: Option<PathBuf>,
+    },
+    /// Check one explicit execution (a trace with `commit` events): TSO-serializability
+    /// and SC-equivalence (write-contraction, paper §4.2).
+    CheckExec {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build a trace's event graph: print its size and whether its forced conflicts
+    /// already have a cycle, or with --dot the graph in Graphviz.
+    Graph {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "exact")]
+        semantics: Semantics,
+        /// Print Graphviz (a witness cycle, found by brute force within the budget, in red).
+        #[arg(long)]
+        dot: bool,
+        #[arg(long, default_value_t = 1_000_000)]
+        max_executions: u64,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Generate a trace (seeded) in compact YAML.
+    Gen {
+        #[arg(long, default_value_t = 1000)]
+        events: usize,
+        #[arg(long, default_value_t = 8)]
+        threads: usize,
+        #[arg(long, default_value_t = 1000)]
+        vars: usize,
+        #[arg(long, default_value_t = 8)]
+        txn_len: usize,
+        /// Mean events between fences of a thread (0: none).
+        #[arg(long, default_value_t = 50)]
+        fence_every: usize,
+        #[arg(long, default_value_t = 0.01)]
+        rmw: f64,
+        #[arg(long, default_value_t = 0.4)]
+        write: f64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("tsoser: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load(path: &Path) -> Result<Trace> {
+    Ok(trace::parse::read_trace(path)?)
+}
+
+fn run(cli: Cli) -> Result<u8> {
+    match cli.cmd {
+        Cmd::Check {
+            file,
+            algo,
+            semantics,
+            model,
+            max_executions,
+            json,
+            stats,
+            dot,
+        } => {
+            if algo != Algo::Brute && model == Model::Tso {
+                let name = if algo == Algo::Sat { "sat" } else { "fpt" };
+                bail!("--algo {name} is not available yet in this version; use --algo brute");
+            }
+            cmd_check(
+                &file,
+                semantics,
+                model,
+                max_executions,
+                json,
+                stats,
+                dot.as_deref(),
+            )
+        }
+        Cmd::CheckExec { file, json } => cmd_check_exec(&file, json),
+        Cmd::Graph {
+            file,
+            semantics,
+            dot,
+            max_executions,
+            json,
+            stats,
+        } => cmd_graph(&file, semantics, dot, max_executions, json, stats),
+        Cmd::Gen {
+            events,
+            threads,
+            vars,
+            txn_len,
+            fence_every,
+            rmw,
+            write,
+            seed,
+            output,
+        } => {
+            if threads == 0 || vars == 0 {
+                bail!("--threads and --vars must be at least 1");
+            }
+            if !(0.0..=1.0).contains(&(rmw + write)) || rmw < 0.0 || write < 0.0 {
+                bail!("--rmw and --write are probabilities with rmw + write ≤ 1");
+            }
+            let shape = gen::Shape {
+                events,
+                threads,
+                vars,
+                txn_len,
+                fence_every,
+                rmw,
+                write,
+            };
+            let text = gen::to_compact_yaml(&gen::generate(&shape, seed));
+            match output {
+                Some(p) => std::fs::write(&p, text)
+                    .with_context(|| format!("cannot write {}", p.display()))?,
+                None => print!("{text}"),
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn semantics_name(s: Semantics) -> &'static str {
+    match s {
+        Semantics::Exact => "exact",
+        Semantics::Paper => "paper",
+    }
+}
+
+/// Re-checks a witness; an unverifiable one is a bug and is never printed as a witness.
+fn verified(trace: &Trace, verdict: &Verdict) -> Result<(), String> {
+    match verdict {
+        Verdict::Violation(w) => check::verify(trace, w),
+        _ => Ok(()),
+    }
+}
+
+fn cmd_check(
+    file: &Path,
+    semantics: Semantics,
+    model: Model,
+    max: u64,
+    as_json: bool,
+    want_stats: bool,
+    dot_out: Option<&Path>,
+) -> Result<u8> {
+    let mut stats = Stats::default();
+    let trace = stats.time("parse", || load(file))?;
+    let fname = file.display().to_string();
+    let (verdict, counts, realizable) = match (model, semantics) {
+        (Model::Sc, _) => (stats.time("decide", || sc::check_sc(&trace)), None, None),
+        (Model::Tso, Semantics::Exact) => {
+            let (v, s) = stats.time("decide", || brute::check_exact(&trace, max));
+            (v, Some(s), None)
+        }
+        (Model::Tso, Semantics::Paper) => {
+            let (v, s) = stats.time("decide", || brute::check_paper(&trace, max));
+            // Is there an execution behind the paper's violation?
+            let real = if v.is_violation() {
+                match brute::check_exact(&trace, max).0 {
+                    Verdict::Violation(_) => Some(true),
+                    Verdict::Serializable => Some(false),
+                    Verdict::Unknown { .. } => None,
+                }
+            } else {
+                None
+            };
+            (v, Some(s), real)
+        }
+    };
+    if let Err(why) = verified(&trace, &verdict) {
+        eprintln!("tsoser: internal error: the witness found does not re-check ({why}); please report this trace");
+        return Ok(4);
+    }
+    if let Some(c) = counts {
+        stats.count("visited", c.visited);
+        stats.count("complete", c.complete);
+        stats.count("slept", c.slept);
+        stats.count("forced edges", c.forced_edges);
+    }
+    stats.count("events", trace.len() as u64);
+    stats.count("transactions", trace.txns.len() as u64);
+    if let Some(path) = dot_out {
+        let cycle = match &verdict {
+            Verdict::Violation(w) => Some(w.cycle()),
+            _ => None,
+        };
+        let text = match (model, semantics) {
+            (Model::Tso, Semantics::Paper) => {
+                dot::paper_dot(&trace, &PaperGraph::new(&trace), cycle)
+            }
+            _ => dot::exact_dot(&trace, &ExactGraph::new(&trace), cycle),
+        };
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let model_name = if model == Model::Sc { "sc" } else { "tso" };
+    if as_json {
+        let mut out = json!({
+            "file": fname,
+            "trace": trace_json(&trace),
+            "model": model_name,
+            "algo": "brute",
+            "semantics": semantics_name(semantics),
+            "verdict": verdict.name(),
+            "reason": match &verdict { Verdict::Unknown { reason } => json!(reason), _ => json!(null) },
+            "witness": report::witness_json(&trace, &verdict),
+            "paper_realizable": realizable,
+        });
+        if want_stats {
+            out["stats"] = stats.to_json();
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        let what = if model == Model::Sc {
+            "SC-serializable (trace read as an SC run)".to_string()
+        } else {
+            format!(
+                "TSO-serializable [{} semantics, brute]",
+                semantics_name(semantics)
+            )
+        };
+        let name = trace
+            .name
+            .as_deref()
+            .map(|n| format!("{n} ({fname})"))
+            .unwrap_or(fname);
+        match &verdict {
+            Verdict::Serializable => println!("{name}: {what}: yes"),
+            Verdict::Unknown { reason } => println!("{name}: {what}: unknown — {reason}"),
+            Verdict::Violation(w) => {
+                println!("{name}: {what}: NO");
+                print!("{}", report::witness_text(&trace, w));
+                match realizable {
+                    Some(true) => println!("an execution has a violation too (exact semantics agrees)"),
+                    Some(false) => println!(
+                        "no TSO execution of this trace has a violation: the paper's graph over-approximates here (SEMANTICS.md §5)"
+                    ),
+                    None => {}
+                }
+            }
+        }
+        if want_stats {
+            eprint!("{}", stats.to_text());
+        }
+    }
+    Ok(verdict.exit_code() as u8)
+}
+
+fn trace_json(trace: &Trace) -> serde_json::Value {
+    json!({
+        "name": trace.name,
+        "events": trace.len(),
+        "threads": trace.threads.len(),
+        "transactions": trace.txns.len(),
+        "variables": trace.vars.len(),
+        "transaction_fenced": trace.is_transaction_fenced(),
+    })
+}
+
+fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
+    let (trace, exec) = trace::parse::read_execution(file)?;
+    let cycle = execution::tso_cycle(&trace, &exec);
+    let contraction = execution::sc_equivalence_cycle(&trace, &exec);
+    if let Some(c) = &cycle {
+        if let Err(why) = check::verify_execution_cycle(&trace, exec.steps(), c) {
+            eprintln!("tsoser: internal error: the cycle found does not re-check ({why}); please report this execution");
+            return Ok(4);
+        }
+    }
+    let fname = file.display().to_string();
+    if as_json {
+        let edges = |c: &Option<Vec<tsoser::graph::Edge>>| {
+            c.as_ref().map(|c| {
+                c.iter()
+                    .map(|e| {
+                        json!({"src": report::node_text(&trace, e.src), "dst": report::node_text(&trace, e.dst),
+                               "src_step": exec.pos(e.src) + 1, "dst_step": exec.pos(e.dst) + 1, "rule": e.rule})
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        let out = json!({
+            "file": fname,
+            "trace": trace_json(&trace),
+            "tso_serializable": cycle.is_none(),
+            "cycle": cycle.as_ref().map(|c| c.iter().map(|e| json!({
+                "from": trace.txns[e.from].name, "to": trace.txns[e.to].name,
+                "src": report::node_text(&trace, e.src), "dst": report::node_text(&trace, e.dst),
+                "src_step": exec.pos(e.src) + 1, "dst_step": exec.pos(e.dst) + 1,
+                "rule": e.rule, "explain": e.rule.explain()})).collect::<Vec<_>>()),
+            "sc_equivalent": contraction.is_none(),
+            "contraction_cycle": edges(&contraction),
+            "commits": report::placement_json(&trace, &exec),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        match &cycle {
+            None => println!("{fname}: execution is TSO-serializable: yes"),
+            Some(c) => {
+                println!("{fname}: execution is TSO-serializable: NO\ntransaction cycle:");
+                print!("{}", report::cycle_text(&trace, c, Some(&exec)));
+            }
+        }
+        match &contraction {
+            None => println!("SC-equivalent (write-contraction acyclic): yes"),
+            Some(c) => {
+                println!("SC-equivalent (write-contraction acyclic): NO — cycle of units (a write with its commit is one unit):");
+                for e in c {
+                    println!(
+                        "  {} @{} → {} @{}  [{:?}]",
+                        report::node_text(&trace, e.src),
+                        exec.pos(e.src) + 1,
+                        report::node_text(&trace, e.dst),
+                        exec.pos(e.dst) + 1,
+                        e.rule
+                    );
+                }
+            }
+        }
+    }
+    Ok(if cycle.is_some() { 1 } else { 0 })
+}
+
+fn cmd_graph(
+    file: &Path,
+    semantics: Semantics,
+    as_dot: bool,
+    max: u64,
+    as_json: bool,
+    want_stats: bool,
+) -> Result<u8> {
+    let mut stats = Stats::default();
+    let trace = stats.time("parse", || load(file))?;
+    let (nodes, directed, undirected, forced_cycle, dot_text) = match semantics {
+        Semantics::Exact => {
+            let g = stats.time("build exact graph", || ExactGraph::new(&trace));
+            let cycle = stats.time("forced cycle check", || g.forced.find_cycle());
+            stats.count("forced edges", g.forced.edges().len() as u64);
+            let dot_text = as_dot.then(|| {
+                let c = cycle
+                    .clone()
+                    .or_else(|| match brute::check_exact(&trace, max).0 {
+                        Verdict::Violation(w) => Some(w.cycle().to_vec()),
+                        _ => None,
+                    });
+                dot::exact_dot(&trace, &g, c.as_deref())
+            });
+            (
+                g.node_count(),
+                g.directed_count(),
+                g.undirected.len(),
+                cycle.is_some(),
+                dot_text,
+            )
+        }
+        Semantics::Paper => {
+            let g = stats.time("build paper graph", || PaperGraph::new(&trace));
+            let cycle = stats.time("forced cycle check", || {
+                g.directed_conflicts(&trace).find_cycle()
+            });
+            let dot_text = as_dot.then(|| {
+                let c = cycle
+                    .clone()
+                    .or_else(|| match brute::check_paper(&trace, max).0 {
+                        Verdict::Violation(w) => Some(w.cycle().to_vec()),
+                        _ => None,
+                    });
+                dot::paper_dot(&trace, &g, c.as_deref())
+            });
+            (
+                g.node_count(),
+                g.directed.len(),
+                g.undirected.len(),
+                cycle.is_some(),
+                dot_text,
+            )
+        }
+    };
+    if let Some(d) = dot_text {
+        print!("{d}");
+        if want_stats {
+            eprint!("{}", stats.to_text());
+        }
+        return Ok(0);
+    }
+    if as_json {
+        let mut out = json!({
+            "file": file.display().to_string(),
+            "semantics": semantics_name(semantics),
+            "trace": trace_json(&trace),
+            "nodes": nodes, "directed_edges": directed, "undirected_edges": undirected,
+            "forced_cycle": forced_cycle,
+        });
+        if want_stats {
+            out["stats"] = stats.to_json();
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "{}: {} semantics: {nodes} nodes, {directed} directed edges, {undirected} undirected edges; forced conflicts {}",
+            file.display(),
+            semantics_name(semantics),
+            if forced_cycle { "have a cycle: NOT serializable" } else { "are acyclic" }
+        );
+        if want_stats {
+            print!("{}", stats.to_text());
+        }
+    }
+    Ok(if forced_cycle { 1 } else { 0 })
+}

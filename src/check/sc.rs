@@ -1,0 +1,61 @@
+//! SC-serializability (Papadimitriou; SEMANTICS.md §6): the trace read as an SC
+//! execution, conflicts ⊙SC, acyclic conflict graph. One pass, O(n): per thread an
+//! edge between consecutive transactions; per variable the last write and the reads
+//! since it (a reachability-preserving subset of ⊙SC).
+
+use super::conflict::Rule;
+use super::{Verdict, Witness};
+use crate::graph::ConflictGraph;
+use crate::trace::exec::Step;
+use crate::trace::{Op, Trace};
+
+/// The ⊙SC conflict graph of the trace read as an SC execution.
+pub fn sc_graph(trace: &Trace) -> ConflictGraph {
+    let mut g = ConflictGraph::new(trace.txns.len());
+    let mut last_of_thread: Vec<Option<usize>> = vec![None; trace.threads.len()];
+    let mut last_write: Vec<Option<usize>> = vec![None; trace.vars.len()];
+    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); trace.vars.len()];
+    let ev = |e: usize| Step::Event(e);
+    for (i, e) in trace.events.iter().enumerate() {
+        if let Some(p) = last_of_thread[e.thread].replace(i) {
+            if trace.events[p].txn != e.txn {
+                g.add(
+                    trace.events[p].txn,
+                    e.txn,
+                    ev(p),
+                    ev(i),
+                    Rule::ScProgramOrder,
+                );
+            }
+        }
+        let Some(x) = e.var else { continue };
+        let thread_of = |a: usize| trace.events[a].thread;
+        if matches!(e.op, Op::Rd | Op::Rmw) {
+            if let Some(w) = last_write[x].filter(|&w| thread_of(w) != e.thread) {
+                g.add(trace.events[w].txn, e.txn, ev(w), ev(i), Rule::ScWriteRead);
+            }
+        }
+        if matches!(e.op, Op::Wr | Op::Rmw) {
+            for r in reads[x].drain(..) {
+                if thread_of(r) != e.thread {
+                    g.add(trace.events[r].txn, e.txn, ev(r), ev(i), Rule::ScReadWrite);
+                }
+            }
+            if let Some(w) = last_write[x].filter(|&w| thread_of(w) != e.thread) {
+                g.add(trace.events[w].txn, e.txn, ev(w), ev(i), Rule::ScWriteWrite);
+            }
+            last_write[x] = Some(i);
+        } else {
+            reads[x].push(i);
+        }
+    }
+    g
+}
+
+/// Decides SC-serializability of the trace read as an SC execution.
+pub fn check_sc(trace: &Trace) -> Verdict {
+    match sc_graph(trace).find_cycle() {
+        None => Verdict::Serializable,
+        Some(cycle) => Verdict::Violation(Box::new(Witness::Sc { cycle })),
+    }
+}

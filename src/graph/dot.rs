@@ -1,0 +1,136 @@
+//! Graphviz output: threads and transactions as clusters, directed edges solid,
+//! undirected edges dashed, a witness cycle in bold red.
+
+use super::exact::ExactGraph;
+use super::paper::PaperGraph;
+use super::Edge;
+use crate::trace::exec::{Node, Step};
+use crate::trace::Trace;
+use std::fmt::Write;
+
+fn id(n: Node) -> String {
+    match n {
+        Step::Event(e) => format!("e{e}"),
+        Step::Commit(w) => format!("c{w}"),
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn event_label(trace: &Trace, e: usize) -> String {
+    let ev = &trace.events[e];
+    let mut s = format!("#{e} {}", ev.op);
+    if let Some(v) = ev.var {
+        s.push(' ');
+        s.push_str(&trace.vars[v]);
+    }
+    if trace.is_buffered(e) {
+        s.push_str(" (buffered)");
+    }
+    esc(&s)
+}
+
+/// Writes the clusters; `commits` are drawn inside their write's transaction.
+fn clusters(out: &mut String, trace: &Trace, commits: &[usize]) {
+    for (t, tname) in trace.threads.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_t{t} {{\n    label=\"thread {}\"; style=rounded;",
+            esc(tname)
+        );
+        for (x, txn) in trace.txns.iter().enumerate().filter(|(_, x)| x.thread == t) {
+            let _ = writeln!(
+                out,
+                "    subgraph cluster_x{x} {{\n      label=\"{}\"; style=dashed;",
+                esc(&txn.name)
+            );
+            for (e, _) in trace
+                .events
+                .iter()
+                .enumerate()
+                .filter(|(_, ev)| ev.txn == x)
+            {
+                let _ = writeln!(out, "      e{e} [label=\"{}\"];", event_label(trace, e));
+                if commits.binary_search(&e).is_ok() {
+                    let v = &trace.vars[trace.events[e].var.unwrap()];
+                    let _ = writeln!(
+                        out,
+                        "      c{e} [label=\"c(#{e} wr {})\", shape=ellipse];",
+                        esc(v)
+                    );
+                }
+            }
+            out.push_str("    }\n");
+        }
+        out.push_str("  }\n");
+    }
+}
+
+fn cycle_edges(out: &mut String, cycle: &[Edge]) {
+    for e in cycle {
+        let _ = writeln!(
+            out,
+            "  {} -> {} [color=red, penwidth=2.5, constraint=false, label=\"{:?}\", fontcolor=red];",
+            id(e.src),
+            id(e.dst),
+            e.rule
+        );
+    }
+}
+
+const HEADER: &str = "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n  edge [fontname=\"monospace\", fontsize=9];\n";
+
+/// The exact event graph (SEMANTICS.md §5) in DOT.
+pub fn exact_dot(trace: &Trace, g: &ExactGraph, cycle: Option<&[Edge]>) -> String {
+    let mut out = format!(
+        "digraph \"{}\" {{\n{HEADER}",
+        esc(trace.name.as_deref().unwrap_or("trace"))
+    );
+    clusters(&mut out, trace, &g.commits);
+    for (a, b) in g.directed_edges(trace) {
+        let style = if matches!((a, b), (Step::Event(_), Step::Event(_))) {
+            "color=gray"
+        } else {
+            "color=black"
+        };
+        let _ = writeln!(out, "  {} -> {} [{style}];", id(a), id(b));
+    }
+    for &(w, o) in &g.undirected {
+        let _ = writeln!(
+            out,
+            "  {} -> {} [dir=none, style=dashed, color=blue, constraint=false];",
+            id(Step::Commit(w)),
+            id(o)
+        );
+    }
+    if let Some(c) = cycle {
+        cycle_edges(&mut out, c);
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The paper's trace event graph (Def. 4) in DOT.
+pub fn paper_dot(trace: &Trace, g: &PaperGraph, cycle: Option<&[Edge]>) -> String {
+    let mut out = format!(
+        "digraph \"{}\" {{\n{HEADER}",
+        esc(trace.name.as_deref().unwrap_or("trace"))
+    );
+    clusters(&mut out, trace, &[]);
+    for &(a, b) in &g.directed {
+        let _ = writeln!(out, "  e{a} -> e{b};");
+    }
+    for &(a, b) in &g.undirected {
+        let _ = writeln!(
+            out,
+            "  e{a} -> e{b} [dir=none, style=dashed, color=blue, constraint=false];"
+        );
+    }
+    if let Some(c) = cycle {
+        cycle_edges(&mut out, c);
+    }
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,173 @@
+//! Conflicts that every execution of a trace has, in the same direction
+//! ("forced" edges), built in O(n·k·log n) for n events and k threads.
+//!
+//! Times: event `p` is at `2p+1`; gap `g` (between events `g-1` and `g`) is at `2g`.
+//! A commit of write `w` with bound `h` lies in gaps `w+1 ..= h`: times `2w+2 ..= 2h`.
+//! Two memory writes are ordered in every execution iff the latest time of one is
+//! below the earliest of the other; commits sharing a gap may go either way.
+//!
+//! Only a reachability-preserving subset of edges is built: within a thread, the
+//! latest event of each class that conflicts; across threads, per variable and per
+//! other thread, the latest conflicting memory write (or read) — earlier ones reach
+//! it through the thread's own conflict chain. Tests compare reachability with the
+//! all-pairs definition.
+
+use super::ConflictGraph;
+use crate::check::conflict::{txn, Rule};
+use crate::trace::exec::{Node, Step};
+use crate::trace::{EventId, Op, Trace};
+use std::collections::HashMap;
+
+/// Same-thread conflicts among trace events (Eq. 1 (2)), as a reachability-preserving
+/// subset: `f(a, b)` for `a` before `b`. Same-thread conflicts of commits add nothing
+/// at the level of transactions: each is implied by a conflict of its write issue.
+pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
+    #[derive(Clone, Default)]
+    struct State {
+        /// Latest fence, rmw or non-buffered read: a conflict chain.
+        last_f: Option<EventId>,
+        /// Latest write: writes form a conflict chain.
+        last_w: Option<EventId>,
+        /// Buffered reads not yet followed by a write, fence or rmw.
+        pending_b: Vec<EventId>,
+    }
+    let mut st = vec![State::default(); trace.threads.len()];
+    // Latest write or buffered read per (thread, var): a conflict chain per variable.
+    let mut last_wb: HashMap<(usize, usize), EventId> = HashMap::new();
+    for (i, e) in trace.events.iter().enumerate() {
+        let s = &mut st[e.thread];
+        match e.op {
+            Op::Fence | Op::Rmw | Op::Wr => {
+                // Conflicts with every earlier event of the thread.
+                s.last_f.into_iter().chain(s.last_w).for_each(|a| f(a, i));
+                s.pending_b.drain(..).for_each(|a| f(a, i));
+                if e.op == Op::Wr {
+                    s.last_w = Some(i);
+                    last_wb.insert((e.thread, e.var.unwrap()), i);
+                } else {
+                    s.last_f = Some(i);
+                }
+            }
+            Op::Rd if trace.is_buffered(i) => {
+                // Excepted (iii): earlier writes and buffered reads of other variables.
+                let key = (e.thread, e.var.unwrap());
+                s.last_f
+                    .into_iter()
+                    .chain(last_wb.get(&key).copied())
+                    .for_each(|a| f(a, i));
+                s.pending_b.push(i);
+                last_wb.insert(key, i);
+            }
+            Op::Rd => {
+                // Non-buffered: every earlier write of its variable is behind a fence/rmw.
+                if let Some(a) = s.last_f {
+                    f(a, i);
+                }
+                s.last_f = Some(i);
+            }
+        }
+    }
+}
+
+/// The time interval of a memory write (commit or rmw) and reads, per thread.
+#[derive(Default)]
+struct VarLists {
+    slot: HashMap<usize, usize>,
+    /// Memory writes per slot, FIFO order: (earliest, latest, node). Both monotone.
+    mw: Vec<Vec<(u64, u64, Node)>>,
+    /// Reads per slot, program order: (cut, cut_after, read). Both monotone.
+    rd: Vec<Vec<(u64, u64, EventId)>>,
+    threads: Vec<usize>,
+}
+
+impl VarLists {
+    fn slot(&mut self, t: usize) -> usize {
+        let n = self.slot.len();
+        let s = *self.slot.entry(t).or_insert(n);
+        if s == n {
+            self.mw.push(Vec::new());
+            self.rd.push(Vec::new());
+            self.threads.push(t);
+        }
+        s
+    }
+}
+
+/// Time of trace event `p`.
+pub fn event_time(p: usize) -> u64 {
+    2 * p as u64 + 1
+}
+
+/// Earliest and latest time of the commit of write `w`.
+pub fn commit_times(trace: &Trace, w: EventId) -> (u64, u64) {
+    (2 * w as u64 + 2, 2 * trace.commit_bound(w) as u64)
+}
+
+/// Cross-thread conflicts present, in this direction, in every execution: `f(a, b, rule)`.
+pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut(Node, Node, Rule)) {
+    let mut vars: Vec<VarLists> = (0..trace.vars.len()).map(|_| VarLists::default()).collect();
+    for (p, e) in trace.events.iter().enumerate() {
+        let Some(x) = e.var else { continue };
+        let vl = &mut vars[x];
+        let s = vl.slot(e.thread);
+        match e.op {
+            Op::Wr => {
+                let (lo, hi) = commit_times(trace, p);
+                vl.mw[s].push((lo, hi, Step::Commit(p)));
+            }
+            Op::Rmw => vl.mw[s].push((event_time(p), event_time(p), Step::Event(p))),
+            Op::Rd => {
+                // A buffered read may be parallel with memory writes after its write and
+                // before that write's commit (exception (i)).
+                let (cut, cut_after) = match trace.buffered_by(p) {
+                    Some(w) => (event_time(w), commit_times(trace, w).1),
+                    None => (event_time(p), event_time(p)),
+                };
+                vl.rd[s].push((cut, cut_after, p));
+            }
+            Op::Fence => unreachable!(),
+        }
+    }
+    for vl in &vars {
+        for s in 0..vl.threads.len() {
+            for &(early, _, m) in &vl.mw[s] {
+                for o in (0..vl.threads.len()).filter(|&o| o != s) {
+                    let k = vl.mw[o].partition_point(|&(_, late, _)| late < early);
+                    if k > 0 {
+                        f(vl.mw[o][k - 1].2, m, Rule::WriteWrite);
+                    }
+                    let k = vl.rd[o].partition_point(|&(_, cut_after, _)| cut_after < early);
+                    if k > 0 {
+                        f(Step::Event(vl.rd[o][k - 1].2), m, Rule::ReadWrite);
+                    }
+                }
+            }
+            for &(cut, _, r) in &vl.rd[s] {
+                for o in (0..vl.threads.len()).filter(|&o| o != s) {
+                    let k = vl.mw[o].partition_point(|&(_, late, _)| late < cut);
+                    if k > 0 {
+                        f(vl.mw[o][k - 1].2, Step::Event(r), Rule::WriteRead);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The conflict graph of forced edges: if it has a cycle, every execution has it.
+pub fn forced_graph(trace: &Trace) -> ConflictGraph {
+    let mut g = ConflictGraph::new(trace.txns.len());
+    same_thread_edges(trace, |a, b| {
+        g.add(
+            trace.events[a].txn,
+            trace.events[b].txn,
+            Step::Event(a),
+            Step::Event(b),
+            Rule::ProgramOrder,
+        )
+    });
+    forced_cross_edges(trace, |a, b, rule| {
+        g.add(txn(trace, a), txn(trace, b), a, b, rule)
+    });
+    g
+}

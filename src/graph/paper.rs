@@ -1,0 +1,138 @@
+//! The paper's trace event graph EG_τ (Enea & Farzan, Def. 4) and its conflict graph
+//! (Def. 5), taken literally. A write stands for its issue and its commit.
+//!
+//! `e →TSO e'` (directed) for `e` before `e'`: same thread, except (iii) `wr x` before
+//! `rd y` and buffered `rd x` before `rd y` (x ≠ y); or other threads with
+//! `e ⊙SC e'` and either fence-separated, or `e` a non-buffered read and `e'` a write.
+//! `e ←TSO e'` (undirected): other threads, `e ⊙SC e'`, not directed.
+//!
+//! rmw is not in the paper. Here an rmw is a read and a write of its variable (for
+//! ⊙SC) whose write reaches memory at once, and it drains its thread's buffer: it
+//! separates like a fence, and as the earlier event it is ordered with every later
+//! conflicting event. SEMANTICS.md §5 shows this graph over-approximates: some acyclic
+//! orientations match no execution.
+
+use crate::check::conflict::Rule;
+use crate::graph::forced::same_thread_edges;
+use crate::graph::ConflictGraph;
+use crate::trace::exec::Step;
+use crate::trace::{EventId, Op, Trace};
+
+/// EG_τ: directed and undirected edges over trace events.
+#[derive(Clone, Debug)]
+pub struct PaperGraph {
+    /// Directed edges (same-thread ones as a reachability-preserving subset).
+    pub directed: Vec<(EventId, EventId)>,
+    /// Undirected edges `{a, b}` with `a` before `b` in the trace.
+    pub undirected: Vec<(EventId, EventId)>,
+    events: usize,
+}
+
+fn writes(op: Op) -> bool {
+    matches!(op, Op::Wr | Op::Rmw)
+}
+
+impl PaperGraph {
+    pub fn new(trace: &Trace) -> PaperGraph {
+        let mut directed = Vec::new();
+        same_thread_edges(trace, |a, b| directed.push((a, b)));
+        // Positions of each thread's fences and rmws.
+        let mut drains: Vec<Vec<usize>> = vec![Vec::new(); trace.threads.len()];
+        for (i, e) in trace.events.iter().enumerate() {
+            if e.op.drains() {
+                drains[e.thread].push(i);
+            }
+        }
+        let mut by_var: Vec<Vec<EventId>> = vec![Vec::new(); trace.vars.len()];
+        for (i, e) in trace.events.iter().enumerate() {
+            if let Some(x) = e.var {
+                by_var[x].push(i);
+            }
+        }
+        let mut undirected = Vec::new();
+        for list in &by_var {
+            for (k, &a) in list.iter().enumerate() {
+                let ea = &trace.events[a];
+                for &b in &list[k + 1..] {
+                    let eb = &trace.events[b];
+                    if ea.thread == eb.thread || !(writes(ea.op) || writes(eb.op)) {
+                        continue;
+                    }
+                    // fence(a, b): a fence/rmw of a's thread strictly between a and b.
+                    let d = &drains[ea.thread];
+                    let fenced = d
+                        .get(d.partition_point(|&f| f <= a))
+                        .is_some_and(|&f| f < b);
+                    let forced = fenced
+                        || ea.op == Op::Rmw
+                        || (ea.op == Op::Rd && !trace.is_buffered(a) && writes(eb.op));
+                    if forced {
+                        directed.push((a, b));
+                    } else {
+                        undirected.push((a, b));
+                    }
+                }
+            }
+        }
+        PaperGraph {
+            directed,
+            undirected,
+            events: trace.len(),
+        }
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.events
+    }
+
+    /// CG_τ restricted to directed edges (Def. 5, E').
+    pub fn directed_conflicts(&self, trace: &Trace) -> ConflictGraph {
+        let mut g = ConflictGraph::new(trace.txns.len());
+        for &(a, b) in &self.directed {
+            g.add(
+                trace.events[a].txn,
+                trace.events[b].txn,
+                Step::Event(a),
+                Step::Event(b),
+                Rule::PaperDirected,
+            );
+        }
+        g
+    }
+
+    /// The conflict graph induced by an orientation (`orient[k]` true: `a → b` for
+    /// undirected edge `k = (a, b)`), or `None` when the orientation is cyclic (not valid).
+    pub fn oriented(&self, trace: &Trace, orient: &[bool]) -> Option<ConflictGraph> {
+        let edges: Vec<(EventId, EventId, Rule)> = self
+            .directed
+            .iter()
+            .map(|&(a, b)| (a, b, Rule::PaperDirected))
+            .chain(self.undirected.iter().zip(orient).map(|(&(a, b), &fwd)| {
+                if fwd {
+                    (a, b, Rule::PaperOriented)
+                } else {
+                    (b, a, Rule::PaperOriented)
+                }
+            }))
+            .collect();
+        // Acyclicity at the level of events (a valid orientation).
+        let mut ev = ConflictGraph::new(self.events);
+        for &(a, b, r) in &edges {
+            ev.add(a, b, Step::Event(a), Step::Event(b), r);
+        }
+        if ev.is_cyclic() {
+            return None;
+        }
+        let mut g = ConflictGraph::new(trace.txns.len());
+        for (a, b, r) in edges {
+            g.add(
+                trace.events[a].txn,
+                trace.events[b].txn,
+                Step::Event(a),
+                Step::Event(b),
+                r,
+            );
+        }
+        Some(g)
+    }
+}

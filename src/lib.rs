@@ -1,0 +1,15 @@
+//! tsoser: decide whether concurrent traces are conflict-serializable under x86-TSO
+//! (Enea & Farzan, TACAS'16), exactly, with checkable witnesses.
+//!
+//! - [`trace`]: traces, executions, the YAML format, generators.
+//! - [`graph`]: conflict graphs, the paper's event graph (Def. 4), the exact one (SEMANTICS.md §5).
+//! - [`check`]: the deciders (`brute`), the execution-level checks and SC-serializability.
+//! - [`report`]: the text and JSON output of the command line.
+
+pub mod check;
+pub mod error;
+pub mod graph;
+pub mod report;
+pub mod trace;
+
+pub use error::{Error, FileError};

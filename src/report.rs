@@ -1,0 +1,211 @@
+//! What the command line prints: verdicts and witnesses as text a person can check
+//! step by step, and as one JSON object (schema in the README, "JSON output").
+
+use crate::check::{Verdict, Witness};
+use crate::graph::Edge;
+use crate::trace::exec::{Execution, Node, Step};
+use crate::trace::Trace;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// Phase times, counters and peak memory, for `--stats`.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub phases: Vec<(String, f64)>,
+    pub counts: Vec<(String, u64)>,
+}
+
+impl Stats {
+    /// Runs `f`, recording its wall time under `name`.
+    pub fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        self.phases
+            .push((name.to_string(), t.elapsed().as_secs_f64()));
+        out
+    }
+
+    pub fn count(&mut self, name: &str, v: u64) {
+        self.counts.push((name.to_string(), v));
+    }
+
+    /// Peak resident memory of this process in KiB (Linux `VmHWM`), if known.
+    pub fn peak_memory_kib() -> Option<u64> {
+        let s = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    pub fn to_json(&self) -> Value {
+        let phases: serde_json::Map<String, Value> = self
+            .phases
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        let counts: serde_json::Map<String, Value> = self
+            .counts
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        json!({"seconds": phases, "counts": counts, "peak_memory_kib": Stats::peak_memory_kib()})
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut s = String::from("stats:\n");
+        for (k, v) in &self.phases {
+            s.push_str(&format!("  {k:<24} {:>10.3} ms\n", v * 1e3));
+        }
+        for (k, v) in &self.counts {
+            s.push_str(&format!("  {k:<24} {v:>10}\n"));
+        }
+        if let Some(m) = Stats::peak_memory_kib() {
+            s.push_str(&format!(
+                "  {:<24} {:>10.1} MiB\n",
+                "peak memory",
+                m as f64 / 1024.0
+            ));
+        }
+        s
+    }
+}
+
+/// A node as text: `#3 b delta rd head` or `c(#1 a alpha wr head)`.
+pub fn node_text(trace: &Trace, n: Node) -> String {
+    match n {
+        Step::Event(e) => format!("#{e} {}", trace.describe(e)),
+        Step::Commit(w) => format!("c(#{w} {})", trace.describe(w)),
+    }
+}
+
+fn line_of(trace: &Trace, n: Node) -> usize {
+    match n {
+        Step::Event(e) | Step::Commit(e) => trace.events[e].line,
+    }
+}
+
+fn node_json(trace: &Trace, n: Node, exec: Option<&Execution>) -> Value {
+    let (kind, e) = match n {
+        Step::Event(e) => ("event", e),
+        Step::Commit(w) => ("commit", w),
+    };
+    let mut v =
+        json!({"kind": kind, "event": e, "text": node_text(trace, n), "line": line_of(trace, n)});
+    if let Some(x) = exec {
+        v["step"] = json!(x.pos(n) + 1);
+    }
+    v
+}
+
+fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> Value {
+    json!({
+        "from": trace.txns[e.from].name,
+        "to": trace.txns[e.to].name,
+        "src": node_json(trace, e.src, exec),
+        "dst": node_json(trace, e.dst, exec),
+        "rule": e.rule,
+        "explain": e.rule.explain(),
+    })
+}
+
+/// The execution as numbered lines; commits marked `⇒`.
+pub fn execution_text(trace: &Trace, exec: &Execution) -> String {
+    let mut s = String::new();
+    for (p, &st) in exec.steps().iter().enumerate() {
+        let line = line_of(trace, st);
+        let at = if line > 0 {
+            format!("  (line {line})")
+        } else {
+            String::new()
+        };
+        match st {
+            Step::Event(e) => s.push_str(&format!(
+                "  {:>4}. {}{at}\n",
+                p + 1,
+                node_text(trace, Step::Event(e))
+            )),
+            Step::Commit(w) => s.push_str(&format!(
+                "  {:>4}.   ⇒ commit {}{at}\n",
+                p + 1,
+                node_text(trace, Step::Event(w))
+            )),
+        }
+    }
+    s
+}
+
+/// Where each write commits: after which trace event.
+pub fn placement_json(trace: &Trace, exec: &Execution) -> Value {
+    let v: Vec<Value> = trace
+        .writes()
+        .map(|w| {
+            let gap = exec.commit_gap(w);
+            json!({"write": w, "after_event": gap - 1, "step": exec.commit_pos(w) + 1})
+        })
+        .collect();
+    json!(v)
+}
+
+/// The cycle, one edge a line.
+pub fn cycle_text(trace: &Trace, cycle: &[Edge], exec: Option<&Execution>) -> String {
+    let mut s = String::new();
+    for e in cycle {
+        let at = |n: Node| exec.map_or(String::new(), |x| format!(" @{}", x.pos(n) + 1));
+        s.push_str(&format!(
+            "  {} → {}: {}{} → {}{}\n      [{:?}] {}\n",
+            trace.txns[e.from].name,
+            trace.txns[e.to].name,
+            node_text(trace, e.src),
+            at(e.src),
+            node_text(trace, e.dst),
+            at(e.dst),
+            e.rule,
+            e.rule.explain()
+        ));
+    }
+    s
+}
+
+/// The witness as JSON (`null` when there is none).
+pub fn witness_json(trace: &Trace, verdict: &Verdict) -> Value {
+    let Verdict::Violation(w) = verdict else {
+        return Value::Null;
+    };
+    match &**w {
+        Witness::Execution { execution, cycle } => json!({
+            "kind": "execution",
+            "execution": execution.steps().iter().map(|&n| node_json(trace, n, Some(execution))).collect::<Vec<_>>(),
+            "commits": placement_json(trace, execution),
+            "cycle": cycle.iter().map(|e| edge_json(trace, e, Some(execution))).collect::<Vec<_>>(),
+        }),
+        Witness::Orientation { oriented, cycle } => json!({
+            "kind": "orientation",
+            "oriented": oriented,
+            "cycle": cycle.iter().map(|e| edge_json(trace, e, None)).collect::<Vec<_>>(),
+        }),
+        Witness::Sc { cycle } => json!({
+            "kind": "sc",
+            "cycle": cycle.iter().map(|e| edge_json(trace, e, None)).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+/// The witness as text.
+pub fn witness_text(trace: &Trace, w: &Witness) -> String {
+    match w {
+        Witness::Execution { execution, cycle } => format!(
+            "witness execution (⇒ marks where each write commits):\n{}transaction cycle (each edge: the two conflicting steps, @ = step):\n{}",
+            execution_text(trace, execution),
+            cycle_text(trace, cycle, Some(execution))
+        ),
+        Witness::Orientation { oriented, cycle } => {
+            let mut s = String::from("witness orientation of EG_τ's undirected edges (Def. 4):\n");
+            for &(a, b) in oriented {
+                s.push_str(&format!("  {} → {}\n", node_text(trace, Step::Event(a)), node_text(trace, Step::Event(b))));
+            }
+            s.push_str("conflict-graph cycle:\n");
+            s.push_str(&cycle_text(trace, cycle, None));
+            s
+        }
+        Witness::Sc { cycle } => format!("⊙SC conflict-graph cycle (trace read as an SC run):\n{}", cycle_text(trace, cycle, None)),
+    }
+}

@@ -1,0 +1,251 @@
+//! TSO executions of a trace (SEMANTICS.md §2): the trace's events in order,
+//! interleaved with one commit per write.
+
+use super::{EventId, Op, Trace};
+use serde::Serialize;
+
+/// One step of an execution. In JSON: `{"kind": "event"|"commit", "event": index}`
+/// (for a commit, the index of its write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", content = "event", rename_all = "lowercase")]
+pub enum Step {
+    /// Trace event `e` (issue of a write, a read, a fence or an rmw).
+    Event(EventId),
+    /// The commit `c(w)` of write `w` (given by the write's event index).
+    Commit(EventId),
+}
+
+/// A node of an execution's event graph: an event or a commit. Same shape as [`Step`].
+pub type Node = Step;
+
+/// A TSO execution with each step's position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Execution {
+    steps: Vec<Step>,
+    event_pos: Vec<usize>,
+    /// Position of the commit of write `w`, indexed by event (unused for non-writes).
+    commit_pos: Vec<usize>,
+}
+
+impl Execution {
+    /// Checks the rules of SEMANTICS.md §2 and indexes positions.
+    pub fn new(trace: &Trace, steps: Vec<Step>) -> Result<Execution, String> {
+        let n = trace.len();
+        let mut event_pos = vec![usize::MAX; n];
+        let mut commit_pos = vec![usize::MAX; n];
+        let mut next = 0;
+        let mut pending: Vec<std::collections::VecDeque<EventId>> =
+            vec![Default::default(); trace.threads.len()];
+        for (p, s) in steps.iter().enumerate() {
+            match *s {
+                Step::Event(e) => {
+                    if e != next {
+                        return Err(format!(
+                            "step {p}: event #{e} out of trace order (expected #{next})"
+                        ));
+                    }
+                    next += 1;
+                    let ev = &trace.events[e];
+                    if ev.op.drains() && !pending[ev.thread].is_empty() {
+                        return Err(format!(
+                            "step {p}: `{}` with a non-empty buffer",
+                            trace.describe(e)
+                        ));
+                    }
+                    if ev.op == Op::Wr {
+                        pending[ev.thread].push_back(e);
+                    }
+                    event_pos[e] = p;
+                }
+                Step::Commit(w) => {
+                    if w >= n || trace.events[w].op != Op::Wr {
+                        return Err(format!("step {p}: commit of #{w}, which is not a write"));
+                    }
+                    let t = trace.events[w].thread;
+                    if pending[t].front() != Some(&w) {
+                        return Err(format!(
+                            "step {p}: commit of `{}` out of FIFO order or before its issue",
+                            trace.describe(w)
+                        ));
+                    }
+                    pending[t].pop_front();
+                    commit_pos[w] = p;
+                }
+            }
+        }
+        if next != n {
+            return Err(format!("the execution stops after {next} of {n} events"));
+        }
+        if let Some(w) = pending.iter().find_map(|q| q.front()) {
+            return Err(format!("`{}` never commits", trace.describe(*w)));
+        }
+        Ok(Execution {
+            steps,
+            event_pos,
+            commit_pos,
+        })
+    }
+
+    /// The steps in order.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Position of a node in the execution.
+    pub fn pos(&self, n: Node) -> usize {
+        match n {
+            Step::Event(e) => self.event_pos[e],
+            Step::Commit(w) => self.commit_pos[w],
+        }
+    }
+
+    /// Position of the commit of write `w`.
+    pub fn commit_pos(&self, w: EventId) -> usize {
+        self.commit_pos[w]
+    }
+
+    /// Number of trace events before the commit of `w` (the gap it lies in: between
+    /// events `gap-1` and `gap`).
+    pub fn commit_gap(&self, w: EventId) -> usize {
+        let p = self.commit_pos[w];
+        self.steps[..p]
+            .iter()
+            .filter(|s| matches!(s, Step::Event(_)))
+            .count()
+    }
+
+    /// Whether read `r` reads from its own buffer in this execution (SEMANTICS.md §2):
+    /// its buffering write commits after it.
+    pub fn reads_from_buffer(&self, trace: &Trace, r: EventId) -> bool {
+        trace
+            .buffered_by(r)
+            .is_some_and(|w| self.commit_pos[w] > self.event_pos[r])
+    }
+
+    /// The SC execution of a trace: every write commits right after its issue.
+    pub fn sc(trace: &Trace) -> Execution {
+        let mut steps = Vec::with_capacity(trace.len() * 2);
+        for (i, e) in trace.events.iter().enumerate() {
+            steps.push(Step::Event(i));
+            if e.op == Op::Wr {
+                steps.push(Step::Commit(i));
+            }
+        }
+        Execution::new(trace, steps).expect("the SC execution is valid")
+    }
+
+    /// Completes a valid prefix into an execution: remaining events in order, each
+    /// fence/rmw preceded by its thread's pending commits, the rest committed at the end.
+    pub fn complete(trace: &Trace, prefix: &[Step]) -> Execution {
+        let mut steps = prefix.to_vec();
+        let mut pending: Vec<std::collections::VecDeque<EventId>> =
+            vec![Default::default(); trace.threads.len()];
+        let mut next = 0;
+        for s in prefix {
+            match *s {
+                Step::Event(e) => {
+                    next = e + 1;
+                    if trace.events[e].op == Op::Wr {
+                        pending[trace.events[e].thread].push_back(e);
+                    }
+                }
+                Step::Commit(w) => {
+                    pending[trace.events[w].thread].pop_front();
+                }
+            }
+        }
+        for e in next..trace.len() {
+            let ev = &trace.events[e];
+            if ev.op.drains() {
+                steps.extend(pending[ev.thread].drain(..).map(Step::Commit));
+            }
+            steps.push(Step::Event(e));
+            if ev.op == Op::Wr {
+                pending[ev.thread].push_back(e);
+            }
+        }
+        for q in pending {
+            steps.extend(q.into_iter().map(Step::Commit));
+        }
+        Execution::new(trace, steps).expect("completion of a valid prefix is valid")
+    }
+
+    /// Writes the execution in the `check-exec` YAML format.
+    pub fn to_yaml(&self, trace: &Trace) -> String {
+        let mut s = String::new();
+        if let Some(n) = &trace.name {
+            s.push_str(&format!("name: {}\n", super::parse::quote(n)));
+        }
+        s.push_str("events:\n");
+        for st in &self.steps {
+            match *st {
+                Step::Event(e) => {
+                    s.push_str(&format!("  - {}\n", super::parse::event_yaml(trace, e)))
+                }
+                Step::Commit(w) => {
+                    let ev = &trace.events[w];
+                    s.push_str(&format!(
+                        "  - {{thread: {}, txn: {}, op: commit, var: {}}}\n",
+                        super::parse::quote(&trace.threads[ev.thread]),
+                        super::parse::quote(&trace.txns[ev.txn].name),
+                        super::parse::quote(&trace.vars[ev.var.unwrap()])
+                    ))
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Enumerates every execution of a trace literally (SEMANTICS.md §2), calling `f` on
+/// each; stops early when `f` returns `false`. Exponential: the reference that the
+/// optimised deciders are tested against.
+pub fn for_each_execution(trace: &Trace, mut f: impl FnMut(&[Step]) -> bool) {
+    let mut pending: Vec<std::collections::VecDeque<EventId>> =
+        vec![Default::default(); trace.threads.len()];
+    let mut steps = Vec::new();
+    fn go(
+        trace: &Trace,
+        next: usize,
+        pending: &mut Vec<std::collections::VecDeque<EventId>>,
+        steps: &mut Vec<Step>,
+        f: &mut dyn FnMut(&[Step]) -> bool,
+    ) -> bool {
+        let mut any = false;
+        if next < trace.len() {
+            let ev = &trace.events[next];
+            if !ev.op.drains() || pending[ev.thread].is_empty() {
+                any = true;
+                steps.push(Step::Event(next));
+                if ev.op == Op::Wr {
+                    pending[ev.thread].push_back(next);
+                }
+                let go_on = go(trace, next + 1, pending, steps, f);
+                if ev.op == Op::Wr {
+                    pending[ev.thread].pop_back();
+                }
+                steps.pop();
+                if !go_on {
+                    return false;
+                }
+            }
+        }
+        for t in 0..pending.len() {
+            if let Some(w) = pending[t].pop_front() {
+                any = true;
+                steps.push(Step::Commit(w));
+                let go_on = go(trace, next, pending, steps, f);
+                steps.pop();
+                pending[t].push_front(w);
+                if !go_on {
+                    return false;
+                }
+            }
+        }
+        if !any {
+            return f(steps);
+        }
+        true
+    }
+    go(trace, 0, &mut pending, &mut steps, &mut f);
+}

@@ -1,0 +1,94 @@
+//! Seeded trace generators: random small traces for tests, and large "realistic"
+//! traces for the scale benchmarks (README, "Measured figures").
+
+use super::{Op, Trace, TraceBuilder};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Shape of a generated trace.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shape {
+    pub events: usize,
+    pub threads: usize,
+    pub vars: usize,
+    /// Mean events per transaction.
+    pub txn_len: usize,
+    /// Mean events between fences of a thread (0: no fences).
+    pub fence_every: usize,
+    /// Probability of an rmw among memory accesses.
+    pub rmw: f64,
+    /// Probability of a write among memory accesses (the rest are reads).
+    pub write: f64,
+}
+
+impl Shape {
+    /// The scale shape of the issue: 8 threads, 1,000 variables, transactions of ~8
+    /// events, a fence every ~50 events per thread.
+    pub fn realistic(events: usize) -> Shape {
+        Shape {
+            events,
+            threads: 8,
+            vars: 1000,
+            txn_len: 8,
+            fence_every: 50,
+            rmw: 0.01,
+            write: 0.4,
+        }
+    }
+}
+
+/// Generates a well-formed trace of the given shape; the same seed gives the same trace.
+/// Threads are scheduled at random; each thread runs transactions back to back.
+pub fn generate(shape: &Shape, seed: u64) -> Trace {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut b = TraceBuilder::new().name(format!(
+        "gen-n{}-k{}-v{}-s{seed}",
+        shape.events, shape.threads, shape.vars
+    ));
+    let threads: Vec<String> = (0..shape.threads).map(|t| format!("t{t}")).collect();
+    let vars: Vec<String> = (0..shape.vars.max(1)).map(|v| format!("x{v}")).collect();
+    let mut left_in_txn = vec![0usize; shape.threads];
+    let mut txn_no = vec![0usize; shape.threads];
+    let mut txn_name = vec![String::new(); shape.threads];
+    for _ in 0..shape.events {
+        let t = rng.random_range(0..shape.threads.max(1));
+        if left_in_txn[t] == 0 {
+            txn_no[t] += 1;
+            txn_name[t] = format!("{}.{}", threads[t], txn_no[t]);
+            left_in_txn[t] = 1 + rng.random_range(0..(2 * shape.txn_len.max(1) - 1));
+        }
+        left_in_txn[t] -= 1;
+        let op = if shape.fence_every > 0 && rng.random_range(0..shape.fence_every) == 0 {
+            Op::Fence
+        } else {
+            let p: f64 = rng.random();
+            if p < shape.rmw {
+                Op::Rmw
+            } else if p < shape.rmw + shape.write {
+                Op::Wr
+            } else {
+                Op::Rd
+            }
+        };
+        let var = op
+            .has_var()
+            .then(|| vars[rng.random_range(0..vars.len())].as_str());
+        b.push(&threads[t], Some(&txn_name[t]), op, var);
+    }
+    b.build().expect("generated traces are well-formed")
+}
+
+/// Writes a trace in the compact YAML form, one event a line (fast to write and read).
+pub fn to_compact_yaml(trace: &Trace) -> String {
+    let mut s = String::with_capacity(trace.len() * 24);
+    if let Some(n) = &trace.name {
+        s.push_str(&format!("name: {}\n", super::parse::quote(n)));
+    }
+    s.push_str("events:\n");
+    for i in 0..trace.len() {
+        s.push_str("  - \"");
+        s.push_str(&trace.describe(i));
+        s.push_str("\"\n");
+    }
+    s
+}

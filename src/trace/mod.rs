@@ -1,0 +1,424 @@
+//! Traces (SEMANTICS.md §1): events in issue order, with the static facts every
+//! checker needs (buffered reads, commit windows).
+
+pub mod exec;
+pub mod gen;
+pub mod parse;
+#[cfg(feature = "proptest")]
+pub mod strategy;
+
+use std::fmt;
+
+/// Index of an event in its trace (issue order).
+pub type EventId = usize;
+/// Dense thread index; names are in [`Trace::threads`].
+pub type ThreadId = usize;
+/// Dense transaction index; names are in [`Trace::txns`].
+pub type TxnId = usize;
+/// Dense variable index; names are in [`Trace::vars`].
+pub type VarId = usize;
+
+/// The operation of a trace event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    /// `rd x`: load.
+    Rd,
+    /// `wr x`: store, issued into the thread's buffer.
+    Wr,
+    /// `fence`: MFENCE, waits for the buffer to drain.
+    Fence,
+    /// `rmw x`: locked read-modify-write: drains the buffer, then reads and writes memory at once.
+    Rmw,
+}
+
+impl Op {
+    /// The spelling used in trace files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Rd => "rd",
+            Op::Wr => "wr",
+            Op::Fence => "fence",
+            Op::Rmw => "rmw",
+        }
+    }
+
+    /// Whether the op names a variable.
+    pub fn has_var(self) -> bool {
+        self != Op::Fence
+    }
+
+    /// Fence and rmw wait for the thread's buffer to be empty (SEMANTICS.md §2 rule 3).
+    pub fn drains(self) -> bool {
+        matches!(self, Op::Fence | Op::Rmw)
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One event of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub thread: ThreadId,
+    pub txn: TxnId,
+    pub op: Op,
+    /// `None` exactly for fences.
+    pub var: Option<VarId>,
+    /// The value, if the input gave one; ignored by the checkers.
+    pub val: Option<String>,
+    /// 1-based line in the source file (0 when the trace was built in memory).
+    pub line: usize,
+}
+
+/// A transaction: a name and the thread that runs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Txn {
+    pub name: String,
+    pub thread: ThreadId,
+}
+
+/// A well-formed trace with its static facts.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub name: Option<String>,
+    pub events: Vec<Event>,
+    pub threads: Vec<String>,
+    pub txns: Vec<Txn>,
+    pub vars: Vec<String>,
+    facts: Vec<Facts>,
+}
+
+/// Static facts of one event, computed once.
+#[derive(Clone, Copy, Debug, Default)]
+struct Facts {
+    /// For a read: the write that makes it *buffered* (SEMANTICS.md §1): the latest
+    /// earlier `wr` of the same thread and variable with no fence/rmw of the thread between.
+    buffered_by: Option<EventId>,
+    /// For a write: the trace position before which its commit must happen — the
+    /// thread's next fence/rmw, or the trace length.
+    commit_bound: EventId,
+}
+
+impl Trace {
+    /// Builds a trace from parts, checking well-formedness (SEMANTICS.md §1).
+    pub fn new(
+        name: Option<String>,
+        events: Vec<Event>,
+        threads: Vec<String>,
+        txns: Vec<Txn>,
+        vars: Vec<String>,
+    ) -> Result<Trace, crate::Error> {
+        let trace = Trace {
+            name,
+            events,
+            threads,
+            txns,
+            vars,
+            facts: Vec::new(),
+        };
+        trace.check_well_formed()?;
+        Ok(trace.with_facts())
+    }
+
+    fn check_well_formed(&self) -> Result<(), crate::Error> {
+        let bad = |i: usize, msg: String| crate::Error::Malformed {
+            event: i,
+            line: self.events[i].line,
+            message: msg,
+        };
+        let mut current: Vec<Option<TxnId>> = vec![None; self.threads.len()];
+        let mut seen = vec![false; self.txns.len()];
+        for (i, e) in self.events.iter().enumerate() {
+            if e.thread >= self.threads.len() || e.txn >= self.txns.len() {
+                return Err(bad(i, "thread or transaction index out of range".into()));
+            }
+            if e.op.has_var() != e.var.is_some() || e.var.is_some_and(|v| v >= self.vars.len()) {
+                return Err(bad(
+                    i,
+                    format!(
+                        "`{}` needs {} variable",
+                        e.op,
+                        if e.op.has_var() { "a" } else { "no" }
+                    ),
+                ));
+            }
+            let owner = self.txns[e.txn].thread;
+            if owner != e.thread {
+                return Err(bad(
+                    i,
+                    format!(
+                        "transaction `{}` belongs to thread `{}` but this event is on thread `{}`",
+                        self.txns[e.txn].name, self.threads[owner], self.threads[e.thread]
+                    ),
+                ));
+            }
+            if current[e.thread] != Some(e.txn) {
+                if seen[e.txn] {
+                    return Err(bad(
+                        i,
+                        format!(
+                            "transaction `{}` resumes after transaction `{}` of thread `{}`: a transaction's events must be contiguous in its thread and its id never reused",
+                            self.txns[e.txn].name,
+                            current[e.thread].map_or("?", |t| self.txns[t].name.as_str()),
+                            self.threads[e.thread]
+                        ),
+                    ));
+                }
+                seen[e.txn] = true;
+                current[e.thread] = Some(e.txn);
+            }
+        }
+        Ok(())
+    }
+
+    fn with_facts(mut self) -> Trace {
+        let n = self.events.len();
+        let mut facts = vec![Facts::default(); n];
+        // Forward pass: the pending (uncommitted-at-worst) latest write per (thread, var).
+        let mut latest: std::collections::HashMap<(ThreadId, VarId), EventId> = Default::default();
+        let mut since_drain: Vec<Vec<VarId>> = vec![Vec::new(); self.threads.len()];
+        for (i, e) in self.events.iter().enumerate() {
+            match e.op {
+                Op::Wr => {
+                    let v = e.var.unwrap();
+                    latest.insert((e.thread, v), i);
+                    since_drain[e.thread].push(v);
+                }
+                Op::Rd => facts[i].buffered_by = latest.get(&(e.thread, e.var.unwrap())).copied(),
+                Op::Fence | Op::Rmw => {
+                    for v in since_drain[e.thread].drain(..) {
+                        latest.remove(&(e.thread, v));
+                    }
+                }
+            }
+        }
+        // Backward pass: the next draining event of each thread.
+        let mut next_drain = vec![n; self.threads.len()];
+        for (i, e) in self.events.iter().enumerate().rev() {
+            if e.op.drains() {
+                next_drain[e.thread] = i;
+            } else if e.op == Op::Wr {
+                facts[i].commit_bound = next_drain[e.thread];
+            }
+        }
+        self.facts = facts;
+        self
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// For a read, the write it may read from the buffer (SEMANTICS.md §1), if any.
+    pub fn buffered_by(&self, e: EventId) -> Option<EventId> {
+        self.facts[e].buffered_by
+    }
+
+    /// Whether event `e` is a buffered read (paper §4.1).
+    pub fn is_buffered(&self, e: EventId) -> bool {
+        self.facts[e].buffered_by.is_some()
+    }
+
+    /// For a write, the position of the fence/rmw its commit must precede (or the trace length).
+    /// Its commit lies in one of the gaps `e+1 ..= commit_bound(e)`, gap `g` being
+    /// between events `g-1` and `g`.
+    pub fn commit_bound(&self, e: EventId) -> EventId {
+        self.facts[e].commit_bound
+    }
+
+    /// Writes (store issues) in trace order; each has one commit.
+    pub fn writes(&self) -> impl Iterator<Item = EventId> + '_ {
+        self.events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.op == Op::Wr)
+            .map(|(i, _)| i)
+    }
+
+    /// The thread's name of event `e`.
+    pub fn thread_name(&self, e: EventId) -> &str {
+        &self.threads[self.events[e].thread]
+    }
+
+    /// The transaction's name of event `e`.
+    pub fn txn_name(&self, e: EventId) -> &str {
+        &self.txns[self.events[e].txn].name
+    }
+
+    /// The compact spelling of event `e`: `thread txn op [var]`.
+    pub fn describe(&self, e: EventId) -> String {
+        let ev = &self.events[e];
+        let mut s = format!(
+            "{} {} {}",
+            self.threads[ev.thread], self.txns[ev.txn].name, ev.op
+        );
+        if let Some(v) = ev.var {
+            s.push(' ');
+            s.push_str(&self.vars[v]);
+        }
+        s
+    }
+
+    /// Number of distinct threads that have events.
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Whether every transaction ends with a fence or rmw (Enea & Farzan §4.2, footnote 3).
+    pub fn is_transaction_fenced(&self) -> bool {
+        let mut last: Vec<Option<Op>> = vec![None; self.txns.len()];
+        for e in &self.events {
+            last[e.txn] = Some(e.op);
+        }
+        last.iter().all(|op| op.is_none_or(Op::drains))
+    }
+}
+
+/// Incremental builder that interns names; used by the parser, generators and tests.
+#[derive(Default, Debug)]
+pub struct TraceBuilder {
+    name: Option<String>,
+    events: Vec<Event>,
+    threads: Vec<String>,
+    txns: Vec<Txn>,
+    vars: Vec<String>,
+    thread_ix: std::collections::HashMap<String, ThreadId>,
+    txn_ix: std::collections::HashMap<String, TxnId>,
+    var_ix: std::collections::HashMap<String, VarId>,
+}
+
+impl TraceBuilder {
+    pub fn new() -> TraceBuilder {
+        TraceBuilder::default()
+    }
+
+    pub fn name(mut self, name: impl Into<String>) -> TraceBuilder {
+        self.name = Some(name.into());
+        self
+    }
+
+    pub fn set_name(&mut self, name: Option<String>) {
+        self.name = name;
+    }
+
+    /// Interns a thread name.
+    pub fn thread(&mut self, name: &str) -> ThreadId {
+        intern(&mut self.thread_ix, &mut self.threads, name)
+    }
+
+    /// Interns a variable name.
+    pub fn var(&mut self, name: &str) -> VarId {
+        intern(&mut self.var_ix, &mut self.vars, name)
+    }
+
+    /// Interns a transaction name; its thread is the thread of its first event.
+    pub fn txn(&mut self, name: &str, thread: ThreadId) -> TxnId {
+        if let Some(&t) = self.txn_ix.get(name) {
+            return t;
+        }
+        let t = self.txns.len();
+        self.txns.push(Txn {
+            name: name.to_string(),
+            thread,
+        });
+        self.txn_ix.insert(name.to_string(), t);
+        t
+    }
+
+    /// A fresh transaction name for an event given without one.
+    pub fn fresh_txn(&mut self, thread: ThreadId) -> TxnId {
+        let mut k = self.events.len();
+        loop {
+            let name = format!("@{k}");
+            if !self.txn_ix.contains_key(&name) {
+                return self.txn(&name, thread);
+            }
+            k += 1;
+        }
+    }
+
+    /// Appends an event by names (`txn: None` makes it a transaction of its own).
+    pub fn push(
+        &mut self,
+        thread: &str,
+        txn: Option<&str>,
+        op: Op,
+        var: Option<&str>,
+    ) -> &mut Self {
+        self.push_at(thread, txn, op, var, None, 0);
+        self
+    }
+
+    /// Appends an event with its value and source line.
+    pub fn push_at(
+        &mut self,
+        thread: &str,
+        txn: Option<&str>,
+        op: Op,
+        var: Option<&str>,
+        val: Option<String>,
+        line: usize,
+    ) {
+        let th = self.thread(thread);
+        let tx = match txn {
+            Some(name) => self.txn(name, th),
+            None => self.fresh_txn(th),
+        };
+        let v = var.map(|v| self.var(v));
+        self.events.push(Event {
+            thread: th,
+            txn: tx,
+            op,
+            var: v,
+            val,
+            line,
+        });
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    pub fn build(self) -> Result<Trace, crate::Error> {
+        Trace::new(self.name, self.events, self.threads, self.txns, self.vars)
+    }
+}
+
+fn intern(
+    ix: &mut std::collections::HashMap<String, usize>,
+    names: &mut Vec<String>,
+    name: &str,
+) -> usize {
+    if let Some(&i) = ix.get(name) {
+        return i;
+    }
+    names.push(name.to_string());
+    ix.insert(name.to_string(), names.len() - 1);
+    names.len() - 1
+}
+
+/// Builds a trace from compact lines `thread txn op [var]` (test and doc helper).
+/// Panics on malformed input; use [`parse`] for files.
+pub fn compact(lines: &[&str]) -> Trace {
+    let mut b = TraceBuilder::new();
+    for l in lines {
+        let item = parse::parse_compact(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+        let op = match item.op {
+            parse::RawOp::Trace(op) => op,
+            parse::RawOp::Commit => panic!("{l}: commit in a trace"),
+        };
+        b.push(&item.thread, item.txn.as_deref(), op, item.var.as_deref());
+    }
+    b.build().expect("well-formed")
+}
