@@ -44,9 +44,16 @@ impl Error {
 
 /// An input error together with the file it came from; displays as `file:line: message`.
 #[derive(Debug, Error)]
-#[error("{file}:{source}")]
 pub struct FileError {
     pub file: String,
-    #[source]
-    pub source: Error,
+    pub error: Error,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.error {
+            Error::Io(_) => write!(f, "{}: {}", self.file, self.error),
+            e => write!(f, "{}:{}", self.file, e),
+        }
+    }
 }

@@ -30,7 +30,8 @@ pub fn sc_graph(trace: &Trace) -> ConflictGraph {
         }
         let Some(x) = e.var else { continue };
         let thread_of = |a: usize| trace.events[a].thread;
-        if matches!(e.op, Op::Rd | Op::Rmw) {
+        // An rmw's read part is covered by its write part (⊙SC write-write).
+        if e.op == Op::Rd {
             if let Some(w) = last_write[x].filter(|&w| thread_of(w) != e.thread) {
                 g.add(trace.events[w].txn, e.txn, ev(w), ev(i), Rule::ScWriteRead);
             }

@@ -307,11 +307,16 @@ fn read_items(src: &str) -> Result<Items, Error> {
     Ok(Items { name, items })
 }
 
+/// Drops yaml_serde's ` at line L column C` (the location is printed in front).
 fn strip_location(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
+    let Some(i) = msg.find(" at line ") else {
+        return msg.to_string();
+    };
+    let rest = &msg[i + " at line ".len()..];
+    let end = rest
+        .find(',')
+        .map_or(msg.len(), |j| i + " at line ".len() + j);
+    format!("{}{}", &msg[..i], &msg[end..])
 }
 
 /// Parses a trace from YAML text.
@@ -456,25 +461,25 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
 fn read(path: &std::path::Path) -> Result<String, FileError> {
     std::fs::read_to_string(path).map_err(|e| FileError {
         file: path.display().to_string(),
-        source: Error::Io(e),
+        error: Error::Io(e),
     })
 }
 
 /// Reads and parses a trace file; errors name the file.
 pub fn read_trace(path: &std::path::Path) -> Result<Trace, FileError> {
     let src = read(path)?;
-    parse_trace(&src).map_err(|source| FileError {
+    parse_trace(&src).map_err(|error| FileError {
         file: path.display().to_string(),
-        source,
+        error,
     })
 }
 
 /// Reads and parses an execution file; errors name the file.
 pub fn read_execution(path: &std::path::Path) -> Result<(Trace, Execution), FileError> {
     let src = read(path)?;
-    parse_execution(&src).map_err(|source| FileError {
+    parse_execution(&src).map_err(|error| FileError {
         file: path.display().to_string(),
-        source,
+        error,
     })
 }
 

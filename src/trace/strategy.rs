@@ -7,6 +7,7 @@ use proptest::prelude::*;
 /// Tunable shape of random traces.
 #[derive(Clone, Copy, Debug)]
 pub struct Params {
+    pub min_events: usize,
     pub max_events: usize,
     pub threads: usize,
     pub vars: usize,
@@ -19,6 +20,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Params {
         Params {
+            min_events: 4,
             max_events: 8,
             threads: 3,
             vars: 2,
@@ -89,5 +91,9 @@ pub fn traces(p: Params) -> impl Strategy<Value = Trace> {
         0..p.vars.max(1),
         proptest::bool::weighted(0.35),
     );
-    proptest::collection::vec(raw, 1..=p.max_events.max(1)).prop_map(move |raw| build(&p, &raw))
+    proptest::collection::vec(
+        raw,
+        p.min_events.clamp(1, p.max_events.max(1))..=p.max_events.max(1),
+    )
+    .prop_map(move |raw| build(&p, &raw))
 }

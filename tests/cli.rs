@@ -1,0 +1,346 @@
+//! The command line end to end: verdicts and exit codes on the examples, every input
+//! error path (file:line, exit 2, no panic), JSON shape, DOT, check-exec, gen.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tsoser(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tsoser"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// (example, exit code exact, exit code paper, exit code --model sc)
+const EXAMPLES: &[(&str, i32, i32, i32)] = &[
+    ("task-pool", 1, 1, 0),
+    ("task-pool-fenced", 0, 0, 0),
+    ("thm2-left", 0, 0, 0),
+    ("thm2-right", 0, 0, 1),
+    ("flaw1-buffered-read", 0, 1, 0),
+    ("flaw2-commit-point", 0, 1, 0),
+    ("rmw-sb", 1, 1, 0),
+    ("rmw-lock", 0, 0, 0),
+];
+
+#[test]
+fn examples_have_their_stated_verdicts() {
+    for &(name, exact, paper, sc) in EXAMPLES {
+        let f = format!("examples/{name}.yaml");
+        for (args, want) in [
+            (vec!["check", &f], exact),
+            (vec!["check", &f, "--semantics", "paper"], paper),
+            (vec!["check", &f, "--model", "sc"], sc),
+        ] {
+            let o = tsoser(&args);
+            assert_eq!(
+                o.status.code(),
+                Some(want),
+                "{args:?}: {}{}",
+                stdout(&o),
+                stderr(&o)
+            );
+        }
+    }
+}
+
+#[test]
+fn paper_false_alarms_are_labelled() {
+    for f in [
+        "examples/flaw1-buffered-read.yaml",
+        "examples/flaw2-commit-point.yaml",
+    ] {
+        let o = tsoser(&["check", f, "--semantics", "paper"]);
+        assert!(
+            stdout(&o).contains("no TSO execution of this trace has a violation"),
+            "{}",
+            stdout(&o)
+        );
+        let o = tsoser(&["check", f, "--semantics", "paper", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["paper_realizable"], false);
+        assert_eq!(v["witness"]["kind"], "orientation");
+    }
+}
+
+#[test]
+fn transaction_fenced_example_is_fenced() {
+    let o = tsoser(&["check", "examples/task-pool-fenced.yaml", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["trace"]["transaction_fenced"], true);
+    let o = tsoser(&["check", "examples/task-pool.yaml", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["trace"]["transaction_fenced"], false);
+}
+
+#[test]
+fn json_witness_has_the_documented_shape() {
+    let o = tsoser(&["check", "examples/task-pool.yaml", "--json", "--stats"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "violation");
+    assert_eq!(v["algo"], "brute");
+    assert_eq!(v["semantics"], "exact");
+    assert_eq!(v["model"], "tso");
+    let w = &v["witness"];
+    assert_eq!(w["kind"], "execution");
+    let steps = w["execution"].as_array().unwrap();
+    assert_eq!(steps.len(), 12 + 4, "12 events and 4 commits");
+    assert_eq!(w["commits"].as_array().unwrap().len(), 4);
+    let cycle = w["cycle"].as_array().unwrap();
+    assert!(cycle.len() >= 2);
+    for (i, e) in cycle.iter().enumerate() {
+        let next = &cycle[(i + 1) % cycle.len()];
+        assert_eq!(e["to"], next["from"], "the cycle closes");
+        assert!(e["src"]["step"].as_u64() < e["dst"]["step"].as_u64());
+        assert!(e["rule"].is_string() && e["explain"].is_string());
+    }
+    assert!(v["stats"]["seconds"]["parse"].is_number());
+    assert!(v["stats"]["counts"]["visited"].is_number());
+}
+
+#[test]
+fn serializable_json_has_null_witness() {
+    let o = tsoser(&["check", "examples/thm2-left.yaml", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "serializable");
+    assert!(v["witness"].is_null());
+}
+
+#[test]
+fn budget_exhaustion_answers_unknown() {
+    let o = tsoser(&["check", "examples/task-pool.yaml", "--max-executions", "3"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    assert!(stdout(&o).contains("unknown"));
+    let o = tsoser(&[
+        "check",
+        "examples/task-pool.yaml",
+        "--max-executions",
+        "3",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "unknown");
+    assert!(v["reason"].as_str().unwrap().contains("--max-executions"));
+}
+
+#[test]
+fn other_algorithms_say_they_are_not_available() {
+    for algo in ["sat", "fpt"] {
+        let o = tsoser(&["check", "examples/task-pool.yaml", "--algo", algo]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("not available yet"), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "no silent fallback");
+    }
+}
+
+/// (input, command, expected line in the message, words the message must contain)
+const ERRORS: &[(&str, &str, &str, &str)] = &[
+    ("syntax", "check", ":3:1:", "YAML syntax"),
+    ("unknown-op", "check", ":4:", "unknown op `load`"),
+    ("missing-var", "check", ":3:", "`rd` needs a `var`"),
+    ("fence-var", "check", ":2:", "`fence` takes no `var`"),
+    (
+        "txn-two-threads",
+        "check",
+        ":3:",
+        "transaction `T` belongs to thread `a`",
+    ),
+    (
+        "txn-resumed",
+        "check",
+        ":4:",
+        "transaction `T1` resumes after transaction `T2`",
+    ),
+    ("unknown-field", "check", ":2:", "unknown field `colour`"),
+    ("missing-thread", "check", ":2:", "missing field `thread`"),
+    ("top-key", "check", ":1:", "unknown top-level key `event`"),
+    ("events-not-list", "check", ":1:", "`events` must be a list"),
+    (
+        "commit-in-trace",
+        "check",
+        ":3:",
+        "`commit` events belong in executions",
+    ),
+    (
+        "compact-short",
+        "check",
+        ":2:",
+        "needs at least `thread op`",
+    ),
+    ("compact-long", "check", ":2:", "too many words"),
+    (
+        "thread-list",
+        "check",
+        ":2:",
+        "`thread` must be a plain name",
+    ),
+    (
+        "exec-fence-pending",
+        "check-exec",
+        ":3:",
+        "waits for an empty buffer",
+    ),
+    (
+        "exec-empty-buffer",
+        "check-exec",
+        ":3:",
+        "store buffer is empty",
+    ),
+    ("exec-fifo", "check-exec", ":4:", "buffers are FIFO"),
+];
+
+#[test]
+fn every_input_error_names_file_line_and_event_and_exits_2() {
+    for &(name, cmd, line, words) in ERRORS {
+        let f = format!("tests/inputs/{name}.yaml");
+        assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(&f).exists());
+        let o = tsoser(&[cmd, &f]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.starts_with(&format!("tsoser: {f}{line}")),
+            "{name}: {err}"
+        );
+        assert!(err.contains(words), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line, no repeated cause: {err}");
+        if !matches!(name, "syntax" | "top-key" | "events-not-list") {
+            assert!(err.contains("event #"), "{name} names the event: {err}");
+        }
+    }
+}
+
+#[test]
+fn missing_file_and_bad_usage_exit_2() {
+    let o = tsoser(&["check", "no/such/file.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no/such/file.yaml: cannot read"));
+    let o = tsoser(&["check", "examples/task-pool.yaml", "--algo", "magic"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = tsoser(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn check_exec_reports_serializability_and_sc_equivalence() {
+    let o = tsoser(&["check-exec", "examples/task-pool-execution.yaml"]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("TSO-serializable: NO")
+            && out.contains("SC-equivalent (write-contraction acyclic): NO"),
+        "{out}"
+    );
+    let o = tsoser(&["check-exec", "examples/sb-sc-run.yaml", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["tso_serializable"], true);
+    assert_eq!(v["sc_equivalent"], true);
+    let o = tsoser(&["check-exec", "examples/sb-tso-run.yaml", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["tso_serializable"], true, "thm2-left: serializable");
+    assert_eq!(
+        v["sc_equivalent"], false,
+        "but not SC-equivalent: not robust"
+    );
+}
+
+#[test]
+fn printed_witness_replays_through_check_exec() {
+    // The witness of `check` written as an execution file re-checks with `check-exec`.
+    let trace = tsoser::trace::parse::read_trace(Path::new(&format!(
+        "{}/examples/task-pool.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    )))
+    .unwrap();
+    let (v, _) = tsoser::check::brute::check_exact(&trace, u64::MAX);
+    let tsoser::check::Verdict::Violation(w) = v else {
+        panic!("violation expected")
+    };
+    let tsoser::check::Witness::Execution { execution, .. } = &*w else {
+        panic!()
+    };
+    let dir = std::env::temp_dir().join(format!("tsoser-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("witness.yaml");
+    std::fs::write(&f, execution.to_yaml(&trace)).unwrap();
+    let o = tsoser(&["check-exec", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn graph_dot_draws_clusters_dashed_pairs_and_the_witness() {
+    let o = tsoser(&["graph", "examples/task-pool.yaml", "--dot"]);
+    assert_eq!(o.status.code(), Some(0));
+    let d = stdout(&o);
+    assert!(d.starts_with("digraph"));
+    assert!(d.contains("subgraph cluster_t0") && d.contains("label=\"alpha\""));
+    assert!(
+        d.contains("style=dashed, color=blue"),
+        "undirected pairs dashed"
+    );
+    assert!(d.contains("color=red"), "witness cycle highlighted");
+    let o = tsoser(&[
+        "graph",
+        "examples/flaw1-buffered-read.yaml",
+        "--dot",
+        "--semantics",
+        "paper",
+    ]);
+    let d = stdout(&o);
+    assert!(d.contains("e0 -> e2 [dir=none, style=dashed"), "{d}");
+    assert!(
+        d.contains("color=red"),
+        "the paper's (false) cycle is drawn"
+    );
+}
+
+#[test]
+fn graph_summary_reports_forced_cycles() {
+    let o = tsoser(&["graph", "examples/task-pool.yaml", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["nodes"], 16);
+    assert_eq!(v["forced_cycle"], false);
+    let o = tsoser(&["graph", "examples/forced-cycle.yaml"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("have a cycle"));
+}
+
+#[test]
+fn check_writes_dot_alongside() {
+    let dir = std::env::temp_dir().join(format!("tsoser-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("g.dot");
+    let o = tsoser(&[
+        "check",
+        "examples/rmw-sb.yaml",
+        "--dot",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(std::fs::read_to_string(&f).unwrap().contains("color=red"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn gen_is_deterministic_and_parses() {
+    let a = tsoser(&["gen", "--events", "300", "--seed", "7"]);
+    let b = tsoser(&["gen", "--events", "300", "--seed", "7"]);
+    assert_eq!(a.stdout, b.stdout);
+    let t = tsoser::trace::parse::parse_trace(&stdout(&a)).unwrap();
+    assert_eq!(t.len(), 300);
+    let o = tsoser(&["gen", "--threads", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+}

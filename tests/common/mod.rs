@@ -1,0 +1,92 @@
+//! Helpers shared by the integration tests: the literal definitions (all pairs,
+//! every execution) that the library's fast paths are compared with.
+#![allow(dead_code)]
+
+use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
+use tsoser::check::conflict::{conflict, txn};
+use tsoser::check::execution::tso_graph_naive;
+use tsoser::graph::ConflictGraph;
+use tsoser::trace::exec::{for_each_execution, Execution, Node, Step};
+use tsoser::trace::Trace;
+
+/// Fixed-seed proptest configuration with `cases` cases.
+pub fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        rng_seed: RngSeed::Fixed(0x7505_e5e7),
+        max_shrink_iters: 2000,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
+        ..Config::default()
+    }
+}
+
+/// Transitive closure of a graph over `n` groups, as a reachability matrix.
+pub fn closure(g: &ConflictGraph) -> Vec<Vec<bool>> {
+    let n = g.group_count();
+    let mut r = vec![vec![false; n]; n];
+    for e in g.edges() {
+        r[e.from][e.to] = true;
+    }
+    for k in 0..n {
+        for i in 0..n {
+            if r[i][k] {
+                for j in 0..n {
+                    if r[k][j] {
+                        r[i][j] = true;
+                    }
+                }
+            }
+        }
+    }
+    r
+}
+
+/// The literal answer of SEMANTICS.md §4: the first execution (in enumeration order)
+/// whose all-pairs conflict graph has a cycle, or `None` if every one is acyclic.
+pub fn literal_violation(trace: &Trace) -> Option<Execution> {
+    let mut found = None;
+    for_each_execution(trace, |steps| {
+        let exec = Execution::new(trace, steps.to_vec()).unwrap();
+        if tso_graph_naive(trace, &exec).is_cyclic() {
+            found = Some(exec);
+            return false;
+        }
+        true
+    });
+    found
+}
+
+/// All executions of a trace.
+pub fn executions(trace: &Trace) -> Vec<Execution> {
+    let mut out = Vec::new();
+    for_each_execution(trace, |steps| {
+        out.push(Execution::new(trace, steps.to_vec()).unwrap());
+        true
+    });
+    out
+}
+
+/// The conflicts present, with the same direction, in every execution (all pairs).
+pub fn forced_pairs(trace: &Trace) -> ConflictGraph {
+    let execs = executions(trace);
+    let mut nodes: Vec<Node> = (0..trace.len()).map(Step::Event).collect();
+    nodes.extend(trace.writes().map(Step::Commit));
+    let mut g = ConflictGraph::new(trace.txns.len());
+    for &a in &nodes {
+        for &b in &nodes {
+            if a == b {
+                continue;
+            }
+            let always = execs
+                .iter()
+                .all(|x| x.pos(a) < x.pos(b) && conflict(trace, x, a, b).is_some());
+            if always {
+                let r = conflict(trace, &execs[0], a, b).unwrap();
+                g.add(txn(trace, a), txn(trace, b), a, b, r);
+            }
+        }
+    }
+    g
+}

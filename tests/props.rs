@@ -1,0 +1,169 @@
+//! Property tests: every fast path against the literal definition, on thousands of
+//! generated traces with fixed seeds. Failing cases are kept in `proptest-regressions/`.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use tsoser::check::conflict::sc_conflict;
+use tsoser::check::execution::{contraction_graph, tso_graph, tso_graph_naive, tso_po_conflict};
+use tsoser::check::{brute, sc, verify, Verdict};
+use tsoser::graph::exact::ExactGraph;
+use tsoser::graph::forced::forced_graph;
+use tsoser::graph::ConflictGraph;
+use tsoser::trace::exec::{Execution, Step};
+use tsoser::trace::strategy::{traces, Params};
+use tsoser::trace::Trace;
+
+fn small() -> Params {
+    Params {
+        min_events: 5,
+        max_events: 9,
+        ..Params::default()
+    }
+}
+
+fn exact(trace: &Trace) -> Verdict {
+    brute::check_exact(trace, u64::MAX).0
+}
+
+proptest! {
+    #![proptest_config(config(4000))]
+
+    /// brute (sleep sets, forced edges, bound, early exit) == every execution, all pairs.
+    #[test]
+    fn brute_agrees_with_the_definition(trace in traces(small())) {
+        let literal = literal_violation(&trace).is_some();
+        let v = exact(&trace);
+        prop_assert_eq!(v.is_violation(), literal, "brute {} vs literal {}", v.name(), literal);
+        if let Verdict::Violation(w) = &v {
+            prop_assert_eq!(verify(&trace, w), Ok(()));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// Buffered reads, few variables: where the parallel exception lives.
+    #[test]
+    fn brute_agrees_with_the_definition_buffered(trace in traces(Params { min_events: 6, max_events: 9, threads: 2, ..Params::buffered() })) {
+        prop_assert_eq!(exact(&trace).is_violation(), literal_violation(&trace).is_some());
+    }
+
+    /// The sparse execution graph has the reachability of the all-pairs one.
+    #[test]
+    fn execution_graph_matches_all_pairs(trace in traces(small())) {
+        for exec in executions(&trace).into_iter().take(40) {
+            prop_assert_eq!(closure(&tso_graph(&trace, &exec)), closure(&tso_graph_naive(&trace, &exec)));
+        }
+    }
+
+    /// Forced edges: present in every execution, and as reachable as all such pairs.
+    #[test]
+    fn forced_edges_are_exactly_forced(trace in traces(Params { min_events: 4, max_events: 7, ..Params::default() })) {
+        let sparse = forced_graph(&trace);
+        let execs = executions(&trace);
+        for e in sparse.edges() {
+            for x in &execs {
+                prop_assert!(x.pos(e.src) < x.pos(e.dst), "forced edge out of order");
+                prop_assert!(tsoser::check::conflict::conflict(&trace, x, e.src, e.dst).is_some(), "forced edge not a conflict");
+            }
+        }
+        prop_assert_eq!(closure(&sparse), closure(&forced_pairs(&trace)));
+    }
+
+    /// SEMANTICS.md §5: the exact event graph's acyclic orientations decide like the executions.
+    #[test]
+    fn exact_graph_orientations_agree(trace in traces(Params { min_events: 4, max_events: 7, ..Params::default() })) {
+        let g = ExactGraph::new(&trace);
+        let mut violation = false;
+        let complete = g.for_each_orientation(&trace, 1 << 16, |x| {
+            violation = tso_graph_naive(&trace, x).is_cyclic();
+            !violation
+        });
+        prop_assume!(complete);
+        prop_assert_eq!(violation, exact(&trace).is_violation());
+    }
+
+    /// The paper's graph (Thm. 5 by orientations) never misses a violation; when it
+    /// disagrees, it reports one that no execution has.
+    #[test]
+    fn paper_graph_over_approximates(trace in traces(small())) {
+        let (paper, _) = brute::check_paper(&trace, 1 << 20);
+        prop_assume!(!matches!(paper, Verdict::Unknown { .. }));
+        let ex = exact(&trace);
+        if ex.is_violation() {
+            prop_assert!(paper.is_violation(), "the paper's graph missed a violation");
+        }
+        if let Verdict::Violation(w) = &paper {
+            prop_assert_eq!(verify(&trace, w), Ok(()));
+        }
+    }
+
+    /// Proposition 2: a non-serializable execution's trace is not serializable.
+    #[test]
+    fn proposition_2(trace in traces(small())) {
+        let bad = executions(&trace).into_iter().any(|x| tso_graph_naive(&trace, &x).is_cyclic());
+        if bad {
+            prop_assert!(exact(&trace).is_violation());
+        }
+    }
+
+    /// The O(n) SC-serializability graph has the reachability of all ⊙SC pairs.
+    #[test]
+    fn sc_graph_matches_all_pairs(trace in traces(Params { max_events: 12, threads: 4, vars: 3, ..Params::default() })) {
+        let mut naive = ConflictGraph::new(trace.txns.len());
+        for a in 0..trace.len() {
+            for b in a + 1..trace.len() {
+                if let Some(r) = sc_conflict(&trace, a, b) {
+                    naive.add(trace.events[a].txn, trace.events[b].txn, Step::Event(a), Step::Event(b), r);
+                }
+            }
+        }
+        prop_assert_eq!(closure(&sc::sc_graph(&trace)), closure(&naive));
+        if let Verdict::Violation(w) = sc::check_sc(&trace) {
+            prop_assert_eq!(verify(&trace, &w), Ok(()));
+        }
+    }
+
+    /// The write-contraction graph has the reachability of all ⊙TSO-po pairs.
+    #[test]
+    fn contraction_matches_all_pairs(trace in traces(small())) {
+        for exec in executions(&trace).into_iter().take(20) {
+            let unit = |n: Step| match n { Step::Event(e) | Step::Commit(e) => e };
+            let mut naive = ConflictGraph::new(trace.len());
+            let steps = exec.steps();
+            for (i, &a) in steps.iter().enumerate() {
+                for &b in &steps[i + 1..] {
+                    if let Some(r) = tso_po_conflict(&trace, &exec, a, b) {
+                        naive.add(unit(a), unit(b), a, b, r);
+                    }
+                }
+            }
+            prop_assert_eq!(closure(&contraction_graph(&trace, &exec)), closure(&naive));
+        }
+    }
+
+    /// An SC run (commits right after their writes) of a trace is SC-equivalent.
+    #[test]
+    fn sc_runs_are_sc_equivalent(trace in traces(small())) {
+        prop_assert!(contraction_graph(&trace, &Execution::sc(&trace)).find_cycle().is_none());
+    }
+
+    /// The YAML writers and the parser round-trip.
+    #[test]
+    fn yaml_round_trips(trace in traces(Params { max_events: 20, threads: 4, vars: 5, ..Params::default() })) {
+        for text in [tsoser::trace::parse::to_yaml(&trace), tsoser::trace::gen::to_compact_yaml(&trace)] {
+            let back = tsoser::trace::parse::parse_trace(&text).unwrap();
+            prop_assert_eq!(back.len(), trace.len());
+            for i in 0..trace.len() {
+                prop_assert_eq!(back.describe(i), trace.describe(i));
+            }
+        }
+        let exec = Execution::complete(&trace, &[]);
+        let (t2, x2) = tsoser::trace::parse::parse_execution(&exec.to_yaml(&trace)).unwrap();
+        prop_assert_eq!(t2.len(), trace.len());
+        prop_assert_eq!(x2.steps(), exec.steps());
+    }
+}
