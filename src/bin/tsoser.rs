@@ -12,6 +12,26 @@ use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
 use tsoser::report::{self, Stats};
 use tsoser::trace::{self, gen, Trace};
 
+/// Writes to standard output; a closed pipe (`tsoser … | head`) ends the program quietly.
+fn emit(s: &str) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_all(s.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("tsoser: cannot write output: {e}");
+            std::process::exit(2);
+        }
+        std::process::exit(0);
+    }
+}
+
+macro_rules! out {
+    ($($t:tt)*) => { emit(&format!($($t)*)) };
+}
+
+macro_rules! outln {
+    ($($t:tt)*) => { emit(&format!("{}\n", format_args!($($t)*))) };
+}
+
 #[derive(Parser)]
 #[command(
     name = "tsoser",
@@ -39,6 +59,12 @@ enum Model {
     Tso,
     /// SC-serializability of the trace read as an SC execution.
     Sc,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Schedule {
+    Random,
+    Serial,
 }
 
 #[derive(Subcommand)]
@@ -107,6 +133,10 @@ enum Cmd {
         write: f64,
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// `random`: threads interleave event by event; `serial`: each transaction runs
+        /// to its end before another is scheduled.
+        #[arg(long, value_enum, default_value = "random")]
+        schedule: Schedule,
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -172,6 +202,7 @@ fn run(cli: Cli) -> Result<u8> {
             rmw,
             write,
             seed,
+            schedule,
             output,
         } => {
             if threads == 0 || vars == 0 {
@@ -188,12 +219,13 @@ fn run(cli: Cli) -> Result<u8> {
                 fence_every,
                 rmw,
                 write,
+                serial: schedule == Schedule::Serial,
             };
             let text = gen::to_compact_yaml(&gen::generate(&shape, seed));
             match output {
                 Some(p) => std::fs::write(&p, text)
                     .with_context(|| format!("cannot write {}", p.display()))?,
-                None => print!("{text}"),
+                None => out!("{text}"),
             }
             Ok(0)
         }
@@ -289,7 +321,7 @@ fn cmd_check(
         if want_stats {
             out["stats"] = stats.to_json();
         }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let what = if model == Model::Sc {
             "SC-serializable (trace read as an SC run)".to_string()
@@ -305,14 +337,14 @@ fn cmd_check(
             .map(|n| format!("{n} ({fname})"))
             .unwrap_or(fname);
         match &verdict {
-            Verdict::Serializable => println!("{name}: {what}: yes"),
-            Verdict::Unknown { reason } => println!("{name}: {what}: unknown — {reason}"),
+            Verdict::Serializable => outln!("{name}: {what}: yes"),
+            Verdict::Unknown { reason } => outln!("{name}: {what}: unknown — {reason}"),
             Verdict::Violation(w) => {
-                println!("{name}: {what}: NO");
-                print!("{}", report::witness_text(&trace, w));
+                outln!("{name}: {what}: NO");
+                out!("{}", report::witness_text(&trace, w));
                 match realizable {
-                    Some(true) => println!("an execution has a violation too (exact semantics agrees)"),
-                    Some(false) => println!(
+                    Some(true) => outln!("an execution has a violation too (exact semantics agrees)"),
+                    Some(false) => outln!(
                         "no TSO execution of this trace has a violation: the paper's graph over-approximates here (SEMANTICS.md §5)"
                     ),
                     None => {}
@@ -372,21 +404,21 @@ fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
             "contraction_cycle": edges(&contraction),
             "commits": report::placement_json(&trace, &exec),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         match &cycle {
-            None => println!("{fname}: execution is TSO-serializable: yes"),
+            None => outln!("{fname}: execution is TSO-serializable: yes"),
             Some(c) => {
-                println!("{fname}: execution is TSO-serializable: NO\ntransaction cycle:");
-                print!("{}", report::cycle_text(&trace, c, Some(&exec)));
+                outln!("{fname}: execution is TSO-serializable: NO\ntransaction cycle:");
+                out!("{}", report::cycle_text(&trace, c, Some(&exec)));
             }
         }
         match &contraction {
-            None => println!("SC-equivalent (write-contraction acyclic): yes"),
+            None => outln!("SC-equivalent (write-contraction acyclic): yes"),
             Some(c) => {
-                println!("SC-equivalent (write-contraction acyclic): NO — cycle of units (a write with its commit is one unit):");
+                outln!("SC-equivalent (write-contraction acyclic): NO — cycle of units (a write with its commit is one unit):");
                 for e in c {
-                    println!(
+                    outln!(
                         "  {} @{} → {} @{}  [{:?}]",
                         report::node_text(&trace, e.src),
                         exec.pos(e.src) + 1,
@@ -457,7 +489,7 @@ fn cmd_graph(
         }
     };
     if let Some(d) = dot_text {
-        print!("{d}");
+        out!("{d}");
         if want_stats {
             eprint!("{}", stats.to_text());
         }
@@ -474,16 +506,16 @@ fn cmd_graph(
         if want_stats {
             out["stats"] = stats.to_json();
         }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "{}: {} semantics: {nodes} nodes, {directed} directed edges, {undirected} undirected edges; forced conflicts {}",
             file.display(),
             semantics_name(semantics),
             if forced_cycle { "have a cycle: NOT serializable" } else { "are acyclic" }
         );
         if want_stats {
-            print!("{}", stats.to_text());
+            out!("{}", stats.to_text());
         }
     }
     Ok(if forced_cycle { 1 } else { 0 })

@@ -19,6 +19,9 @@ pub struct Shape {
     pub rmw: f64,
     /// Probability of a write among memory accesses (the rest are reads).
     pub write: f64,
+    /// Run each transaction to its end before scheduling another thread (transactions
+    /// never interleave in the trace, though store buffers still delay their writes).
+    pub serial: bool,
 }
 
 impl Shape {
@@ -33,6 +36,7 @@ impl Shape {
             fence_every: 50,
             rmw: 0.01,
             write: 0.4,
+            serial: false,
         }
     }
 }
@@ -50,8 +54,13 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
     let mut left_in_txn = vec![0usize; shape.threads];
     let mut txn_no = vec![0usize; shape.threads];
     let mut txn_name = vec![String::new(); shape.threads];
+    let mut running: Option<usize> = None;
     for _ in 0..shape.events {
-        let t = rng.random_range(0..shape.threads.max(1));
+        let t = match running {
+            Some(t) if shape.serial && left_in_txn[t] > 0 => t,
+            _ => rng.random_range(0..shape.threads.max(1)),
+        };
+        running = Some(t);
         if left_in_txn[t] == 0 {
             txn_no[t] += 1;
             txn_name[t] = format!("{}.{}", threads[t], txn_no[t]);

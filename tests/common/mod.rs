@@ -30,12 +30,11 @@ pub fn closure(g: &ConflictGraph) -> Vec<Vec<bool>> {
         r[e.from][e.to] = true;
     }
     for k in 0..n {
-        for i in 0..n {
-            if r[i][k] {
-                for j in 0..n {
-                    if r[k][j] {
-                        r[i][j] = true;
-                    }
+        let row_k = r[k].clone();
+        for row in r.iter_mut() {
+            if row[k] {
+                for (cell, &via) in row.iter_mut().zip(&row_k) {
+                    *cell |= via;
                 }
             }
         }
