@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tsoser::check::sat::{self as satcheck, SolverKind};
 use tsoser::check::{self, brute, execution, sc, Semantics, Verdict};
 use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
 use tsoser::report::{self, Stats};
@@ -47,7 +48,7 @@ struct Cli {
 enum Algo {
     /// Enumerate every execution (the definition; the oracle of all tests).
     Brute,
-    /// SAT/SMT encoding (not built yet).
+    /// SAT/SMT encoding of executions (varisat, or z3 with --solver z3).
     Sat,
     /// Fixed-parameter profile enumeration (not built yet).
     Fpt,
@@ -59,6 +60,14 @@ enum Model {
     Tso,
     /// SC-serializability of the trace read as an SC execution.
     Sc,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// DIMACS CNF with a variable table in comments.
+    Dimacs,
+    /// SMT-LIB 2 (integer positions; needs the z3 feature).
+    Smt2,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -81,6 +90,12 @@ enum Cmd {
         /// Budget: execution prefixes (or paper-mode orientations) brute force may visit.
         #[arg(long, default_value_t = brute::DEFAULT_MAX)]
         max_executions: u64,
+        /// Solver of --algo sat.
+        #[arg(long, value_enum, default_value = "varisat")]
+        solver: SolverKind,
+        /// Give up after this many seconds: the answer is unknown (exit 3).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -113,6 +128,14 @@ enum Cmd {
         json: bool,
         #[arg(long)]
         stats: bool,
+    },
+    /// Write the SAT/SMT encoding of the trace (for any external solver).
+    Encode {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "dimacs")]
+        format: Format,
+        #[arg(long, value_enum, default_value = "exact")]
+        semantics: Semantics,
     },
     /// Generate a trace (seeded) in compact YAML.
     Gen {
@@ -166,24 +189,36 @@ fn run(cli: Cli) -> Result<u8> {
             semantics,
             model,
             max_executions,
+            solver,
+            timeout,
             json,
             stats,
             dot,
         } => {
-            if algo != Algo::Brute && model == Model::Tso {
-                let name = if algo == Algo::Sat { "sat" } else { "fpt" };
-                bail!("--algo {name} is not available yet in this version; use --algo brute");
+            if algo == Algo::Fpt && model == Model::Tso {
+                bail!("--algo fpt is not available yet in this version; use --algo brute or sat");
             }
-            cmd_check(
-                &file,
+            let timeout = match timeout {
+                Some(t) if !(t > 0.0 && t.is_finite()) => {
+                    bail!("--timeout takes a positive number of seconds")
+                }
+                t => t.map(std::time::Duration::from_secs_f64),
+            };
+            let opts = CheckOpts {
+                algo,
                 semantics,
                 model,
-                max_executions,
-                json,
-                stats,
-                dot.as_deref(),
-            )
+                max: max_executions,
+                solver,
+                timeout,
+            };
+            cmd_check(&file, opts, json, stats, dot.as_deref())
         }
+        Cmd::Encode {
+            file,
+            format,
+            semantics,
+        } => cmd_encode(&file, format, semantics),
         Cmd::CheckExec { file, json } => cmd_check_exec(&file, json),
         Cmd::Graph {
             file,
@@ -232,6 +267,37 @@ fn run(cli: Cli) -> Result<u8> {
     }
 }
 
+fn algo_name(a: Algo, m: Model) -> &'static str {
+    match (m, a) {
+        (Model::Sc, _) => "sc",
+        (_, Algo::Sat) => "sat",
+        (_, Algo::Fpt) => "fpt",
+        (_, Algo::Brute) => "brute",
+    }
+}
+
+fn solver_name(s: SolverKind) -> &'static str {
+    match s {
+        SolverKind::Varisat => "varisat",
+        SolverKind::Z3 => "z3",
+    }
+}
+
+fn cmd_encode(file: &Path, format: Format, semantics: Semantics) -> Result<u8> {
+    let trace = load(file)?;
+    let f = satcheck::encode::whole_formula(&trace, semantics);
+    match format {
+        Format::Dimacs => out!("{}", satcheck::export::to_dimacs(&trace, &f)),
+        Format::Smt2 => {
+            #[cfg(feature = "z3")]
+            out!("{}", satcheck::backend::Z3::new(&f, &trace, None).to_smt2());
+            #[cfg(not(feature = "z3"))]
+            bail!("--format smt2 needs the z3 backend: build with `--features z3`");
+        }
+    }
+    Ok(0)
+}
+
 fn semantics_name(s: Semantics) -> &'static str {
     match s {
         Semantics::Exact => "exact",
@@ -247,48 +313,139 @@ fn verified(trace: &Trace, verdict: &Verdict) -> Result<(), String> {
     }
 }
 
-fn cmd_check(
-    file: &Path,
+#[derive(Clone, Copy)]
+struct CheckOpts {
+    algo: Algo,
     semantics: Semantics,
     model: Model,
     max: u64,
+    solver: SolverKind,
+    timeout: Option<std::time::Duration>,
+}
+
+/// What one decider run produced.
+struct Decided {
+    verdict: Verdict,
+    counts: Vec<(String, u64)>,
+    phases: Vec<(String, f64)>,
+    realizable: Option<bool>,
+}
+
+fn brute_counts(s: &brute::BruteStats) -> Vec<(String, u64)> {
+    vec![
+        ("visited".into(), s.visited),
+        ("complete".into(), s.complete),
+        ("slept".into(), s.slept),
+        ("forced edges".into(), s.forced_edges),
+    ]
+}
+
+fn decide(trace: &Trace, o: CheckOpts) -> Result<Decided, String> {
+    let mut d = Decided {
+        verdict: Verdict::Serializable,
+        counts: Vec::new(),
+        phases: Vec::new(),
+        realizable: None,
+    };
+    match (o.model, o.algo) {
+        (Model::Sc, _) => d.verdict = sc::check_sc(trace),
+        (Model::Tso, Algo::Sat) => {
+            let (v, s) = satcheck::check_sat(trace, o.semantics, o.solver, o.timeout)
+                .map_err(|e| e.to_string())?;
+            d.verdict = v;
+            d.phases = s.phases.clone();
+            d.counts = vec![
+                ("variables".into(), s.variables),
+                ("clauses".into(), s.clauses),
+                ("order clauses".into(), s.order_clauses),
+                ("solver calls".into(), s.solver_calls),
+                ("lazy cuts".into(), s.lazy_cuts),
+                ("components".into(), s.components),
+                ("largest component".into(), s.largest_component),
+                ("varying pairs".into(), s.varying_pairs),
+                ("forced edges".into(), s.forced_edges),
+            ];
+        }
+        (Model::Tso, _) => {
+            let (v, s) = match o.semantics {
+                Semantics::Exact => brute::check_exact(trace, o.max),
+                Semantics::Paper => brute::check_paper(trace, o.max),
+            };
+            d.verdict = v;
+            d.counts = brute_counts(&s);
+        }
+    }
+    if o.model == Model::Tso && o.semantics == Semantics::Paper && d.verdict.is_violation() {
+        // Is there an execution behind the paper's violation?
+        d.realizable = match brute::check_exact(trace, o.max).0 {
+            Verdict::Violation(_) => Some(true),
+            Verdict::Serializable => Some(false),
+            Verdict::Unknown { .. } => None,
+        };
+    }
+    Ok(d)
+}
+
+/// Runs the decider on a worker thread so that `--timeout` holds for every algorithm.
+fn decide_within(trace: std::sync::Arc<Trace>, o: CheckOpts) -> Result<Decided, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let t = trace.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(decide(&t, o));
+    });
+    let got = match o.timeout {
+        Some(limit) => rx.recv_timeout(limit),
+        None => rx
+            .recv()
+            .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+    };
+    got.unwrap_or_else(|e| {
+        if e == std::sync::mpsc::RecvTimeoutError::Disconnected {
+            return Err("internal error: the decider stopped without an answer (a bug; please report this trace)".into());
+        }
+        Ok(Decided {
+            verdict: Verdict::Unknown {
+                reason: format!("--timeout of {:.3} s reached", o.timeout.unwrap_or_default().as_secs_f64()),
+            },
+            counts: Vec::new(),
+            phases: Vec::new(),
+            realizable: None,
+        })
+    })
+}
+
+fn cmd_check(
+    file: &Path,
+    o: CheckOpts,
     as_json: bool,
     want_stats: bool,
     dot_out: Option<&Path>,
 ) -> Result<u8> {
+    let (semantics, model) = (o.semantics, o.model);
     let mut stats = Stats::default();
-    let trace = stats.time("parse", || load(file))?;
+    let trace = std::sync::Arc::new(stats.time("parse", || load(file))?);
     let fname = file.display().to_string();
-    let (verdict, counts, realizable) = match (model, semantics) {
-        (Model::Sc, _) => (stats.time("decide", || sc::check_sc(&trace)), None, None),
-        (Model::Tso, Semantics::Exact) => {
-            let (v, s) = stats.time("decide", || brute::check_exact(&trace, max));
-            (v, Some(s), None)
-        }
-        (Model::Tso, Semantics::Paper) => {
-            let (v, s) = stats.time("decide", || brute::check_paper(&trace, max));
-            // Is there an execution behind the paper's violation?
-            let real = if v.is_violation() {
-                match brute::check_exact(&trace, max).0 {
-                    Verdict::Violation(_) => Some(true),
-                    Verdict::Serializable => Some(false),
-                    Verdict::Unknown { .. } => None,
-                }
-            } else {
-                None
-            };
-            (v, Some(s), real)
+    let t = std::time::Instant::now();
+    let decided = match decide_within(trace.clone(), o) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("tsoser: {e}");
+            return Ok(if e.contains("internal error") { 4 } else { 2 });
         }
     };
+    stats
+        .phases
+        .push(("decide".into(), t.elapsed().as_secs_f64()));
+    stats
+        .phases
+        .extend(decided.phases.iter().map(|(k, v)| (format!("  {k}"), *v)));
+    let (verdict, realizable) = (decided.verdict, decided.realizable);
     if let Err(why) = verified(&trace, &verdict) {
         eprintln!("tsoser: internal error: the witness found does not re-check ({why}); please report this trace");
         return Ok(4);
     }
-    if let Some(c) = counts {
-        stats.count("visited", c.visited);
-        stats.count("complete", c.complete);
-        stats.count("slept", c.slept);
-        stats.count("forced edges", c.forced_edges);
+    for (k, v) in &decided.counts {
+        stats.count(k, *v);
     }
     stats.count("events", trace.len() as u64);
     stats.count("transactions", trace.txns.len() as u64);
@@ -311,7 +468,8 @@ fn cmd_check(
             "file": fname,
             "trace": trace_json(&trace),
             "model": model_name,
-            "algo": "brute",
+            "algo": algo_name(o.algo, o.model),
+            "solver": (o.algo == Algo::Sat && o.model == Model::Tso).then(|| solver_name(o.solver)),
             "semantics": semantics_name(semantics),
             "verdict": verdict.name(),
             "reason": match &verdict { Verdict::Unknown { reason } => json!(reason), _ => json!(null) },

@@ -1,0 +1,475 @@
+//! The two encodings of `--algo sat` (written down in `encodings/`).
+//!
+//! **exact** (SEMANTICS.md §5, commit placement): an *order atom* per pair of the exact
+//! event graph that a conflict or a parallel exception depends on — "commit c(w)
+//! precedes event p" for p in c(w)'s window, "c(w1) precedes c(w2)" for commits of one
+//! variable whose windows meet. A conflict literal per possible conflict (pair and
+//! direction) implies its order atom and the negation of the parallel condition (i).
+//! For SAT the atoms are an order encoding (per commit, monotone in p), tied by FIFO and
+//! commit-pair clauses on shared breakpoints; the remaining transitivity is kept lazily
+//! (a model whose orientation is cyclic is blocked). For SMT each atom is a comparison of
+//! integer positions (difference logic), consistent by construction.
+//!
+//! **paper** (Def. 4): per undirected edge two literals "used forward/backward"
+//! (not both); acyclicity of the used edges with the directed ones is checked lazily.
+//!
+//! Both: the conflict graph has a cycle iff some non-empty set S of transactions has,
+//! for every member, a successor in S (one clause per transaction).
+
+use crate::check::conflict::{access, thread, txn, Access, Rule};
+use crate::graph::forced::{commit_times, event_time};
+use crate::graph::paper::PaperGraph;
+use crate::graph::{ConflictGraph, Edge};
+use crate::trace::exec::{Node, Step};
+use crate::trace::{EventId, Op, Trace};
+use std::collections::HashMap;
+
+/// A literal in DIMACS convention: `v` or `-v`, `v ≥ 1`.
+pub type Lit = i32;
+
+/// A comparison of two positions in the execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Atom {
+    /// c(w) precedes trace event p (p inside c(w)'s window).
+    CommitBeforeEvent(EventId, EventId),
+    /// c(w1) precedes c(w2) (w1 < w2, other threads, one variable, windows meeting).
+    CommitBeforeCommit(EventId, EventId),
+}
+
+/// Candidate ways to realise each transaction edge: a literal (`None`: always) and the conflict.
+type EdgeWays = HashMap<(usize, usize), Vec<(Option<Lit>, Edge)>>;
+
+/// A successor choice of the cycle constraint: (T, U, its `Succ` variable, the ways
+/// T → U can hold, each with its literal, 0 meaning always).
+pub type SuccChoice = (usize, usize, Lit, Vec<(Lit, Edge)>);
+
+/// Why a variable exists, for the DIMACS variable table and witnesses.
+#[derive(Clone, Debug)]
+pub enum VarRole {
+    Atom(Atom),
+    /// Transaction in the cycle set S.
+    InSet(usize),
+    /// Edge T → U used by the cycle (and U in S).
+    Succ(usize, usize),
+    /// The conflict `src → dst` holds.
+    Conflict(Node, Node, Rule),
+    /// Paper mode: undirected edge (a, b) of EG_τ used as a → b.
+    Used(EventId, EventId),
+}
+
+/// A propositional formula with order atoms and a variable table.
+#[derive(Clone, Debug, Default)]
+pub struct Formula {
+    pub roles: Vec<VarRole>,
+    /// Clauses every backend asserts.
+    pub clauses: Vec<Vec<Lit>>,
+    /// Clauses that give atoms their meaning in pure SAT (order encoding, FIFO,
+    /// commit pairs); an SMT backend replaces them by arithmetic.
+    pub order_clauses: Vec<Vec<Lit>>,
+    pub atoms: HashMap<Atom, Lit>,
+    /// Transactions of the encoded components, each with its `InSet` variable.
+    pub in_set: Vec<(usize, Lit)>,
+    /// (T, U, `Succ` variable, edge witnesses): a constant-true witness when the edge is forced.
+    pub succ: Vec<SuccChoice>,
+}
+
+impl Formula {
+    fn var(&mut self, role: VarRole) -> Lit {
+        self.roles.push(role);
+        self.roles.len() as Lit
+    }
+
+    pub fn num_vars(&self) -> usize {
+        self.roles.len()
+    }
+
+    /// The literal of `pos(a) < pos(b)`, or a constant when the order is fixed.
+    /// Returns `Ok(lit)` or `Err(bool)` for a constant.
+    fn before(&mut self, trace: &Trace, a: Node, b: Node) -> Result<Lit, bool> {
+        let (ea, la) = times(trace, a);
+        let (eb, lb) = times(trace, b);
+        if la < eb {
+            return Err(true);
+        }
+        if lb < ea {
+            return Err(false);
+        }
+        // Equal times only for two commits sharing a gap.
+        let (atom, sign) = match (a, b) {
+            (Step::Commit(w), Step::Event(p)) => (Atom::CommitBeforeEvent(w, p), 1),
+            (Step::Event(p), Step::Commit(w)) => (Atom::CommitBeforeEvent(w, p), -1),
+            (Step::Commit(w1), Step::Commit(w2)) => {
+                if trace.events[w1].thread == trace.events[w2].thread {
+                    return Err(w1 < w2); // FIFO
+                }
+                if w1 < w2 {
+                    (Atom::CommitBeforeCommit(w1, w2), 1)
+                } else {
+                    (Atom::CommitBeforeCommit(w2, w1), -1)
+                }
+            }
+            (Step::Event(x), Step::Event(y)) => return Err(x < y),
+        };
+        let lit = match self.atoms.get(&atom) {
+            Some(&l) => l,
+            None => {
+                let l = self.var(VarRole::Atom(atom));
+                self.atoms.insert(atom, l);
+                l
+            }
+        };
+        Ok(sign * lit)
+    }
+
+    /// The order encoding of the atoms for pure SAT (see module doc).
+    fn finish_order(&mut self, trace: &Trace) {
+        // Per commit: its breakpoints, ascending, with "c(w) before p" literals.
+        let mut bp: HashMap<EventId, Vec<(EventId, Lit)>> = HashMap::new();
+        for (&a, &l) in &self.atoms {
+            if let Atom::CommitBeforeEvent(w, p) = a {
+                bp.entry(w).or_default().push((p, l));
+            }
+        }
+        for list in bp.values_mut() {
+            list.sort_unstable();
+            // before p ⇒ before any later p'.
+            for k in 1..list.len() {
+                self.order_clauses.push(vec![-list[k - 1].1, list[k].1]);
+            }
+        }
+        let lookup = |bp: &HashMap<EventId, Vec<(EventId, Lit)>>, w: EventId, p: EventId| {
+            bp.get(&w)
+                .and_then(|l| l.binary_search_by_key(&p, |x| x.0).ok().map(|i| l[i].1))
+        };
+        // FIFO: c(w1) < c(w2) in one thread: c(w2) before p ⇒ c(w1) before p.
+        let mut last: HashMap<usize, EventId> = HashMap::new();
+        let mut commits: Vec<EventId> = bp.keys().copied().collect();
+        commits.sort_unstable();
+        for &w2 in &commits {
+            if let Some(w1) = last.insert(trace.events[w2].thread, w2) {
+                for &(p, l2) in &bp[&w2] {
+                    if let Some(l1) = lookup(&bp, w1, p) {
+                        self.order_clauses.push(vec![-l2, l1]);
+                    }
+                }
+            }
+        }
+        // Commit pairs: c1 < c2 ∧ c2 before p ⇒ c1 before p; c1 before p ∧ ¬(c2 before p) ⇒ c1 < c2.
+        let pairs: Vec<(EventId, EventId, Lit)> = self
+            .atoms
+            .iter()
+            .filter_map(|(&a, &l)| match a {
+                Atom::CommitBeforeCommit(w1, w2) => Some((w1, w2, l)),
+                _ => None,
+            })
+            .collect();
+        for (w1, w2, cc) in pairs {
+            for &(p, l2) in bp.get(&w2).map(|v| v.as_slice()).unwrap_or(&[]) {
+                if let Some(l1) = lookup(&bp, w1, p) {
+                    self.order_clauses.push(vec![-cc, -l2, l1]);
+                    self.order_clauses.push(vec![cc, -l1, l2]);
+                    self.order_clauses.push(vec![-l1, l2, cc]);
+                    self.order_clauses.push(vec![-l2, l1, -cc]);
+                }
+            }
+        }
+    }
+}
+
+/// Earliest and latest time of a node (see [`crate::graph::forced`]).
+pub fn times(trace: &Trace, n: Node) -> (u64, u64) {
+    match n {
+        Step::Event(e) => (event_time(e), event_time(e)),
+        Step::Commit(w) => commit_times(trace, w),
+    }
+}
+
+/// The span of times in which a node's conflicts vary: its own interval, widened for
+/// a buffered read to its store's issue and latest commit (exception (i)).
+fn span(trace: &Trace, n: Node) -> (u64, u64) {
+    match n {
+        Step::Event(r) if trace.events[r].op == Op::Rd => match trace.buffered_by(r) {
+            Some(w) => (event_time(w), commit_times(trace, w).1),
+            None => times(trace, n),
+        },
+        _ => times(trace, n),
+    }
+}
+
+/// Cross-thread pairs (reads, commits, rmws of one variable, not two reads) whose
+/// conflict is not the same in every execution: their spans meet. O(n log n + pairs).
+pub fn varying_pairs(trace: &Trace) -> Vec<(Node, Node)> {
+    let mut by_var: Vec<Vec<(u64, u64, Node)>> = vec![Vec::new(); trace.vars.len()];
+    for (i, e) in trace.events.iter().enumerate() {
+        let n = match e.op {
+            Op::Wr => Step::Commit(i),
+            Op::Rd | Op::Rmw => Step::Event(i),
+            Op::Fence => continue,
+        };
+        let (lo, hi) = span(trace, n);
+        by_var[e.var.unwrap()].push((lo, hi, n));
+    }
+    let mut out = Vec::new();
+    for list in &mut by_var {
+        list.sort_unstable_by_key(|x| (x.0, x.1));
+        for (i, &(_, hi, a)) in list.iter().enumerate() {
+            for &(lo2, _, b) in &list[i + 1..] {
+                if lo2 > hi {
+                    break;
+                }
+                let reads =
+                    access(trace, a).0 == Access::Read && access(trace, b).0 == Access::Read;
+                if !reads && thread(trace, a) != thread(trace, b) {
+                    out.push((a, b));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The graph of every conflict some execution may have: forced edges plus each
+/// varying pair in each direction its order allows. Contains every execution's graph.
+pub fn possible_graph(
+    trace: &Trace,
+    forced: &ConflictGraph,
+    pairs: &[(Node, Node)],
+) -> ConflictGraph {
+    let mut g = forced.clone();
+    for &(a, b) in pairs {
+        let ((ea, la), (eb, lb)) = (times(trace, a), times(trace, b));
+        if ea <= lb {
+            g.add(txn(trace, a), txn(trace, b), a, b, Rule::WriteWrite);
+        }
+        if eb <= la {
+            g.add(txn(trace, b), txn(trace, a), b, a, Rule::WriteWrite);
+        }
+    }
+    g
+}
+
+/// The cycle constraint over `txns` with candidate edges: `edges[(T, U)]` lists the
+/// literals (with their conflict) that make T → U; a `None` literal means "always".
+fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
+    let mut s = HashMap::new();
+    for &t in txns {
+        let v = f.var(VarRole::InSet(t));
+        s.insert(t, v);
+        f.in_set.push((t, v));
+    }
+    f.clauses.push(txns.iter().map(|t| s[t]).collect());
+    let mut out: HashMap<usize, Vec<Lit>> = HashMap::new();
+    let mut keys: Vec<_> = edges.keys().copied().collect();
+    keys.sort_unstable();
+    for (t, u) in keys {
+        let (Some(&st), Some(&su)) = (s.get(&t), s.get(&u)) else {
+            continue;
+        };
+        let _ = st;
+        let y = f.var(VarRole::Succ(t, u));
+        f.clauses.push(vec![-y, su]);
+        let ways = &edges[&(t, u)];
+        let witnesses: Vec<(Lit, Edge)> = ways.iter().map(|(l, e)| (l.unwrap_or(0), *e)).collect();
+        if ways.iter().all(|(l, _)| l.is_some()) {
+            let mut c = vec![-y];
+            c.extend(ways.iter().map(|(l, _)| l.unwrap()));
+            f.clauses.push(c);
+        }
+        f.succ.push((t, u, y, witnesses));
+        out.entry(t).or_default().push(y);
+    }
+    for &t in txns {
+        let mut c = vec![-s[&t]];
+        c.extend(out.get(&t).cloned().unwrap_or_default());
+        f.clauses.push(c);
+    }
+}
+
+/// The exact encoding for the transactions `txns` (one or more components of the
+/// possible graph; edges are kept inside `comp_of`'s components).
+pub fn encode_exact(
+    trace: &Trace,
+    forced: &ConflictGraph,
+    pairs: &[(Node, Node)],
+    txns: &[usize],
+    comp_of: &HashMap<usize, usize>,
+) -> Formula {
+    let mut f = Formula::default();
+    let same_comp =
+        |a: usize, b: usize| comp_of.get(&a).is_some_and(|c| comp_of.get(&b) == Some(c));
+    let mut edges: EdgeWays = HashMap::new();
+    for e in forced.edges() {
+        if same_comp(e.from, e.to) {
+            edges.entry((e.from, e.to)).or_default().push((None, *e));
+        }
+    }
+    for &(a, b) in pairs {
+        let (ta, tb) = (txn(trace, a), txn(trace, b));
+        if !same_comp(ta, tb) {
+            continue;
+        }
+        for (x, y) in [(a, b), (b, a)] {
+            let Some((lit, rule)) = conflict_lit(&mut f, trace, x, y) else {
+                continue;
+            };
+            let e = Edge {
+                from: txn(trace, x),
+                to: txn(trace, y),
+                src: x,
+                dst: y,
+                rule,
+            };
+            edges.entry((e.from, e.to)).or_default().push((lit, e));
+        }
+    }
+    cycle_constraint(&mut f, txns, edges);
+    f.finish_order(trace);
+    f
+}
+
+/// A literal for "x precedes y and they conflict" (`None` inside: always), or `None` if never.
+fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Option<Lit>, Rule)> {
+    let (kx, _) = access(trace, x);
+    let (ky, _) = access(trace, y);
+    let rule = match (kx, ky) {
+        (Access::MemWrite, Access::MemWrite) => Rule::WriteWrite,
+        (Access::MemWrite, Access::Read) => Rule::WriteRead,
+        (Access::Read, Access::MemWrite) => Rule::ReadWrite,
+        _ => return None,
+    };
+    let order = match f.before(trace, x, y) {
+        Err(false) => return None,
+        Err(true) => None,
+        Ok(l) => Some(l),
+    };
+    // Parallel (i): the read r reads from its buffer (store w pending), m between w and c(w).
+    let mut not_parallel: Vec<Lit> = Vec::new();
+    let mut can_be_parallel = false;
+    let read = match (kx, x, y) {
+        (Access::Read, Step::Event(r), _) => Some((r, y)),
+        (_, _, Step::Event(r)) if ky == Access::Read => Some((r, x)),
+        _ => None,
+    };
+    if let Some((w, re, m)) = read.and_then(|(re, m)| trace.buffered_by(re).map(|w| (w, re, m))) {
+        let r = Step::Event(re);
+        let cw = Step::Commit(w);
+        let conds = [
+            f.before(trace, r, cw),
+            f.before(trace, Step::Event(w), m),
+            f.before(trace, m, cw),
+        ];
+        if !conds.contains(&Err(false)) {
+            can_be_parallel = true;
+            not_parallel = conds.iter().filter_map(|c| c.ok()).map(|l| -l).collect();
+        }
+    }
+    if can_be_parallel && not_parallel.is_empty() {
+        return None; // always parallel when ordered this way
+    }
+    if order.is_none() && !can_be_parallel {
+        return Some((None, rule));
+    }
+    let k = f.var(VarRole::Conflict(x, y, rule));
+    if let Some(o) = order {
+        f.clauses.push(vec![-k, o]);
+    }
+    if can_be_parallel {
+        let mut c = vec![-k];
+        c.extend(not_parallel);
+        f.clauses.push(c);
+    }
+    Some((Some(k), rule))
+}
+
+/// The paper encoding (Def. 4) for `txns`: forced edges are the directed ones.
+pub fn encode_paper(
+    g: &PaperGraph,
+    trace: &Trace,
+    txns: &[usize],
+    comp_of: &HashMap<usize, usize>,
+) -> Formula {
+    let mut f = Formula::default();
+    let same_comp =
+        |a: usize, b: usize| comp_of.get(&a).is_some_and(|c| comp_of.get(&b) == Some(c));
+    let mut edges: EdgeWays = HashMap::new();
+    for e in g.directed_conflicts(trace).edges() {
+        if same_comp(e.from, e.to) {
+            edges.entry((e.from, e.to)).or_default().push((None, *e));
+        }
+    }
+    for &(a, b) in &g.undirected {
+        let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
+        if ta == tb || !same_comp(ta, tb) {
+            continue;
+        }
+        let fwd = f.var(VarRole::Used(a, b));
+        let bwd = f.var(VarRole::Used(b, a));
+        f.clauses.push(vec![-fwd, -bwd]);
+        for (l, x, y) in [(fwd, a, b), (bwd, b, a)] {
+            let e = Edge {
+                from: trace.events[x].txn,
+                to: trace.events[y].txn,
+                src: Step::Event(x),
+                dst: Step::Event(y),
+                rule: Rule::PaperOriented,
+            };
+            edges.entry((e.from, e.to)).or_default().push((Some(l), e));
+        }
+    }
+    cycle_constraint(&mut f, txns, edges);
+    f
+}
+
+/// Components of a graph with more than one node, and each node's component index.
+pub fn components(g: &ConflictGraph) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
+    use petgraph::graph::{DiGraph, NodeIndex};
+    let mut pg: DiGraph<(), ()> = DiGraph::with_capacity(g.group_count(), g.edges().len());
+    for _ in 0..g.group_count() {
+        pg.add_node(());
+    }
+    for e in g.edges() {
+        pg.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), ());
+    }
+    let mut comps: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&pg)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let mut v: Vec<usize> = c.into_iter().map(|n| n.index()).collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    comps.sort();
+    let mut of = HashMap::new();
+    for (i, c) in comps.iter().enumerate() {
+        for &t in c {
+            of.insert(t, i);
+        }
+    }
+    (comps, of)
+}
+
+/// The formula over every component at once (what `tsoser encode` writes): satisfiable
+/// iff some component has a cycle (modulo lazy cuts in exact mode).
+pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formula {
+    match semantics {
+        crate::check::Semantics::Exact => {
+            let forced = crate::graph::forced::forced_graph(trace);
+            let pairs = varying_pairs(trace);
+            let (comps, comp_of) = components(&possible_graph(trace, &forced, &pairs));
+            let txns: Vec<usize> = comps.concat();
+            encode_exact(trace, &forced, &pairs, &txns, &comp_of)
+        }
+        crate::check::Semantics::Paper => {
+            let g = PaperGraph::new(trace);
+            let mut both = g.directed_conflicts(trace);
+            for &(a, b) in &g.undirected {
+                let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
+                both.add(ta, tb, Step::Event(a), Step::Event(b), Rule::PaperOriented);
+                both.add(tb, ta, Step::Event(b), Step::Event(a), Rule::PaperOriented);
+            }
+            let (comps, comp_of) = components(&both);
+            encode_paper(&g, trace, &comps.concat(), &comp_of)
+        }
+    }
+}

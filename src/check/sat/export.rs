@@ -1,0 +1,112 @@
+//! `tsoser encode`: the formula in DIMACS CNF (with a variable table in comments) or
+//! SMT-LIB 2, for any external solver; and a DIMACS reader for round trips.
+
+use super::encode::{Atom, Formula, Lit, VarRole};
+use crate::report::node_text;
+use crate::trace::exec::Step;
+use crate::trace::Trace;
+
+/// What a variable means, in words (the DIMACS variable table).
+pub fn describe_var(trace: &Trace, role: &VarRole) -> String {
+    let txn = |t: usize| trace.txns[t].name.as_str();
+    match role {
+        VarRole::Atom(Atom::CommitBeforeEvent(w, p)) => {
+            format!(
+                "order: {} precedes {}",
+                node_text(trace, Step::Commit(*w)),
+                node_text(trace, Step::Event(*p))
+            )
+        }
+        VarRole::Atom(Atom::CommitBeforeCommit(a, b)) => {
+            format!(
+                "order: {} precedes {}",
+                node_text(trace, Step::Commit(*a)),
+                node_text(trace, Step::Commit(*b))
+            )
+        }
+        VarRole::InSet(t) => format!("cycle set: transaction {} is in S", txn(*t)),
+        VarRole::Succ(t, u) => format!(
+            "cycle edge: {} → {} with {} in S",
+            txn(*t),
+            txn(*u),
+            txn(*u)
+        ),
+        VarRole::Conflict(a, b, r) => {
+            format!(
+                "conflict {:?}: {} → {}",
+                r,
+                node_text(trace, *a),
+                node_text(trace, *b)
+            )
+        }
+        VarRole::Used(a, b) => {
+            format!(
+                "paper: undirected edge used as {} → {}",
+                node_text(trace, Step::Event(*a)),
+                node_text(trace, Step::Event(*b))
+            )
+        }
+    }
+}
+
+/// DIMACS CNF of the formula with its order encoding. A model may still need the
+/// lazy transitivity cuts `tsoser` adds while solving; "unsatisfiable" is final.
+pub fn to_dimacs(trace: &Trace, f: &Formula) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "c tsoser encoding of {}\n",
+        trace.name.as_deref().unwrap_or("trace")
+    ));
+    s.push_str(
+        "c unsatisfiable => TSO-serializable; a model is a candidate execution that tsoser\n",
+    );
+    s.push_str("c re-checks (its order atoms may need lazy transitivity cuts).\n");
+    for (i, r) in f.roles.iter().enumerate() {
+        s.push_str(&format!("c var {} {}\n", i + 1, describe_var(trace, r)));
+    }
+    let all: Vec<&Vec<Lit>> = f.clauses.iter().chain(&f.order_clauses).collect();
+    s.push_str(&format!("p cnf {} {}\n", f.num_vars(), all.len()));
+    for c in all {
+        for l in c {
+            s.push_str(&l.to_string());
+            s.push(' ');
+        }
+        s.push_str("0\n");
+    }
+    s
+}
+
+/// Reads DIMACS CNF: (number of variables, clauses).
+pub fn parse_dimacs(text: &str) -> Result<(usize, Vec<Vec<Lit>>), String> {
+    let mut vars = None;
+    let mut clauses = Vec::new();
+    let mut cur = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('c') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("p cnf") {
+            let nums: Vec<usize> = rest
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if nums.len() != 2 {
+                return Err(format!("line {}: bad header", i + 1));
+            }
+            vars = Some(nums[0]);
+            continue;
+        }
+        for w in line.split_whitespace() {
+            let l: Lit = w
+                .parse()
+                .map_err(|_| format!("line {}: `{w}` is not a literal", i + 1))?;
+            if l == 0 {
+                clauses.push(std::mem::take(&mut cur));
+            } else {
+                cur.push(l);
+            }
+        }
+    }
+    Ok((vars.ok_or("no `p cnf` header")?, clauses))
+}

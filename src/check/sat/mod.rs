@@ -1,0 +1,474 @@
+//! `--algo sat`: trace TSO-serializability by SAT (varisat) or SMT (z3).
+//!
+//! Pipeline: forced conflicts (a cycle answers at once) → varying pairs and the
+//! possible graph (no cycle: serializable without a solver) → one formula per strongly
+//! connected component ([`encode`]) → solve, turn the model into an execution (a
+//! topological sort of the oriented exact graph) or an orientation (paper), block it
+//! if it is cyclic (lazy cut) and solve again. A model's cycle is re-checked on the
+//! execution it describes before it becomes a witness.
+
+pub mod backend;
+pub mod encode;
+pub mod export;
+
+use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
+use crate::graph::forced::forced_graph;
+use crate::graph::paper::PaperGraph;
+use crate::graph::{ConflictGraph, Edge};
+use crate::trace::exec::{Execution, Node, Step};
+use crate::trace::Trace;
+use backend::{Answer, Backend};
+use encode::{Atom, Formula, Lit, VarRole};
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+/// Which solver answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SolverKind {
+    /// varisat, pure Rust CDCL (default).
+    Varisat,
+    /// z3 SMT, integer positions in difference logic (cargo feature `z3`).
+    Z3,
+}
+
+/// Counters and phase times of one run.
+#[derive(Clone, Debug, Default)]
+pub struct SatStats {
+    pub phases: Vec<(String, f64)>,
+    pub variables: u64,
+    pub clauses: u64,
+    pub order_clauses: u64,
+    pub solver_calls: u64,
+    pub lazy_cuts: u64,
+    pub components: u64,
+    pub largest_component: u64,
+    pub varying_pairs: u64,
+    pub forced_edges: u64,
+}
+
+impl SatStats {
+    fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        self.phases
+            .push((name.to_string(), t.elapsed().as_secs_f64()));
+        out
+    }
+}
+
+/// Why the SAT route could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum SatError {
+    #[error("tsoser was built without the z3 backend (cargo feature `z3`)")]
+    NoZ3,
+    #[error(
+        "internal error: a model did not re-check on its execution ({0}); please report this trace"
+    )]
+    Unverified(String),
+}
+
+fn make_backend(
+    kind: SolverKind,
+    f: &Formula,
+    trace: &Trace,
+    deadline: Option<Instant>,
+) -> Result<Box<dyn Backend>, SatError> {
+    match kind {
+        SolverKind::Varisat => Ok(Box::new(backend::Varisat::new(f))),
+        #[cfg(feature = "z3")]
+        SolverKind::Z3 => {
+            let ms = deadline
+                .map(|d| d.saturating_duration_since(Instant::now()).as_millis() as u64 + 1);
+            Ok(Box::new(backend::Z3::new(f, trace, ms)))
+        }
+        #[cfg(not(feature = "z3"))]
+        SolverKind::Z3 => {
+            let _ = (trace, deadline);
+            Err(SatError::NoZ3)
+        }
+    }
+}
+
+/// Decides trace TSO-serializability (exact: SEMANTICS.md §4; paper: Thm. 5).
+pub fn check_sat(
+    trace: &Trace,
+    semantics: Semantics,
+    solver: SolverKind,
+    timeout: Option<Duration>,
+) -> Result<(Verdict, SatStats), SatError> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let mut st = SatStats::default();
+    match semantics {
+        Semantics::Exact => exact(trace, solver, deadline, &mut st),
+        Semantics::Paper => paper(trace, solver, deadline, &mut st),
+    }
+    .map(|v| (v, st))
+}
+
+fn unknown(why: &str) -> Verdict {
+    Verdict::Unknown {
+        reason: why.to_string(),
+    }
+}
+
+fn exact(
+    trace: &Trace,
+    kind: SolverKind,
+    deadline: Option<Instant>,
+    st: &mut SatStats,
+) -> Result<Verdict, SatError> {
+    let forced = st.time("forced edges", || forced_graph(trace));
+    st.forced_edges = forced.edges().len() as u64;
+    if let Some(cycle) = st.time("forced cycle", || forced.find_cycle()) {
+        let execution = Execution::sc(trace);
+        return Ok(Verdict::Violation(Box::new(Witness::Execution {
+            execution,
+            cycle,
+        })));
+    }
+    let pairs = st.time("varying pairs", || encode::varying_pairs(trace));
+    st.varying_pairs = pairs.len() as u64;
+    let (comps, comp_of) = st.time("pruning (components)", || {
+        encode::components(&encode::possible_graph(trace, &forced, &pairs))
+    });
+    record_components(st, &comps);
+    for comp in &comps {
+        let f = st.time("encoding", || {
+            encode::encode_exact(trace, &forced, &pairs, comp, &comp_of)
+        });
+        record_formula(st, &f);
+        let mut b = make_backend(kind, &f, trace, deadline)?;
+        loop {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(unknown("--timeout reached"));
+            }
+            st.solver_calls += 1;
+            let t = Instant::now();
+            let answer = b.solve();
+            st.phases
+                .push(("solving".into(), t.elapsed().as_secs_f64()));
+            match answer {
+                Answer::Unsat => break,
+                Answer::Unknown => return Ok(unknown("the solver gave up (--timeout)")),
+                Answer::Sat => {}
+            }
+            let orient: Vec<(Node, Node, Lit)> = f
+                .atoms
+                .iter()
+                .map(|(&a, &l)| {
+                    let v = b.value(l);
+                    let (x, y) = match a {
+                        Atom::CommitBeforeEvent(w, p) => (Step::Commit(w), Step::Event(p)),
+                        Atom::CommitBeforeCommit(w1, w2) => (Step::Commit(w1), Step::Commit(w2)),
+                    };
+                    if v {
+                        (x, y, l)
+                    } else {
+                        (y, x, -l)
+                    }
+                })
+                .collect();
+            match sort_exact(trace, &orient) {
+                Err(true_lits) => {
+                    st.lazy_cuts += 1;
+                    let clause: Vec<Lit> = true_lits.iter().map(|l| -l).collect();
+                    b.add_clause(&clause);
+                }
+                Ok(execution) => {
+                    let cycle = model_cycle(&f, &*b);
+                    let steps = execution.steps().to_vec();
+                    return match verify_execution_cycle(trace, &steps, &cycle) {
+                        Ok(()) => Ok(Verdict::Violation(Box::new(Witness::Execution {
+                            execution,
+                            cycle,
+                        }))),
+                        Err(why) => Err(SatError::Unverified(why)),
+                    };
+                }
+            }
+        }
+    }
+    Ok(Verdict::Serializable)
+}
+
+fn record_components(st: &mut SatStats, comps: &[Vec<usize>]) {
+    st.components = comps.len() as u64;
+    st.largest_component = comps.iter().map(|c| c.len() as u64).max().unwrap_or(0);
+}
+
+fn record_formula(st: &mut SatStats, f: &Formula) {
+    st.variables += f.num_vars() as u64;
+    st.clauses += f.clauses.len() as u64;
+    st.order_clauses += f.order_clauses.len() as u64;
+}
+
+/// The transaction cycle of a model: follow chosen successors inside S.
+fn model_cycle(f: &Formula, b: &dyn Backend) -> Vec<Edge> {
+    let truth = |l: Lit| l == 0 || (l > 0 && b.value(l)) || (l < 0 && !b.value(-l));
+    let in_s: HashMap<usize, bool> = f.in_set.iter().map(|&(t, v)| (t, b.value(v))).collect();
+    let mut next: HashMap<usize, Edge> = HashMap::new();
+    for (t, u, y, ways) in &f.succ {
+        if in_s[t] && in_s[u] && b.value(*y) && !next.contains_key(t) {
+            if let Some((_, e)) = ways.iter().find(|(l, _)| truth(*l)) {
+                next.insert(*t, *e);
+            }
+        }
+    }
+    let start = f
+        .in_set
+        .iter()
+        .find(|(t, v)| b.value(*v) && next.contains_key(t))
+        .map(|x| x.0);
+    let Some(mut at) = start else {
+        return Vec::new();
+    };
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    let mut path: Vec<Edge> = Vec::new();
+    while let Some(e) = next.get(&at) {
+        if let Some(&i) = seen.get(&at) {
+            return path[i..].to_vec();
+        }
+        seen.insert(at, path.len());
+        path.push(*e);
+        at = e.to;
+    }
+    Vec::new()
+}
+
+/// Topologically sorts the exact event graph with the oriented atoms: the execution,
+/// or the true atom literals on a cycle (to block).
+fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Execution, Vec<Lit>> {
+    let n = trace.len();
+    let writes: Vec<usize> = trace.writes().collect();
+    let index = |x: Node| match x {
+        Step::Event(e) => e,
+        Step::Commit(w) => n + writes.binary_search(&w).unwrap(),
+    };
+    let nodes = n + writes.len();
+    let mut adj: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); nodes];
+    for i in 1..n {
+        adj[i - 1].push((i, 0));
+    }
+    let mut last: HashMap<usize, usize> = HashMap::new();
+    for &w in &writes {
+        let c = index(Step::Commit(w));
+        adj[w].push((c, 0));
+        let h = trace.commit_bound(w);
+        if h < n {
+            adj[c].push((h, 0));
+        }
+        if let Some(prev) = last.insert(trace.events[w].thread, c) {
+            adj[prev].push((c, 0));
+        }
+    }
+    for &(x, y, l) in orient {
+        adj[index(x)].push((index(y), l));
+    }
+    let mut indeg = vec![0usize; nodes];
+    for list in &adj {
+        for &(v, _) in list {
+            indeg[v] += 1;
+        }
+    }
+    // Kahn, trace events first: commits as late as the constraints allow.
+    let mut ready: BTreeSet<usize> = (0..nodes).filter(|&v| indeg[v] == 0).collect();
+    let mut order = Vec::with_capacity(nodes);
+    while let Some(v) = ready.pop_first() {
+        order.push(v);
+        for &(s, _) in &adj[v] {
+            indeg[s] -= 1;
+            if indeg[s] == 0 {
+                ready.insert(s);
+            }
+        }
+    }
+    if order.len() == nodes {
+        let steps = order
+            .into_iter()
+            .map(|v| {
+                if v < n {
+                    Step::Event(v)
+                } else {
+                    Step::Commit(writes[v - n])
+                }
+            })
+            .collect();
+        return Ok(Execution::new(trace, steps)
+            .expect("a topological sort of the exact graph is an execution"));
+    }
+    Err(cycle_lits(&adj, &indeg))
+}
+
+/// A cycle among the nodes Kahn could not sort; the non-zero literals on it.
+fn cycle_lits(adj: &[Vec<(usize, Lit)>], indeg: &[usize]) -> Vec<Lit> {
+    let left = |v: usize| indeg[v] > 0;
+    // Every unsorted node has an unsorted predecessor; walk successors inside the
+    // unsorted set until a node repeats.
+    let mut pred_edge: Vec<Option<(usize, Lit)>> = vec![None; adj.len()];
+    for (u, list) in adj.iter().enumerate() {
+        if !left(u) {
+            continue;
+        }
+        for &(v, l) in list {
+            if left(v) && pred_edge[v].is_none() {
+                pred_edge[v] = Some((u, l));
+            }
+        }
+    }
+    let mut at = (0..adj.len()).find(|&v| left(v)).expect("a cycle exists");
+    let mut seen = HashMap::new();
+    let mut walk = Vec::new();
+    loop {
+        if let Some(&i) = seen.get(&at) {
+            let lits: Vec<Lit> = walk[i..]
+                .iter()
+                .map(|&(_, l)| l)
+                .filter(|&l| l != 0)
+                .collect();
+            return lits;
+        }
+        seen.insert(at, walk.len());
+        let (p, l) = pred_edge[at].expect("unsorted nodes have unsorted predecessors");
+        walk.push((at, l));
+        at = p;
+    }
+}
+
+fn paper(
+    trace: &Trace,
+    kind: SolverKind,
+    deadline: Option<Instant>,
+    st: &mut SatStats,
+) -> Result<Verdict, SatError> {
+    let g = st.time("paper graph", || PaperGraph::new(trace));
+    let directed = g.directed_conflicts(trace);
+    st.forced_edges = directed.edges().len() as u64;
+    if let Some(cycle) = directed.find_cycle() {
+        // Every directed edge goes forward in the trace; so does this orientation.
+        let w = Witness::Orientation {
+            oriented: g.undirected.clone(),
+            cycle,
+        };
+        return Ok(Verdict::Violation(Box::new(w)));
+    }
+    let mut both: ConflictGraph = directed.clone();
+    for &(a, b) in &g.undirected {
+        let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
+        both.add(
+            ta,
+            tb,
+            Step::Event(a),
+            Step::Event(b),
+            crate::check::conflict::Rule::PaperOriented,
+        );
+        both.add(
+            tb,
+            ta,
+            Step::Event(b),
+            Step::Event(a),
+            crate::check::conflict::Rule::PaperOriented,
+        );
+    }
+    st.varying_pairs = g.undirected.len() as u64;
+    let (comps, comp_of) = st.time("pruning (components)", || encode::components(&both));
+    record_components(st, &comps);
+    for comp in &comps {
+        let f = st.time("encoding", || {
+            encode::encode_paper(&g, trace, comp, &comp_of)
+        });
+        record_formula(st, &f);
+        let mut b = make_backend(kind, &f, trace, deadline)?;
+        loop {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(unknown("--timeout reached"));
+            }
+            st.solver_calls += 1;
+            let t = Instant::now();
+            let answer = b.solve();
+            st.phases
+                .push(("solving".into(), t.elapsed().as_secs_f64()));
+            match answer {
+                Answer::Unsat => break,
+                Answer::Unknown => return Ok(unknown("the solver gave up (--timeout)")),
+                Answer::Sat => {}
+            }
+            let cycle = model_cycle(&f, &*b);
+            // The oriented edges the cycle uses, with their literals.
+            let used: Vec<(usize, usize, Lit)> = cycle
+                .iter()
+                .filter(|e| e.rule == crate::check::conflict::Rule::PaperOriented)
+                .map(|e| {
+                    let (Step::Event(a), Step::Event(c)) = (e.src, e.dst) else {
+                        unreachable!()
+                    };
+                    let l = f
+                        .roles
+                        .iter()
+                        .position(|r| matches!(r, VarRole::Used(x, y) if *x == a && *y == c))
+                        .expect("a used-edge variable") as Lit
+                        + 1;
+                    (a, c, l)
+                })
+                .collect();
+            match orient_paper(&g, trace.len(), &used) {
+                Err(lits) => {
+                    st.lazy_cuts += 1;
+                    let clause: Vec<Lit> = lits.iter().map(|l| -l).collect();
+                    b.add_clause(&clause);
+                }
+                Ok(oriented) => {
+                    let w = Witness::Orientation { oriented, cycle };
+                    return match verify(trace, &w) {
+                        Ok(()) => Ok(Verdict::Violation(Box::new(w))),
+                        Err(why) => Err(SatError::Unverified(why)),
+                    };
+                }
+            }
+        }
+    }
+    Ok(Verdict::Serializable)
+}
+
+/// Extends the used edges to a full acyclic orientation of EG_τ (by a topological
+/// order of the directed edges plus the used ones), or returns the literals of the
+/// used edges on a cycle.
+fn orient_paper(
+    g: &PaperGraph,
+    n: usize,
+    used: &[(usize, usize, Lit)],
+) -> Result<Vec<(usize, usize)>, Vec<Lit>> {
+    let mut adj: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); n];
+    for &(a, b) in &g.directed {
+        adj[a].push((b, 0));
+    }
+    for &(a, b, l) in used {
+        adj[a].push((b, l));
+    }
+    let mut indeg = vec![0usize; n];
+    for list in &adj {
+        for &(v, _) in list {
+            indeg[v] += 1;
+        }
+    }
+    let mut ready: BTreeSet<usize> = (0..n).filter(|&v| indeg[v] == 0).collect();
+    let mut rank = vec![0usize; n];
+    let mut k = 0;
+    while let Some(v) = ready.pop_first() {
+        rank[v] = k;
+        k += 1;
+        for &(s, _) in &adj[v] {
+            indeg[s] -= 1;
+            if indeg[s] == 0 {
+                ready.insert(s);
+            }
+        }
+    }
+    if k < n {
+        return Err(cycle_lits(&adj, &indeg));
+    }
+    Ok(g.undirected
+        .iter()
+        .map(|&(a, b)| if rank[a] < rank[b] { (a, b) } else { (b, a) })
+        .collect())
+}
