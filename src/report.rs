@@ -16,6 +16,14 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Adds `secs` to phase `name` (phases repeated, e.g. solver calls, are summed).
+    pub fn add_phase(&mut self, name: &str, secs: f64) {
+        match self.phases.iter_mut().find(|(k, _)| k == name) {
+            Some((_, v)) => *v += secs,
+            None => self.phases.push((name.to_string(), secs)),
+        }
+    }
+
     /// Runs `f`, recording its wall time under `name`.
     pub fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();

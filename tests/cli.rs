@@ -136,7 +136,7 @@ fn budget_exhaustion_answers_unknown() {
 
 #[test]
 fn other_algorithms_say_they_are_not_available() {
-    for algo in ["sat", "fpt"] {
+    for algo in ["fpt"] {
         let o = tsoser(&["check", "examples/task-pool.yaml", "--algo", algo]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains("not available yet"), "{}", stderr(&o));

@@ -160,6 +160,9 @@ enum Cmd {
         /// to its end before another is scheduled.
         #[arg(long, value_enum, default_value = "random")]
         schedule: Schedule,
+        /// End every transaction with a fence (with `--schedule serial`: serializable traces).
+        #[arg(long)]
+        txn_fenced: bool,
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -238,6 +241,7 @@ fn run(cli: Cli) -> Result<u8> {
             write,
             seed,
             schedule,
+            txn_fenced,
             output,
         } => {
             if threads == 0 || vars == 0 {
@@ -255,6 +259,7 @@ fn run(cli: Cli) -> Result<u8> {
                 rmw,
                 write,
                 serial: schedule == Schedule::Serial,
+                txn_fenced,
             };
             let text = gen::to_compact_yaml(&gen::generate(&shape, seed));
             match output {
@@ -436,9 +441,9 @@ fn cmd_check(
     stats
         .phases
         .push(("decide".into(), t.elapsed().as_secs_f64()));
-    stats
-        .phases
-        .extend(decided.phases.iter().map(|(k, v)| (format!("  {k}"), *v)));
+    for (k, v) in &decided.phases {
+        stats.add_phase(&format!("  {k}"), *v);
+    }
     let (verdict, realizable) = (decided.verdict, decided.realizable);
     if let Err(why) = verified(&trace, &verdict) {
         eprintln!("tsoser: internal error: the witness found does not re-check ({why}); please report this trace");
@@ -484,8 +489,12 @@ fn cmd_check(
         let what = if model == Model::Sc {
             "SC-serializable (trace read as an SC run)".to_string()
         } else {
+            let algo = match o.algo {
+                Algo::Sat => format!("sat/{}", solver_name(o.solver)),
+                _ => "brute".to_string(),
+            };
             format!(
-                "TSO-serializable [{} semantics, brute]",
+                "TSO-serializable [{} semantics, {algo}]",
                 semantics_name(semantics)
             )
         };

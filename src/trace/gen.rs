@@ -22,6 +22,8 @@ pub struct Shape {
     /// Run each transaction to its end before scheduling another thread (transactions
     /// never interleave in the trace, though store buffers still delay their writes).
     pub serial: bool,
+    /// End every transaction with a fence (transaction-fenced, Enea & Farzan §6.3).
+    pub txn_fenced: bool,
 }
 
 impl Shape {
@@ -37,6 +39,7 @@ impl Shape {
             rmw: 0.01,
             write: 0.4,
             serial: false,
+            txn_fenced: false,
         }
     }
 }
@@ -67,7 +70,9 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
             left_in_txn[t] = 1 + rng.random_range(0..(2 * shape.txn_len.max(1) - 1));
         }
         left_in_txn[t] -= 1;
-        let op = if shape.fence_every > 0 && rng.random_range(0..shape.fence_every) == 0 {
+        let op = if shape.txn_fenced && left_in_txn[t] == 0 {
+            Op::Fence
+        } else if shape.fence_every > 0 && rng.random_range(0..shape.fence_every) == 0 {
             Op::Fence
         } else {
             let p: f64 = rng.random();

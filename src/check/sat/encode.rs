@@ -71,6 +71,8 @@ pub struct Formula {
     pub in_set: Vec<(usize, Lit)>,
     /// (T, U, `Succ` variable, edge witnesses): a constant-true witness when the edge is forced.
     pub succ: Vec<SuccChoice>,
+    /// For each conflict variable: its order literal and the disjuncts of "not parallel".
+    pub conflict_deps: HashMap<Lit, (Option<Lit>, Vec<Lit>)>,
 }
 
 impl Formula {
@@ -130,7 +132,10 @@ impl Formula {
                 bp.entry(w).or_default().push((p, l));
             }
         }
-        for list in bp.values_mut() {
+        let mut keys: Vec<EventId> = bp.keys().copied().collect();
+        keys.sort_unstable();
+        for w in &keys {
+            let list = bp.get_mut(w).unwrap();
             list.sort_unstable();
             // before p ⇒ before any later p'.
             for k in 1..list.len() {
@@ -155,7 +160,7 @@ impl Formula {
             }
         }
         // Commit pairs: c1 < c2 ∧ c2 before p ⇒ c1 before p; c1 before p ∧ ¬(c2 before p) ⇒ c1 < c2.
-        let pairs: Vec<(EventId, EventId, Lit)> = self
+        let mut pairs: Vec<(EventId, EventId, Lit)> = self
             .atoms
             .iter()
             .filter_map(|(&a, &l)| match a {
@@ -163,6 +168,7 @@ impl Formula {
                 _ => None,
             })
             .collect();
+        pairs.sort_unstable();
         for (w1, w2, cc) in pairs {
             for &(p, l2) in bp.get(&w2).map(|v| v.as_slice()).unwrap_or(&[]) {
                 if let Some(l1) = lookup(&bp, w1, p) {
@@ -285,29 +291,59 @@ fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
     }
 }
 
-/// The exact encoding for the transactions `txns` (one or more components of the
-/// possible graph; edges are kept inside `comp_of`'s components).
+/// Forced edges and varying pairs bucketed by the component holding both ends
+/// (built once; each component's encoding then reads only its own bucket).
+pub struct Buckets {
+    pub forced: Vec<Vec<Edge>>,
+    pub pairs: Vec<Vec<(Node, Node)>>,
+}
+
+impl Buckets {
+    pub fn new(
+        trace: &Trace,
+        forced: &[Edge],
+        pairs: &[(Node, Node)],
+        comps: usize,
+        comp_of: &HashMap<usize, usize>,
+    ) -> Buckets {
+        let mut b = Buckets {
+            forced: vec![Vec::new(); comps],
+            pairs: vec![Vec::new(); comps],
+        };
+        let comp = |x: usize, y: usize| {
+            comp_of
+                .get(&x)
+                .filter(|&&c| comp_of.get(&y) == Some(&c))
+                .copied()
+        };
+        for e in forced {
+            if let Some(c) = comp(e.from, e.to) {
+                b.forced[c].push(*e);
+            }
+        }
+        for &(x, y) in pairs {
+            if let Some(c) = comp(txn(trace, x), txn(trace, y)) {
+                b.pairs[c].push((x, y));
+            }
+        }
+        b
+    }
+}
+
+/// The exact encoding for the transactions `txns`, given the forced edges and
+/// varying pairs among them.
 pub fn encode_exact(
     trace: &Trace,
-    forced: &ConflictGraph,
+    forced: &[Edge],
     pairs: &[(Node, Node)],
     txns: &[usize],
-    comp_of: &HashMap<usize, usize>,
 ) -> Formula {
     let mut f = Formula::default();
-    let same_comp =
-        |a: usize, b: usize| comp_of.get(&a).is_some_and(|c| comp_of.get(&b) == Some(c));
     let mut edges: EdgeWays = HashMap::new();
-    for e in forced.edges() {
-        if same_comp(e.from, e.to) {
-            edges.entry((e.from, e.to)).or_default().push((None, *e));
-        }
+    for e in forced {
+        edges.entry((e.from, e.to)).or_default().push((None, *e));
     }
     for &(a, b) in pairs {
-        let (ta, tb) = (txn(trace, a), txn(trace, b));
-        if !same_comp(ta, tb) {
-            continue;
-        }
         for (x, y) in [(a, b), (b, a)] {
             let Some((lit, rule)) = conflict_lit(&mut f, trace, x, y) else {
                 continue;
@@ -375,9 +411,10 @@ fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Opt
     }
     if can_be_parallel {
         let mut c = vec![-k];
-        c.extend(not_parallel);
+        c.extend(not_parallel.iter().copied());
         f.clauses.push(c);
     }
+    f.conflict_deps.insert(k, (order, not_parallel));
     Some((Some(k), rule))
 }
 
@@ -457,8 +494,13 @@ pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formu
             let forced = crate::graph::forced::forced_graph(trace);
             let pairs = varying_pairs(trace);
             let (comps, comp_of) = components(&possible_graph(trace, &forced, &pairs));
-            let txns: Vec<usize> = comps.concat();
-            encode_exact(trace, &forced, &pairs, &txns, &comp_of)
+            let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
+            encode_exact(
+                trace,
+                &b.forced.concat(),
+                &b.pairs.concat(),
+                &comps.concat(),
+            )
         }
         crate::check::Semantics::Paper => {
             let g = PaperGraph::new(trace);

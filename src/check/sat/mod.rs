@@ -133,9 +133,12 @@ fn exact(
         encode::components(&encode::possible_graph(trace, &forced, &pairs))
     });
     record_components(st, &comps);
-    for comp in &comps {
+    let buckets = st.time("encoding", || {
+        encode::Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of)
+    });
+    for (i, comp) in comps.iter().enumerate() {
         let f = st.time("encoding", || {
-            encode::encode_exact(trace, &forced, &pairs, comp, &comp_of)
+            encode::encode_exact(trace, &buckets.forced[i], &buckets.pairs[i], comp)
         });
         record_formula(st, &f);
         let mut b = make_backend(kind, &f, trace, deadline)?;
@@ -153,19 +156,41 @@ fn exact(
                 Answer::Unknown => return Ok(unknown("the solver gave up (--timeout)")),
                 Answer::Sat => {}
             }
-            let orient: Vec<(Node, Node, Lit)> = f
-                .atoms
+            // Only the atoms the model's cycle relies on: each conflict's order atom and
+            // one true disjunct of "not parallel". The others are free.
+            let cycle = model_cycle(&f, &*b);
+            let truth = |l: Lit| if l > 0 { b.value(l) } else { !b.value(-l) };
+            let mut needed: Vec<Lit> = Vec::new();
+            for (_, _, y, ways) in f
+                .succ
                 .iter()
-                .map(|(&a, &l)| {
-                    let v = b.value(l);
-                    let (x, y) = match a {
+                .filter(|s| cycle.iter().any(|e| e.from == s.0 && e.to == s.1))
+            {
+                let _ = y;
+                for (k, e) in ways {
+                    if *k == 0 || !cycle.contains(e) || !truth(*k) {
+                        continue;
+                    }
+                    if let Some((order, np)) = f.conflict_deps.get(k) {
+                        needed.extend(order.iter().copied());
+                        needed.extend(np.iter().copied().find(|&l| truth(l)));
+                    }
+                }
+            }
+            needed.sort_unstable();
+            needed.dedup();
+            let atom_of: HashMap<Lit, Atom> = f.atoms.iter().map(|(&a, &l)| (l, a)).collect();
+            let orient: Vec<(Node, Node, Lit)> = needed
+                .iter()
+                .map(|&l| {
+                    let (x, y) = match atom_of[&l.abs()] {
                         Atom::CommitBeforeEvent(w, p) => (Step::Commit(w), Step::Event(p)),
                         Atom::CommitBeforeCommit(w1, w2) => (Step::Commit(w1), Step::Commit(w2)),
                     };
-                    if v {
+                    if l > 0 {
                         (x, y, l)
                     } else {
-                        (y, x, -l)
+                        (y, x, l)
                     }
                 })
                 .collect();
@@ -176,7 +201,6 @@ fn exact(
                     b.add_clause(&clause);
                 }
                 Ok(execution) => {
-                    let cycle = model_cycle(&f, &*b);
                     let steps = execution.steps().to_vec();
                     return match verify_execution_cycle(trace, &steps, &cycle) {
                         Ok(()) => Ok(Verdict::Violation(Box::new(Witness::Execution {
