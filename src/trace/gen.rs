@@ -70,20 +70,20 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
             left_in_txn[t] = 1 + rng.random_range(0..(2 * shape.txn_len.max(1) - 1));
         }
         left_in_txn[t] -= 1;
-        let op = if shape.txn_fenced && left_in_txn[t] == 0 {
-            Op::Fence
-        } else if shape.fence_every > 0 && rng.random_range(0..shape.fence_every) == 0 {
-            Op::Fence
-        } else {
-            let p: f64 = rng.random();
-            if p < shape.rmw {
-                Op::Rmw
-            } else if p < shape.rmw + shape.write {
-                Op::Wr
+        let ends_txn = shape.txn_fenced && left_in_txn[t] == 0;
+        let op =
+            if ends_txn || (shape.fence_every > 0 && rng.random_range(0..shape.fence_every) == 0) {
+                Op::Fence
             } else {
-                Op::Rd
-            }
-        };
+                let p: f64 = rng.random();
+                if p < shape.rmw {
+                    Op::Rmw
+                } else if p < shape.rmw + shape.write {
+                    Op::Wr
+                } else {
+                    Op::Rd
+                }
+            };
         let var = op
             .has_var()
             .then(|| vars[rng.random_range(0..vars.len())].as_str());
