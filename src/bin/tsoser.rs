@@ -62,6 +62,33 @@ enum Model {
     Sc,
 }
 
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// `--algo sat` on dense traces (few variables, no fences: the hard regime) against
+    /// the number of threads, each solver with a time limit.
+    Dense {
+        #[arg(long, default_value_t = 2)]
+        min_threads: usize,
+        #[arg(long, default_value_t = 16)]
+        max_threads: usize,
+        #[arg(long, default_value_t = 200)]
+        events: usize,
+        #[arg(long, default_value_t = 3)]
+        vars: usize,
+        #[arg(long, default_value_t = 3)]
+        seeds: u64,
+        /// Mean events per transaction.
+        #[arg(long, default_value_t = 1)]
+        txn_len: usize,
+        /// Probability of a write (the rest are reads).
+        #[arg(long, default_value_t = 0.5)]
+        write: f64,
+        /// Seconds per solver call.
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+    },
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// DIMACS CNF with a variable table in comments.
@@ -136,6 +163,11 @@ enum Cmd {
         format: Format,
         #[arg(long, value_enum, default_value = "exact")]
         semantics: Semantics,
+    },
+    /// Experiments: print a CSV of measurements.
+    Bench {
+        #[command(subcommand)]
+        which: BenchCmd,
     },
     /// Generate a trace (seeded) in compact YAML.
     Gen {
@@ -222,6 +254,37 @@ fn run(cli: Cli) -> Result<u8> {
             format,
             semantics,
         } => cmd_encode(&file, format, semantics),
+        Cmd::Bench {
+            which:
+                BenchCmd::Dense {
+                    min_threads,
+                    max_threads,
+                    events,
+                    vars,
+                    seeds,
+                    txn_len,
+                    write,
+                    timeout,
+                },
+        } => {
+            if min_threads == 0 || vars == 0 || min_threads > max_threads || !(timeout > 0.0) {
+                bail!(
+                    "need 1 ≤ --min-threads ≤ --max-threads, --vars ≥ 1 and a positive --timeout"
+                );
+            }
+            let shape = gen::Shape {
+                events,
+                threads: min_threads,
+                vars,
+                txn_len,
+                fence_every: 0,
+                rmw: 0.0,
+                write,
+                serial: false,
+                txn_fenced: false,
+            };
+            bench_dense(min_threads..=max_threads, shape, seeds, timeout)
+        }
         Cmd::CheckExec { file, json } => cmd_check_exec(&file, json),
         Cmd::Graph {
             file,
@@ -286,6 +349,53 @@ fn solver_name(s: SolverKind) -> &'static str {
         SolverKind::Varisat => "varisat",
         SolverKind::Z3 => "z3",
     }
+}
+
+fn bench_dense(
+    threads: std::ops::RangeInclusive<usize>,
+    base: gen::Shape,
+    seeds: u64,
+    timeout: f64,
+) -> Result<u8> {
+    let solvers: Vec<SolverKind> = if cfg!(feature = "z3") {
+        vec![SolverKind::Varisat, SolverKind::Z3]
+    } else {
+        vec![SolverKind::Varisat]
+    };
+    outln!("threads,events,vars,txn_len,seed,solver,verdict,seconds,variables,clauses,lazy_cuts");
+    for k in threads {
+        for seed in 0..seeds {
+            let shape = gen::Shape { threads: k, ..base };
+            let trace = std::sync::Arc::new(gen::generate(&shape, seed));
+            for &solver in &solvers {
+                let o = CheckOpts {
+                    algo: Algo::Sat,
+                    semantics: Semantics::Exact,
+                    model: Model::Tso,
+                    max: brute::DEFAULT_MAX,
+                    solver,
+                    timeout: Some(std::time::Duration::from_secs_f64(timeout)),
+                };
+                let t = std::time::Instant::now();
+                let d = decide_within(trace.clone(), o).map_err(|e| anyhow::anyhow!(e))?;
+                let secs = t.elapsed().as_secs_f64();
+                let count =
+                    |name: &str| d.counts.iter().find(|(k, _)| k == name).map_or(0, |x| x.1);
+                outln!(
+                    "{k},{},{},{},{seed},{},{},{secs:.4},{},{},{}",
+                    shape.events,
+                    shape.vars,
+                    shape.txn_len,
+                    solver_name(solver),
+                    d.verdict.name(),
+                    count("variables"),
+                    count("clauses"),
+                    count("lazy cuts")
+                );
+            }
+        }
+    }
+    Ok(0)
 }
 
 fn cmd_encode(file: &Path, format: Format, semantics: Semantics) -> Result<u8> {

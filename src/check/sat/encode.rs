@@ -123,8 +123,52 @@ impl Formula {
         Ok(sign * lit)
     }
 
+    /// Gives each commit the breakpoints of the commits it is compared with (commit
+    /// pairs, FIFO neighbours) that lie inside its own window, so the tie clauses of
+    /// [`Formula::finish_order`] cover those comparisons eagerly (one pass).
+    fn share_breakpoints(&mut self, trace: &Trace) {
+        let mut bp: HashMap<EventId, Vec<EventId>> = HashMap::new();
+        let mut pairs: Vec<(EventId, EventId)> = Vec::new();
+        for &a in self.atoms.keys() {
+            match a {
+                Atom::CommitBeforeEvent(w, p) => bp.entry(w).or_default().push(p),
+                Atom::CommitBeforeCommit(w1, w2) => pairs.push((w1, w2)),
+            }
+        }
+        let mut commits: Vec<EventId> = bp
+            .keys()
+            .copied()
+            .chain(pairs.iter().flat_map(|&(a, b)| [a, b]))
+            .collect();
+        commits.sort_unstable();
+        commits.dedup();
+        let mut last: HashMap<usize, EventId> = HashMap::new();
+        for &w in &commits {
+            if let Some(prev) = last.insert(trace.events[w].thread, w) {
+                pairs.push((prev, w));
+            }
+        }
+        pairs.sort_unstable();
+        let mut extra: Vec<(EventId, EventId)> = Vec::new();
+        for &(a, b) in &pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                for &p in bp.get(&y).map(|v| v.as_slice()).unwrap_or(&[]) {
+                    if x < p && p < trace.commit_bound(x) {
+                        extra.push((x, p));
+                    }
+                }
+            }
+        }
+        extra.sort_unstable();
+        extra.dedup();
+        for (w, p) in extra {
+            let _ = self.before(trace, Step::Commit(w), Step::Event(p));
+        }
+    }
+
     /// The order encoding of the atoms for pure SAT (see module doc).
     fn finish_order(&mut self, trace: &Trace) {
+        self.share_breakpoints(trace);
         // Per commit: its breakpoints, ascending, with "c(w) before p" literals.
         let mut bp: HashMap<EventId, Vec<(EventId, Lit)>> = HashMap::new();
         for (&a, &l) in &self.atoms {
