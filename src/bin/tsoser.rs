@@ -267,7 +267,12 @@ fn run(cli: Cli) -> Result<u8> {
                     timeout,
                 },
         } => {
-            if min_threads == 0 || vars == 0 || min_threads > max_threads || !(timeout > 0.0) {
+            if min_threads == 0
+                || vars == 0
+                || min_threads > max_threads
+                || timeout.is_nan()
+                || timeout <= 0.0
+            {
                 bail!(
                     "need 1 ≤ --min-threads ≤ --max-threads, --vars ≥ 1 and a positive --timeout"
                 );
