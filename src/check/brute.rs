@@ -17,9 +17,8 @@
 
 use super::conflict::{access, conflict_by, thread, txn, Access};
 use super::{Verdict, Witness};
-use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;
-use crate::graph::{ConflictGraph, Edge};
+use crate::graph::Edge;
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::{EventId, Op, Trace};
 use std::collections::{HashMap, VecDeque};
@@ -126,54 +125,6 @@ impl IncGraph {
         }
         None
     }
-}
-
-/// Earliest and latest time of a node (see [`crate::graph::forced`]).
-fn times(trace: &Trace, n: Node) -> (u64, u64) {
-    match n {
-        Step::Event(e) => (event_time(e), event_time(e)),
-        Step::Commit(w) => commit_times(trace, w),
-    }
-}
-
-/// Every cross-thread conflict that some execution may have, in each direction it
-/// may have it (the parallel exception ignored), plus the forced edges: a graph
-/// containing every execution's conflict graph. `None` when it would exceed `limit` edges.
-fn possible_graph(trace: &Trace, forced: &ConflictGraph, limit: usize) -> Option<ConflictGraph> {
-    let mut by_var: Vec<Vec<Node>> = vec![Vec::new(); trace.vars.len()];
-    for (i, e) in trace.events.iter().enumerate() {
-        match (e.op, e.var) {
-            (Op::Rd | Op::Rmw, Some(x)) => by_var[x].push(Step::Event(i)),
-            (Op::Wr, Some(x)) => by_var[x].push(Step::Commit(i)),
-            _ => {}
-        }
-    }
-    let mut g = forced.clone();
-    for list in &by_var {
-        for (i, &a) in list.iter().enumerate() {
-            for &b in &list[i + 1..] {
-                let (ka, _) = access(trace, a);
-                let (kb, _) = access(trace, b);
-                if thread(trace, a) == thread(trace, b)
-                    || (ka == Access::Read && kb == Access::Read)
-                {
-                    continue;
-                }
-                let ((ea, la), (eb, lb)) = (times(trace, a), times(trace, b));
-                let rule = super::conflict::Rule::WriteWrite; // label only; never printed
-                if ea <= lb {
-                    g.add(txn(trace, a), txn(trace, b), a, b, rule);
-                }
-                if eb <= la {
-                    g.add(txn(trace, b), txn(trace, a), b, a, rule);
-                }
-                if g.edges().len() > limit {
-                    return None;
-                }
-            }
-        }
-    }
-    Some(g)
 }
 
 struct Search<'a> {
@@ -347,11 +298,10 @@ pub fn check_exact(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
             stats,
         );
     }
-    if let Some(bound) = possible_graph(trace, &forced, 5_000_000) {
-        if !bound.is_cyclic() {
-            stats.decided_by_bound = true;
-            return (Verdict::Serializable, stats);
-        }
+    let pairs = super::sat::encode::varying_pairs(trace);
+    if !super::sat::encode::possible_graph(trace, &forced, &pairs).is_cyclic() {
+        stats.decided_by_bound = true;
+        return (Verdict::Serializable, stats);
     }
     let mut graph = IncGraph::new(trace.txns.len());
     for &e in forced.edges() {
@@ -402,24 +352,7 @@ pub fn check_paper(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
             stats,
         );
     }
-    let mut both = directed.clone();
-    for &(a, b) in &g.undirected {
-        let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
-        both.add(
-            ta,
-            tb,
-            Step::Event(a),
-            Step::Event(b),
-            super::conflict::Rule::PaperOriented,
-        );
-        both.add(
-            tb,
-            ta,
-            Step::Event(b),
-            Step::Event(a),
-            super::conflict::Rule::PaperOriented,
-        );
-    }
+    let both = g.both_ways(trace);
     if !both.is_cyclic() {
         stats.decided_by_bound = true;
         return (Verdict::Serializable, stats);

@@ -2,7 +2,7 @@
 //! (Theorem 1 with ⊙TSO) and its SC-equivalence by write-contraction (paper §4.2).
 
 use super::conflict::{access, conflict, same_thread_conflict, thread, txn, Access, Rule};
-use crate::graph::forced::same_thread_edges;
+use crate::graph::forced::same_thread_graph;
 use crate::graph::{ConflictGraph, Edge};
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::Trace;
@@ -71,16 +71,7 @@ fn cross_thread_edges(trace: &Trace, exec: &Execution, mut f: impl FnMut(Node, N
 
 /// The TSO conflict graph of an execution over transactions (Defs. 1–2 with ⊙TSO).
 pub fn tso_graph(trace: &Trace, exec: &Execution) -> ConflictGraph {
-    let mut g = ConflictGraph::new(trace.txns.len());
-    same_thread_edges(trace, |a, b| {
-        g.add(
-            trace.events[a].txn,
-            trace.events[b].txn,
-            Step::Event(a),
-            Step::Event(b),
-            Rule::ProgramOrder,
-        )
-    });
+    let mut g = same_thread_graph(trace);
     cross_thread_edges(trace, exec, |a, b, r| {
         g.add(txn(trace, a), txn(trace, b), a, b, r)
     });

@@ -154,8 +154,8 @@ pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut(Node, Node, Rule)) {
     }
 }
 
-/// The conflict graph of forced edges: if it has a cycle, every execution has it.
-pub fn forced_graph(trace: &Trace) -> ConflictGraph {
+/// The transaction graph of [`same_thread_edges`]: fixed in every execution.
+pub fn same_thread_graph(trace: &Trace) -> ConflictGraph {
     let mut g = ConflictGraph::new(trace.txns.len());
     same_thread_edges(trace, |a, b| {
         g.add(
@@ -166,6 +166,12 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
             Rule::ProgramOrder,
         )
     });
+    g
+}
+
+/// The conflict graph of forced edges: if it has a cycle, every execution has it.
+pub fn forced_graph(trace: &Trace) -> ConflictGraph {
+    let mut g = same_thread_graph(trace);
     forced_cross_edges(trace, |a, b, rule| {
         g.add(txn(trace, a), txn(trace, b), a, b, rule)
     });

@@ -100,6 +100,18 @@ impl PaperGraph {
         g
     }
 
+    /// CG_τ with every undirected edge taken both ways: contains the conflict graph of
+    /// every orientation, so no cycle here means none anywhere.
+    pub fn both_ways(&self, trace: &Trace) -> ConflictGraph {
+        let mut g = self.directed_conflicts(trace);
+        for &(a, b) in &self.undirected {
+            let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
+            g.add(ta, tb, Step::Event(a), Step::Event(b), Rule::PaperOriented);
+            g.add(tb, ta, Step::Event(b), Step::Event(a), Rule::PaperOriented);
+        }
+        g
+    }
+
     /// The conflict graph induced by an orientation (`orient[k]` true: `a → b` for
     /// undirected edge `k = (a, b)`), or `None` when the orientation is cyclic (not valid).
     pub fn oriented(&self, trace: &Trace, orient: &[bool]) -> Option<ConflictGraph> {

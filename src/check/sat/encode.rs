@@ -548,13 +548,7 @@ pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formu
         }
         crate::check::Semantics::Paper => {
             let g = PaperGraph::new(trace);
-            let mut both = g.directed_conflicts(trace);
-            for &(a, b) in &g.undirected {
-                let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
-                both.add(ta, tb, Step::Event(a), Step::Event(b), Rule::PaperOriented);
-                both.add(tb, ta, Step::Event(b), Step::Event(a), Rule::PaperOriented);
-            }
-            let (comps, comp_of) = components(&both);
+            let (comps, comp_of) = components(&g.both_ways(trace));
             encode_paper(&g, trace, &comps.concat(), &comp_of)
         }
     }

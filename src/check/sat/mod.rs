@@ -14,7 +14,7 @@ pub mod export;
 use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
 use crate::graph::forced::forced_graph;
 use crate::graph::paper::PaperGraph;
-use crate::graph::{ConflictGraph, Edge};
+use crate::graph::Edge;
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::Trace;
 use backend::{Answer, Backend};
@@ -48,12 +48,20 @@ pub struct SatStats {
 }
 
 impl SatStats {
+    /// Runs `f`, adding its wall time to phase `name`.
     fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
         let t = Instant::now();
         let out = f();
-        self.phases
-            .push((name.to_string(), t.elapsed().as_secs_f64()));
+        self.add(name, t.elapsed().as_secs_f64());
         out
+    }
+
+    /// Adds `secs` to phase `name` (repeated phases, e.g. solver calls, are summed).
+    fn add(&mut self, name: &str, secs: f64) {
+        match self.phases.iter_mut().find(|(k, _)| k == name) {
+            Some((_, v)) => *v += secs,
+            None => self.phases.push((name.to_string(), secs)),
+        }
     }
 }
 
@@ -106,6 +114,27 @@ pub fn check_sat(
     .map(|v| (v, st))
 }
 
+/// One solver call within the deadline: `Ok(true)` satisfiable, `Ok(false)`
+/// unsatisfiable, `Err(unknown)` when time or the solver ran out.
+fn solve_once(
+    b: &mut dyn Backend,
+    st: &mut SatStats,
+    deadline: Option<Instant>,
+) -> Result<bool, Verdict> {
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(unknown("--timeout reached"));
+    }
+    st.solver_calls += 1;
+    let t = Instant::now();
+    let answer = b.solve();
+    st.add("solving", t.elapsed().as_secs_f64());
+    match answer {
+        Answer::Sat => Ok(true),
+        Answer::Unsat => Ok(false),
+        Answer::Unknown => Err(unknown("the solver gave up (--timeout)")),
+    }
+}
+
 fn unknown(why: &str) -> Verdict {
     Verdict::Unknown {
         reason: why.to_string(),
@@ -143,18 +172,10 @@ fn exact(
         record_formula(st, &f);
         let mut b = make_backend(kind, &f, trace, deadline)?;
         loop {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok(unknown("--timeout reached"));
-            }
-            st.solver_calls += 1;
-            let t = Instant::now();
-            let answer = b.solve();
-            st.phases
-                .push(("solving".into(), t.elapsed().as_secs_f64()));
-            match answer {
-                Answer::Unsat => break,
-                Answer::Unknown => return Ok(unknown("the solver gave up (--timeout)")),
-                Answer::Sat => {}
+            match solve_once(&mut *b, st, deadline) {
+                Err(v) => return Ok(v),
+                Ok(false) => break,
+                Ok(true) => {}
             }
             // Only the atoms the model's cycle relies on: each conflict's order atom and
             // one true disjunct of "not parallel". The others are free.
@@ -376,24 +397,7 @@ fn paper(
         };
         return Ok(Verdict::Violation(Box::new(w)));
     }
-    let mut both: ConflictGraph = directed.clone();
-    for &(a, b) in &g.undirected {
-        let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
-        both.add(
-            ta,
-            tb,
-            Step::Event(a),
-            Step::Event(b),
-            crate::check::conflict::Rule::PaperOriented,
-        );
-        both.add(
-            tb,
-            ta,
-            Step::Event(b),
-            Step::Event(a),
-            crate::check::conflict::Rule::PaperOriented,
-        );
-    }
+    let both = g.both_ways(trace);
     st.varying_pairs = g.undirected.len() as u64;
     let (comps, comp_of) = st.time("pruning (components)", || encode::components(&both));
     record_components(st, &comps);
@@ -404,18 +408,10 @@ fn paper(
         record_formula(st, &f);
         let mut b = make_backend(kind, &f, trace, deadline)?;
         loop {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok(unknown("--timeout reached"));
-            }
-            st.solver_calls += 1;
-            let t = Instant::now();
-            let answer = b.solve();
-            st.phases
-                .push(("solving".into(), t.elapsed().as_secs_f64()));
-            match answer {
-                Answer::Unsat => break,
-                Answer::Unknown => return Ok(unknown("the solver gave up (--timeout)")),
-                Answer::Sat => {}
+            match solve_once(&mut *b, st, deadline) {
+                Err(v) => return Ok(v),
+                Ok(false) => break,
+                Ok(true) => {}
             }
             let cycle = model_cycle(&f, &*b);
             // The oriented edges the cycle uses, with their literals.
