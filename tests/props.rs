@@ -151,6 +151,21 @@ proptest! {
         prop_assert!(contraction_graph(&trace, &Execution::sc(&trace)).find_cycle().is_none());
     }
 
+    /// The sparse Def. 4 graph: same undirected edges and same reachability of the
+    /// directed ones as the all-pairs definition.
+    #[test]
+    fn paper_graph_matches_all_pairs(trace in traces(Params { min_events: 4, max_events: 14, threads: 4, vars: 3, ..Params::default() })) {
+        let g = tsoser::graph::paper::PaperGraph::new(&trace);
+        let (naive_dir, naive_und) = paper_graph_naive(&trace);
+        prop_assert_eq!(&g.undirected, &naive_und);
+        let mut sparse = ConflictGraph::new(trace.len());
+        for &(a, b) in &g.directed {
+            prop_assert!(naive_dir.edges().iter().any(|e| (e.from, e.to) == (a, b)), "({}, {}) is a Def. 4 edge", a, b);
+            sparse.add(a, b, Step::Event(a), Step::Event(b), tsoser::check::conflict::Rule::PaperDirected);
+        }
+        prop_assert_eq!(closure(&sparse), closure(&naive_dir));
+    }
+
     /// The YAML writers and the parser round-trip.
     #[test]
     fn yaml_round_trips(trace in traces(Params { max_events: 20, threads: 4, vars: 5, ..Params::default() })) {

@@ -461,6 +461,7 @@ fn brute_counts(s: &brute::BruteStats) -> Vec<(String, u64)> {
 }
 
 fn decide(trace: &Trace, o: CheckOpts) -> Result<Decided, String> {
+    let started = std::time::Instant::now();
     let mut d = Decided {
         verdict: Verdict::Serializable,
         counts: Vec::new(),
@@ -496,8 +497,17 @@ fn decide(trace: &Trace, o: CheckOpts) -> Result<Decided, String> {
         }
     }
     if o.model == Model::Tso && o.semantics == Semantics::Paper && d.verdict.is_violation() {
-        // Is there an execution behind the paper's violation?
-        d.realizable = match brute::check_exact(trace, o.max).0 {
+        // Is there an execution behind the paper's violation? Same algorithm, the time left.
+        let exact = match o.algo {
+            Algo::Sat => {
+                let left = o.timeout.map(|t| t.saturating_sub(started.elapsed()));
+                satcheck::check_sat(trace, Semantics::Exact, o.solver, left)
+                    .map(|x| x.0)
+                    .map_err(|e| e.to_string())?
+            }
+            _ => brute::check_exact(trace, o.max).0,
+        };
+        d.realizable = match exact {
             Verdict::Violation(_) => Some(true),
             Verdict::Serializable => Some(false),
             Verdict::Unknown { .. } => None,

@@ -21,7 +21,8 @@ use crate::trace::{EventId, Op, Trace};
 /// EG_τ: directed and undirected edges over trace events.
 #[derive(Clone, Debug)]
 pub struct PaperGraph {
-    /// Directed edges (same-thread ones as a reachability-preserving subset).
+    /// Directed edges, as a reachability-preserving subset (same-thread ones, and across
+    /// threads only the latest fence-separated conflicting event per thread).
     pub directed: Vec<(EventId, EventId)>,
     /// Undirected edges `{a, b}` with `a` before `b` in the trace.
     pub undirected: Vec<(EventId, EventId)>,
@@ -43,28 +44,54 @@ impl PaperGraph {
                 drains[e.thread].push(i);
             }
         }
-        let mut by_var: Vec<Vec<EventId>> = vec![Vec::new(); trace.vars.len()];
+        // Per variable and thread: positions of its accesses and of its writes (wr, rmw).
+        let mut by_var: Vec<Vec<(usize, Vec<EventId>, Vec<EventId>)>> =
+            vec![Vec::new(); trace.vars.len()];
         for (i, e) in trace.events.iter().enumerate() {
-            if let Some(x) = e.var {
-                by_var[x].push(i);
+            let Some(x) = e.var else { continue };
+            let lists = &mut by_var[x];
+            let k = match lists.iter().position(|l| l.0 == e.thread) {
+                Some(k) => k,
+                None => {
+                    lists.push((e.thread, Vec::new(), Vec::new()));
+                    lists.len() - 1
+                }
+            };
+            lists[k].1.push(i);
+            if writes(e.op) {
+                lists[k].2.push(i);
             }
         }
+        // For each later event b and each other thread t: events of t on b's variable
+        // at or before t's last drain before b are fence-separated (directed; only the
+        // latest ⊙SC one gets an edge, earlier ones reach it through t's chain); those
+        // after it are directed (rmw first, or a non-buffered read before a write) or
+        // undirected.
         let mut undirected = Vec::new();
-        for list in &by_var {
-            for (k, &a) in list.iter().enumerate() {
-                let ea = &trace.events[a];
-                for &b in &list[k + 1..] {
-                    let eb = &trace.events[b];
-                    if ea.thread == eb.thread || !(writes(ea.op) || writes(eb.op)) {
+        for (b, eb) in trace.events.iter().enumerate() {
+            let Some(x) = eb.var else { continue };
+            for (t, all, wrs) in &by_var[x] {
+                if *t == eb.thread {
+                    continue;
+                }
+                let d = &drains[*t];
+                let last_drain = d[..d.partition_point(|&f| f < b)].last().copied();
+                let fenced_end = last_drain.map_or(0, |l| all.partition_point(|&a| a <= l));
+                let candidates = if writes(eb.op) {
+                    &all[..fenced_end]
+                } else {
+                    let w_end = last_drain.map_or(0, |l| wrs.partition_point(|&a| a <= l));
+                    &wrs[..w_end]
+                };
+                if let Some(&a) = candidates.last() {
+                    directed.push((a, b));
+                }
+                for &a in all[fenced_end..].iter().take_while(|&&a| a < b) {
+                    let ea = &trace.events[a];
+                    if !(writes(ea.op) || writes(eb.op)) {
                         continue;
                     }
-                    // fence(a, b): a fence/rmw of a's thread strictly between a and b.
-                    let d = &drains[ea.thread];
-                    let fenced = d
-                        .get(d.partition_point(|&f| f <= a))
-                        .is_some_and(|&f| f < b);
-                    let forced = fenced
-                        || ea.op == Op::Rmw
+                    let forced = ea.op == Op::Rmw
                         || (ea.op == Op::Rd && !trace.is_buffered(a) && writes(eb.op));
                     if forced {
                         directed.push((a, b));
@@ -74,6 +101,7 @@ impl PaperGraph {
                 }
             }
         }
+        undirected.sort_unstable();
         PaperGraph {
             directed,
             undirected,
@@ -98,6 +126,40 @@ impl PaperGraph {
             );
         }
         g
+    }
+
+    /// For each undirected edge {a, b} (a before b), whether the directed edges already
+    /// order a before b (then only a → b keeps an orientation acyclic). Directed edges
+    /// point forward in the trace, so a search from a never passes b: cost per edge is
+    /// bounded by the trace between its ends.
+    pub fn ordered_undirected(&self) -> Vec<bool> {
+        let mut adj: Vec<Vec<EventId>> = vec![Vec::new(); self.events];
+        for &(a, b) in &self.directed {
+            adj[a].push(b);
+        }
+        let mut stamp = vec![usize::MAX; self.events];
+        let mut stack = Vec::new();
+        self.undirected
+            .iter()
+            .enumerate()
+            .map(|(k, &(a, b))| {
+                stack.clear();
+                stack.push(a);
+                stamp[a] = k;
+                while let Some(u) = stack.pop() {
+                    for &v in &adj[u] {
+                        if v == b {
+                            return true;
+                        }
+                        if v < b && stamp[v] != k {
+                            stamp[v] = k;
+                            stack.push(v);
+                        }
+                    }
+                }
+                false
+            })
+            .collect()
     }
 
     /// CG_τ with every undirected edge taken both ways: contains the conflict graph of

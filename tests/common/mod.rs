@@ -89,3 +89,40 @@ pub fn forced_pairs(trace: &Trace) -> ConflictGraph {
     }
     g
 }
+
+/// The paper's Def. 4 taken literally over all pairs: (directed edges as an event
+/// graph, sorted undirected edges).
+pub fn paper_graph_naive(trace: &Trace) -> (ConflictGraph, Vec<(usize, usize)>) {
+    use tsoser::check::conflict::{same_thread_conflict, Rule};
+    use tsoser::trace::Op;
+    let writes = |op: Op| matches!(op, Op::Wr | Op::Rmw);
+    let mut directed = ConflictGraph::new(trace.len());
+    let mut undirected = Vec::new();
+    for a in 0..trace.len() {
+        for b in a + 1..trace.len() {
+            let (ea, eb) = (&trace.events[a], &trace.events[b]);
+            if ea.thread == eb.thread {
+                if same_thread_conflict(trace, Step::Event(a), Step::Event(b)).is_some() {
+                    directed.add(a, b, Step::Event(a), Step::Event(b), Rule::PaperDirected);
+                }
+                continue;
+            }
+            let sc = ea.var.is_some() && ea.var == eb.var && (writes(ea.op) || writes(eb.op));
+            if !sc {
+                continue;
+            }
+            let fenced = (a + 1..b)
+                .any(|f| trace.events[f].thread == ea.thread && trace.events[f].op.drains());
+            let forced = fenced
+                || ea.op == Op::Rmw
+                || (ea.op == Op::Rd && !trace.is_buffered(a) && writes(eb.op));
+            if forced {
+                directed.add(a, b, Step::Event(a), Step::Event(b), Rule::PaperDirected);
+            } else {
+                undirected.push((a, b));
+            }
+        }
+    }
+    undirected.sort_unstable();
+    (directed, undirected)
+}

@@ -462,31 +462,68 @@ fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Opt
     Some((Some(k), rule))
 }
 
-/// The paper encoding (Def. 4) for `txns`: forced edges are the directed ones.
+/// Def. 4's edges bucketed by component: directed conflict edges, and undirected
+/// edges between different transactions with whether directed edges already order them.
+pub struct PaperBuckets {
+    pub directed: Vec<Vec<Edge>>,
+    pub undirected: Vec<Vec<((EventId, EventId), bool)>>,
+}
+
+impl PaperBuckets {
+    pub fn new(
+        g: &PaperGraph,
+        trace: &Trace,
+        comps: usize,
+        comp_of: &HashMap<usize, usize>,
+    ) -> PaperBuckets {
+        let mut b = PaperBuckets {
+            directed: vec![Vec::new(); comps],
+            undirected: vec![Vec::new(); comps],
+        };
+        let comp = |x: usize, y: usize| {
+            comp_of
+                .get(&x)
+                .filter(|&&c| comp_of.get(&y) == Some(&c))
+                .copied()
+        };
+        for e in g.directed_conflicts(trace).edges() {
+            if let Some(c) = comp(e.from, e.to) {
+                b.directed[c].push(*e);
+            }
+        }
+        for (&(a, c), ord) in g.undirected.iter().zip(g.ordered_undirected()) {
+            let (ta, tc) = (trace.events[a].txn, trace.events[c].txn);
+            if let Some(k) = comp(ta, tc).filter(|_| ta != tc) {
+                b.undirected[k].push(((a, c), ord));
+            }
+        }
+        b
+    }
+}
+
+/// The paper encoding (Def. 4) for `txns`, given its directed conflict edges and its
+/// undirected edges (with whether directed edges already order them).
 pub fn encode_paper(
-    g: &PaperGraph,
     trace: &Trace,
+    directed: &[Edge],
+    undirected: &[((EventId, EventId), bool)],
     txns: &[usize],
-    comp_of: &HashMap<usize, usize>,
 ) -> Formula {
     let mut f = Formula::default();
-    let same_comp =
-        |a: usize, b: usize| comp_of.get(&a).is_some_and(|c| comp_of.get(&b) == Some(c));
     let mut edges: EdgeWays = HashMap::new();
-    for e in g.directed_conflicts(trace).edges() {
-        if same_comp(e.from, e.to) {
-            edges.entry((e.from, e.to)).or_default().push((None, *e));
-        }
+    for e in directed {
+        edges.entry((e.from, e.to)).or_default().push((None, *e));
     }
-    for &(a, b) in &g.undirected {
-        let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
-        if ta == tb || !same_comp(ta, tb) {
-            continue;
-        }
+    for &((a, b), ordered) in undirected {
         let fwd = f.var(VarRole::Used(a, b));
-        let bwd = f.var(VarRole::Used(b, a));
-        f.clauses.push(vec![-fwd, -bwd]);
-        for (l, x, y) in [(fwd, a, b), (bwd, b, a)] {
+        // Already ordered a ⇝ b by directed edges: b → a would close a cycle.
+        let mut ways = vec![(fwd, a, b)];
+        if !ordered {
+            let bwd = f.var(VarRole::Used(b, a));
+            f.clauses.push(vec![-fwd, -bwd]);
+            ways.push((bwd, b, a));
+        }
+        for (l, x, y) in ways {
             let e = Edge {
                 from: trace.events[x].txn,
                 to: trace.events[y].txn,
@@ -549,7 +586,13 @@ pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formu
         crate::check::Semantics::Paper => {
             let g = PaperGraph::new(trace);
             let (comps, comp_of) = components(&g.both_ways(trace));
-            encode_paper(&g, trace, &comps.concat(), &comp_of)
+            let b = PaperBuckets::new(&g, trace, comps.len(), &comp_of);
+            encode_paper(
+                trace,
+                &b.directed.concat(),
+                &b.undirected.concat(),
+                &comps.concat(),
+            )
         }
     }
 }

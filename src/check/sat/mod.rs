@@ -401,9 +401,12 @@ fn paper(
     st.varying_pairs = g.undirected.len() as u64;
     let (comps, comp_of) = st.time("pruning (components)", || encode::components(&both));
     record_components(st, &comps);
-    for comp in &comps {
+    let buckets = st.time("encoding", || {
+        encode::PaperBuckets::new(&g, trace, comps.len(), &comp_of)
+    });
+    for (i, comp) in comps.iter().enumerate() {
         let f = st.time("encoding", || {
-            encode::encode_paper(&g, trace, comp, &comp_of)
+            encode::encode_paper(trace, &buckets.directed[i], &buckets.undirected[i], comp)
         });
         record_formula(st, &f);
         let mut b = make_backend(kind, &f, trace, deadline)?;
