@@ -29,6 +29,9 @@ pub struct PaperGraph {
     events: usize,
 }
 
+/// One thread's accesses of one variable: (thread, all positions, write/rmw positions).
+type ThreadAccesses = (usize, Vec<EventId>, Vec<EventId>);
+
 fn writes(op: Op) -> bool {
     matches!(op, Op::Wr | Op::Rmw)
 }
@@ -45,8 +48,7 @@ impl PaperGraph {
             }
         }
         // Per variable and thread: positions of its accesses and of its writes (wr, rmw).
-        let mut by_var: Vec<Vec<(usize, Vec<EventId>, Vec<EventId>)>> =
-            vec![Vec::new(); trace.vars.len()];
+        let mut by_var: Vec<Vec<ThreadAccesses>> = vec![Vec::new(); trace.vars.len()];
         for (i, e) in trace.events.iter().enumerate() {
             let Some(x) = e.var else { continue };
             let lists = &mut by_var[x];
