@@ -312,10 +312,9 @@ fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
     let mut keys: Vec<_> = edges.keys().copied().collect();
     keys.sort_unstable();
     for (t, u) in keys {
-        let (Some(&st), Some(&su)) = (s.get(&t), s.get(&u)) else {
+        let (true, Some(&su)) = (s.contains_key(&t), s.get(&u)) else {
             continue;
         };
-        let _ = st;
         let y = f.var(VarRole::Succ(t, u));
         f.clauses.push(vec![-y, su]);
         let ways = &edges[&(t, u)];

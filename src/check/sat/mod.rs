@@ -182,12 +182,11 @@ fn exact(
             let cycle = model_cycle(&f, &*b);
             let truth = |l: Lit| if l > 0 { b.value(l) } else { !b.value(-l) };
             let mut needed: Vec<Lit> = Vec::new();
-            for (_, _, y, ways) in f
+            for (_, _, _, ways) in f
                 .succ
                 .iter()
                 .filter(|s| cycle.iter().any(|e| e.from == s.0 && e.to == s.1))
             {
-                let _ = y;
                 for (k, e) in ways {
                     if *k == 0 || !cycle.contains(e) || !truth(*k) {
                         continue;
