@@ -1,24 +1,10 @@
 //! The command line end to end: verdicts and exit codes on the examples, every input
 //! error path (file:line, exit 2, no panic), JSON shape, DOT, check-exec, gen.
 
+mod common;
+
+use common::{stderr, stdout, tsoser};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn tsoser(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tsoser"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// (example, exit code exact, exit code paper, exit code --model sc)
 const EXAMPLES: &[(&str, i32, i32, i32)] = &[

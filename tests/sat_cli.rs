@@ -3,22 +3,14 @@
 
 mod common;
 
+use common::tsoser;
 use proptest::prelude::*;
-use std::process::{Command, Output};
 use tsoser::check::sat::encode::whole_formula;
 use tsoser::check::sat::export::{parse_dimacs, to_dimacs};
 use tsoser::check::{brute, Semantics};
 use tsoser::trace::strategy::{traces, Params};
 use tsoser::trace::Trace;
 use varisat::ExtendFormula;
-
-fn tsoser(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tsoser"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs")
-}
 
 fn solvers() -> Vec<&'static str> {
     if cfg!(feature = "z3") {

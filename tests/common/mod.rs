@@ -9,6 +9,25 @@ use tsoser::graph::ConflictGraph;
 use tsoser::trace::exec::{for_each_execution, Execution, Node, Step};
 use tsoser::trace::Trace;
 
+/// Runs the `tsoser` binary in the package directory.
+pub fn tsoser(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tsoser"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs")
+}
+
+/// Standard output as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// Fixed-seed proptest configuration with `cases` cases.
 pub fn config(cases: u32) -> Config {
     Config {
