@@ -286,16 +286,32 @@ pub fn possible_graph(
     pairs: &[(Node, Node)],
 ) -> ConflictGraph {
     let mut g = forced.clone();
-    for &(a, b) in pairs {
-        let ((ea, la), (eb, lb)) = (times(trace, a), times(trace, b));
-        if ea <= lb {
-            g.add(txn(trace, a), txn(trace, b), a, b, Rule::WriteWrite);
-        }
-        if eb <= la {
-            g.add(txn(trace, b), txn(trace, a), b, a, Rule::WriteWrite);
-        }
+    for e in possible_edges(trace, pairs) {
+        g.add(e.from, e.to, e.src, e.dst, e.rule);
     }
     g
+}
+
+/// The varying pairs as edges, each direction the times allow (the part of
+/// [`possible_graph`] beyond the forced edges). Edge labels are not conflict rules.
+pub fn possible_edges(trace: &Trace, pairs: &[(Node, Node)]) -> Vec<Edge> {
+    let mut out = Vec::new();
+    for &(a, b) in pairs {
+        let ((ea, la), (eb, lb)) = (times(trace, a), times(trace, b));
+        for (x, y, ok) in [(a, b, ea <= lb), (b, a, eb <= la)] {
+            let (from, to) = (txn(trace, x), txn(trace, y));
+            if ok && from != to {
+                out.push(Edge {
+                    from,
+                    to,
+                    src: x,
+                    dst: y,
+                    rule: Rule::WriteWrite,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The cycle constraint over `txns` with candidate edges: `edges[(T, U)]` lists the
@@ -539,12 +555,21 @@ pub fn encode_paper(
 
 /// Components of a graph with more than one node, and each node's component index.
 pub fn components(g: &ConflictGraph) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
+    components_of(g.group_count(), &[g.edges()])
+}
+
+/// Components of the graph over `groups` nodes with the union of `edge_lists`.
+pub fn components_of(
+    groups: usize,
+    edge_lists: &[&[Edge]],
+) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
     use petgraph::graph::{DiGraph, NodeIndex};
-    let mut pg: DiGraph<(), ()> = DiGraph::with_capacity(g.group_count(), g.edges().len());
-    for _ in 0..g.group_count() {
+    let total = edge_lists.iter().map(|l| l.len()).sum();
+    let mut pg: DiGraph<(), ()> = DiGraph::with_capacity(groups, total);
+    for _ in 0..groups {
         pg.add_node(());
     }
-    for e in g.edges() {
+    for e in edge_lists.iter().flat_map(|l| l.iter()) {
         pg.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), ());
     }
     let mut comps: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&pg)

@@ -159,7 +159,8 @@ fn exact(
     let pairs = st.time("varying pairs", || encode::varying_pairs(trace));
     st.varying_pairs = pairs.len() as u64;
     let (comps, comp_of) = st.time("pruning (components)", || {
-        encode::components(&encode::possible_graph(trace, &forced, &pairs))
+        let extra = encode::possible_edges(trace, &pairs);
+        encode::components_of(trace.txns.len(), &[forced.edges(), &extra])
     });
     record_components(st, &comps);
     let buckets = st.time("encoding", || {
