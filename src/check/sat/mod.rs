@@ -166,10 +166,82 @@ fn exact(
     let buckets = st.time("encoding", || {
         encode::Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of)
     });
+    let encode = |i: usize, comp: &[usize]| {
+        encode::encode_exact(trace, &buckets.forced[i], &buckets.pairs[i], comp)
+    };
+    solve_components(trace, kind, deadline, st, &comps, encode, |f, b| {
+        let cycle = model_cycle(f, b);
+        // Only the atoms the model's cycle relies on: each conflict's order atom and
+        // one true disjunct of "not parallel". The others are free.
+        let truth = |l: Lit| if l > 0 { b.value(l) } else { !b.value(-l) };
+        let mut needed: Vec<Lit> = Vec::new();
+        for (_, _, _, ways) in f
+            .succ
+            .iter()
+            .filter(|s| cycle.iter().any(|e| e.from == s.0 && e.to == s.1))
+        {
+            for (k, e) in ways {
+                if *k == 0 || !cycle.contains(e) || !truth(*k) {
+                    continue;
+                }
+                if let Some((order, np)) = f.conflict_deps.get(k) {
+                    needed.extend(order.iter().copied());
+                    needed.extend(np.iter().copied().find(|&l| truth(l)));
+                }
+            }
+        }
+        needed.sort_unstable();
+        needed.dedup();
+        let atom_of: HashMap<Lit, Atom> = f.atoms.iter().map(|(&a, &l)| (l, a)).collect();
+        let orient: Vec<(Node, Node, Lit)> = needed
+            .iter()
+            .map(|&l| {
+                let (x, y) = match atom_of[&l.abs()] {
+                    Atom::CommitBeforeEvent(w, p) => (Step::Commit(w), Step::Event(p)),
+                    Atom::CommitBeforeCommit(w1, w2) => (Step::Commit(w1), Step::Commit(w2)),
+                };
+                if l > 0 {
+                    (x, y, l)
+                } else {
+                    (y, x, l)
+                }
+            })
+            .collect();
+        Ok(match sort_exact(trace, &orient) {
+            Err(true_lits) => Judged::Block(true_lits),
+            Ok(execution) => {
+                let steps = execution.steps().to_vec();
+                match verify_execution_cycle(trace, &steps, &cycle) {
+                    Ok(()) => Judged::Found(Verdict::Violation(Box::new(Witness::Execution {
+                        execution,
+                        cycle,
+                    }))),
+                    Err(why) => return Err(SatError::Unverified(why)),
+                }
+            }
+        })
+    })
+}
+
+/// What a model means: a verified verdict, or true literals to block (a lazy cut).
+enum Judged {
+    Found(Verdict),
+    Block(Vec<Lit>),
+}
+
+/// Encodes and solves each component in turn; `judge` turns a model into a witness or
+/// a cut. Serializable when every component is unsatisfiable.
+fn solve_components(
+    trace: &Trace,
+    kind: SolverKind,
+    deadline: Option<Instant>,
+    st: &mut SatStats,
+    comps: &[Vec<usize>],
+    encode: impl Fn(usize, &[usize]) -> Formula,
+    judge: impl Fn(&Formula, &dyn Backend) -> Result<Judged, SatError>,
+) -> Result<Verdict, SatError> {
     for (i, comp) in comps.iter().enumerate() {
-        let f = st.time("encoding", || {
-            encode::encode_exact(trace, &buckets.forced[i], &buckets.pairs[i], comp)
-        });
+        let f = st.time("encoding", || encode(i, comp));
         record_formula(st, &f);
         let mut b = make_backend(kind, &f, trace, deadline)?;
         loop {
@@ -178,58 +250,12 @@ fn exact(
                 Ok(false) => break,
                 Ok(true) => {}
             }
-            // Only the atoms the model's cycle relies on: each conflict's order atom and
-            // one true disjunct of "not parallel". The others are free.
-            let cycle = model_cycle(&f, &*b);
-            let truth = |l: Lit| if l > 0 { b.value(l) } else { !b.value(-l) };
-            let mut needed: Vec<Lit> = Vec::new();
-            for (_, _, _, ways) in f
-                .succ
-                .iter()
-                .filter(|s| cycle.iter().any(|e| e.from == s.0 && e.to == s.1))
-            {
-                for (k, e) in ways {
-                    if *k == 0 || !cycle.contains(e) || !truth(*k) {
-                        continue;
-                    }
-                    if let Some((order, np)) = f.conflict_deps.get(k) {
-                        needed.extend(order.iter().copied());
-                        needed.extend(np.iter().copied().find(|&l| truth(l)));
-                    }
-                }
-            }
-            needed.sort_unstable();
-            needed.dedup();
-            let atom_of: HashMap<Lit, Atom> = f.atoms.iter().map(|(&a, &l)| (l, a)).collect();
-            let orient: Vec<(Node, Node, Lit)> = needed
-                .iter()
-                .map(|&l| {
-                    let (x, y) = match atom_of[&l.abs()] {
-                        Atom::CommitBeforeEvent(w, p) => (Step::Commit(w), Step::Event(p)),
-                        Atom::CommitBeforeCommit(w1, w2) => (Step::Commit(w1), Step::Commit(w2)),
-                    };
-                    if l > 0 {
-                        (x, y, l)
-                    } else {
-                        (y, x, l)
-                    }
-                })
-                .collect();
-            match sort_exact(trace, &orient) {
-                Err(true_lits) => {
+            match judge(&f, &*b)? {
+                Judged::Found(v) => return Ok(v),
+                Judged::Block(true_lits) => {
                     st.lazy_cuts += 1;
                     let clause: Vec<Lit> = true_lits.iter().map(|l| -l).collect();
                     b.add_clause(&clause);
-                }
-                Ok(execution) => {
-                    let steps = execution.steps().to_vec();
-                    return match verify_execution_cycle(trace, &steps, &cycle) {
-                        Ok(()) => Ok(Verdict::Violation(Box::new(Witness::Execution {
-                            execution,
-                            cycle,
-                        }))),
-                        Err(why) => Err(SatError::Unverified(why)),
-                    };
                 }
             }
         }
@@ -404,53 +430,39 @@ fn paper(
     let buckets = st.time("encoding", || {
         encode::PaperBuckets::new(&g, trace, comps.len(), &comp_of)
     });
-    for (i, comp) in comps.iter().enumerate() {
-        let f = st.time("encoding", || {
-            encode::encode_paper(trace, &buckets.directed[i], &buckets.undirected[i], comp)
-        });
-        record_formula(st, &f);
-        let mut b = make_backend(kind, &f, trace, deadline)?;
-        loop {
-            match solve_once(&mut *b, st, deadline) {
-                Err(v) => return Ok(v),
-                Ok(false) => break,
-                Ok(true) => {}
-            }
-            let cycle = model_cycle(&f, &*b);
-            // The oriented edges the cycle uses, with their literals.
-            let used: Vec<(usize, usize, Lit)> = cycle
-                .iter()
-                .filter(|e| e.rule == crate::check::conflict::Rule::PaperOriented)
-                .map(|e| {
-                    let (Step::Event(a), Step::Event(c)) = (e.src, e.dst) else {
-                        unreachable!()
-                    };
-                    let l = f
-                        .roles
-                        .iter()
-                        .position(|r| matches!(r, VarRole::Used(x, y) if *x == a && *y == c))
-                        .expect("a used-edge variable") as Lit
-                        + 1;
-                    (a, c, l)
-                })
-                .collect();
-            match orient_paper(&g, trace.len(), &used) {
-                Err(lits) => {
-                    st.lazy_cuts += 1;
-                    let clause: Vec<Lit> = lits.iter().map(|l| -l).collect();
-                    b.add_clause(&clause);
-                }
-                Ok(oriented) => {
-                    let w = Witness::Orientation { oriented, cycle };
-                    return match verify(trace, &w) {
-                        Ok(()) => Ok(Verdict::Violation(Box::new(w))),
-                        Err(why) => Err(SatError::Unverified(why)),
-                    };
+    let encode = |i: usize, comp: &[usize]| {
+        encode::encode_paper(trace, &buckets.directed[i], &buckets.undirected[i], comp)
+    };
+    solve_components(trace, kind, deadline, st, &comps, encode, |f, b| {
+        let cycle = model_cycle(f, b);
+        // The oriented edges the cycle uses, with their literals.
+        let used: Vec<(usize, usize, Lit)> = cycle
+            .iter()
+            .filter(|e| e.rule == crate::check::conflict::Rule::PaperOriented)
+            .map(|e| {
+                let (Step::Event(a), Step::Event(c)) = (e.src, e.dst) else {
+                    unreachable!()
+                };
+                let l = f
+                    .roles
+                    .iter()
+                    .position(|r| matches!(r, VarRole::Used(x, y) if *x == a && *y == c))
+                    .expect("a used-edge variable") as Lit
+                    + 1;
+                (a, c, l)
+            })
+            .collect();
+        Ok(match orient_paper(&g, trace.len(), &used) {
+            Err(lits) => Judged::Block(lits),
+            Ok(oriented) => {
+                let w = Witness::Orientation { oriented, cycle };
+                match verify(trace, &w) {
+                    Ok(()) => Judged::Found(Verdict::Violation(Box::new(w))),
+                    Err(why) => return Err(SatError::Unverified(why)),
                 }
             }
-        }
-    }
-    Ok(Verdict::Serializable)
+        })
+    })
 }
 
 /// Extends the used edges to a full acyclic orientation of EG_τ (by a topological
