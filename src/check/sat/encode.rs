@@ -350,6 +350,14 @@ fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
     }
 }
 
+/// The component holding both transactions, if they share one.
+fn shared_component(comp_of: &HashMap<usize, usize>, x: usize, y: usize) -> Option<usize> {
+    comp_of
+        .get(&x)
+        .filter(|&&c| comp_of.get(&y) == Some(&c))
+        .copied()
+}
+
 /// Forced edges and varying pairs bucketed by the component holding both ends
 /// (built once; each component's encoding then reads only its own bucket).
 pub struct Buckets {
@@ -369,12 +377,7 @@ impl Buckets {
             forced: vec![Vec::new(); comps],
             pairs: vec![Vec::new(); comps],
         };
-        let comp = |x: usize, y: usize| {
-            comp_of
-                .get(&x)
-                .filter(|&&c| comp_of.get(&y) == Some(&c))
-                .copied()
-        };
+        let comp = |x: usize, y: usize| shared_component(comp_of, x, y);
         for e in forced {
             if let Some(c) = comp(e.from, e.to) {
                 b.forced[c].push(*e);
@@ -495,12 +498,7 @@ impl PaperBuckets {
             directed: vec![Vec::new(); comps],
             undirected: vec![Vec::new(); comps],
         };
-        let comp = |x: usize, y: usize| {
-            comp_of
-                .get(&x)
-                .filter(|&&c| comp_of.get(&y) == Some(&c))
-                .copied()
-        };
+        let comp = |x: usize, y: usize| shared_component(comp_of, x, y);
         for e in g.directed_conflicts(trace).edges() {
             if let Some(c) = comp(e.from, e.to) {
                 b.directed[c].push(*e);
