@@ -85,32 +85,28 @@ impl Formula {
         self.roles.len()
     }
 
+    /// The literal of `pos(a) < pos(b)` for an order that varies ([`fixed_order`] is `None`).
+    fn lit_before(&mut self, trace: &Trace, a: Node, b: Node) -> Lit {
+        match self.before(trace, a, b) {
+            Ok(l) => l,
+            Err(_) => unreachable!("lit_before on a fixed order"),
+        }
+    }
+
     /// The literal of `pos(a) < pos(b)`, or a constant when the order is fixed.
     /// Returns `Ok(lit)` or `Err(bool)` for a constant.
     fn before(&mut self, trace: &Trace, a: Node, b: Node) -> Result<Lit, bool> {
-        let (ea, la) = times(trace, a);
-        let (eb, lb) = times(trace, b);
-        if la < eb {
-            return Err(true);
+        if let Some(c) = fixed_order(trace, a, b) {
+            return Err(c);
         }
-        if lb < ea {
-            return Err(false);
-        }
-        // Equal times only for two commits sharing a gap.
         let (atom, sign) = match (a, b) {
             (Step::Commit(w), Step::Event(p)) => (Atom::CommitBeforeEvent(w, p), 1),
             (Step::Event(p), Step::Commit(w)) => (Atom::CommitBeforeEvent(w, p), -1),
-            (Step::Commit(w1), Step::Commit(w2)) => {
-                if trace.events[w1].thread == trace.events[w2].thread {
-                    return Err(w1 < w2); // FIFO
-                }
-                if w1 < w2 {
-                    (Atom::CommitBeforeCommit(w1, w2), 1)
-                } else {
-                    (Atom::CommitBeforeCommit(w2, w1), -1)
-                }
+            (Step::Commit(w1), Step::Commit(w2)) if w1 < w2 => {
+                (Atom::CommitBeforeCommit(w1, w2), 1)
             }
-            (Step::Event(x), Step::Event(y)) => return Err(x < y),
+            (Step::Commit(w1), Step::Commit(w2)) => (Atom::CommitBeforeCommit(w2, w1), -1),
+            (Step::Event(_), Step::Event(_)) => unreachable!("events have fixed order"),
         };
         let lit = match self.atoms.get(&atom) {
             Some(&l) => l,
@@ -425,8 +421,40 @@ pub fn encode_exact(
     f
 }
 
-/// A literal for "x precedes y and they conflict" (`None` inside: always), or `None` if never.
-fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Option<Lit>, Rule)> {
+/// What "x precedes y and they conflict" asks of the commit placement: an order that
+/// is not fixed (`order`), and, when the pair can be parallel (exception (i)), one of
+/// `not_parallel` (each "u precedes v"). `None`: never a conflict this way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    pub rule: Rule,
+    pub order: Option<(Node, Node)>,
+    pub not_parallel: Vec<(Node, Node)>,
+}
+
+/// Whether `a` precedes `b` in every execution (`Some(true)`), in none (`Some(false)`),
+/// or depending on the placement (`None`).
+pub fn fixed_order(trace: &Trace, a: Node, b: Node) -> Option<bool> {
+    let (ea, la) = times(trace, a);
+    let (eb, lb) = times(trace, b);
+    if la < eb {
+        return Some(true);
+    }
+    if lb < ea {
+        return Some(false);
+    }
+    match (a, b) {
+        (Step::Commit(w1), Step::Commit(w2))
+            if trace.events[w1].thread == trace.events[w2].thread =>
+        {
+            Some(w1 < w2) // FIFO
+        }
+        (Step::Event(x), Step::Event(y)) => Some(x < y),
+        _ => None,
+    }
+}
+
+/// The [`Requirement`] of the conflict `x → y` (Eq. 1 with SEMANTICS.md §3).
+pub fn requirement(trace: &Trace, x: Node, y: Node) -> Option<Requirement> {
     let (kx, _) = access(trace, x);
     let (ky, _) = access(trace, y);
     let rule = match (kx, ky) {
@@ -435,49 +463,67 @@ fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Opt
         (Access::Read, Access::MemWrite) => Rule::ReadWrite,
         _ => return None,
     };
-    let order = match f.before(trace, x, y) {
-        Err(false) => return None,
-        Err(true) => None,
-        Ok(l) => Some(l),
+    let order = match fixed_order(trace, x, y) {
+        Some(false) => return None,
+        Some(true) => None,
+        None => Some((x, y)),
     };
     // Parallel (i): the read r reads from its buffer (store w pending), m between w and c(w).
-    let mut not_parallel: Vec<Lit> = Vec::new();
-    let mut can_be_parallel = false;
+    let mut not_parallel = Vec::new();
     let read = match (kx, x, y) {
         (Access::Read, Step::Event(r), _) => Some((r, y)),
         (_, _, Step::Event(r)) if ky == Access::Read => Some((r, x)),
         _ => None,
     };
     if let Some((w, re, m)) = read.and_then(|(re, m)| trace.buffered_by(re).map(|w| (w, re, m))) {
-        let r = Step::Event(re);
-        let cw = Step::Commit(w);
-        let conds = [
-            f.before(trace, r, cw),
-            f.before(trace, Step::Event(w), m),
-            f.before(trace, m, cw),
-        ];
-        if !conds.contains(&Err(false)) {
-            can_be_parallel = true;
-            not_parallel = conds.iter().filter_map(|c| c.ok()).map(|l| -l).collect();
+        let (r, cw) = (Step::Event(re), Step::Commit(w));
+        let conds = [(r, cw), (Step::Event(w), m), (m, cw)];
+        let fixed: Vec<Option<bool>> = conds
+            .iter()
+            .map(|&(u, v)| fixed_order(trace, u, v))
+            .collect();
+        if !fixed.contains(&Some(false)) {
+            not_parallel = conds
+                .iter()
+                .zip(&fixed)
+                .filter(|(_, f)| f.is_none())
+                .map(|(&(u, v), _)| (v, u))
+                .collect();
+            if not_parallel.is_empty() {
+                return None; // always parallel when ordered this way
+            }
         }
     }
-    if can_be_parallel && not_parallel.is_empty() {
-        return None; // always parallel when ordered this way
+    Some(Requirement {
+        rule,
+        order,
+        not_parallel,
+    })
+}
+
+/// A literal for "x precedes y and they conflict" (`None` inside: always), or `None` if never.
+fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Option<Lit>, Rule)> {
+    let req = requirement(trace, x, y)?;
+    if req.order.is_none() && req.not_parallel.is_empty() {
+        return Some((None, req.rule));
     }
-    if order.is_none() && !can_be_parallel {
-        return Some((None, rule));
-    }
-    let k = f.var(VarRole::Conflict(x, y, rule));
+    let order = req.order.map(|(u, v)| f.lit_before(trace, u, v));
+    let not_parallel: Vec<Lit> = req
+        .not_parallel
+        .iter()
+        .map(|&(u, v)| -f.lit_before(trace, v, u))
+        .collect();
+    let k = f.var(VarRole::Conflict(x, y, req.rule));
     if let Some(o) = order {
         f.clauses.push(vec![-k, o]);
     }
-    if can_be_parallel {
+    if !not_parallel.is_empty() {
         let mut c = vec![-k];
         c.extend(not_parallel.iter().copied());
         f.clauses.push(c);
     }
     f.conflict_deps.insert(k, (order, not_parallel));
-    Some((Some(k), rule))
+    Some((Some(k), req.rule))
 }
 
 /// Def. 4's edges bucketed by component: directed conflict edges, and undirected
