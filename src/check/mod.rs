@@ -5,6 +5,7 @@
 pub mod brute;
 pub mod conflict;
 pub mod execution;
+pub mod fpt;
 pub mod sat;
 pub mod sc;
 

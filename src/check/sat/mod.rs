@@ -309,7 +309,10 @@ fn model_cycle(f: &Formula, b: &dyn Backend) -> Vec<Edge> {
 
 /// Topologically sorts the exact event graph with the oriented atoms: the execution,
 /// or the true atom literals on a cycle (to block).
-fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Execution, Vec<Lit>> {
+pub(crate) fn sort_exact(
+    trace: &Trace,
+    orient: &[(Node, Node, Lit)],
+) -> Result<Execution, Vec<Lit>> {
     let n = trace.len();
     let writes: Vec<usize> = trace.writes().collect();
     let index = |x: Node| match x {
@@ -468,7 +471,7 @@ fn paper(
 /// Extends the used edges to a full acyclic orientation of EG_τ (by a topological
 /// order of the directed edges plus the used ones), or returns the literals of the
 /// used edges on a cycle.
-fn orient_paper(
+pub(crate) fn orient_paper(
     g: &PaperGraph,
     n: usize,
     used: &[(usize, usize, Lit)],

@@ -1,0 +1,506 @@
+//! `--algo fpt`: the fixed-parameter algorithm of Enea & Farzan §6.2 (Figs. 3–4,
+//! Props. 3–5, Thms. 7–9), made exact.
+//!
+//! Pipeline, shared with `--algo sat` up to the components:
+//! 1. forced conflicts (exact: the same direction in every execution; paper: Def. 4's
+//!    directed edges); a cycle there is a violation at once;
+//! 2. varying conflicts (exact) or undirected edges (paper); the possible graph and its
+//!    strongly connected components — a cycle lies inside one;
+//! 3. per component: the chain partition of the forced order ≤τ (Thm. 8,
+//!    [`chains`]), the jumps, and the enumeration of simple cycles of Fig. 3
+//!    ([`search`]), each candidate checked for validity — by a commit placement in
+//!    exact mode ([`place`]), by acyclicity of the used orientation in paper mode.
+//!
+//! What changed from the paper, and why, is written down in `encodings/fpt.md`.
+
+pub mod chains;
+pub mod place;
+pub mod profile;
+pub mod search;
+
+use super::conflict::{conflict, txn, Rule};
+use super::sat::encode::{self, requirement, Buckets, PaperBuckets};
+use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
+use crate::graph::forced::forced_graph;
+use crate::graph::paper::PaperGraph;
+use crate::graph::{ConflictGraph, Edge};
+use crate::trace::exec::{Execution, Node, Step};
+use crate::trace::Trace;
+use chains::Chains;
+use rayon::prelude::*;
+use search::{Counters, Found, Instance, Jump, Stopped, Validity};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Default budget: jumps tried (partial cycles extended) before answering unknown.
+pub const DEFAULT_MAX: u64 = 1_000_000_000;
+
+/// How `--algo fpt` runs.
+#[derive(Clone, Copy, Debug)]
+pub struct FptOptions {
+    /// Worker threads for the enumeration (0: one per core).
+    pub jobs: usize,
+    /// Budget of jumps tried; beyond it the answer is unknown.
+    pub max_jumps: u64,
+    pub timeout: Option<Duration>,
+    /// Keep only one entry and one exit event per (operation, variable) class and chain,
+    /// as Fig. 4 taken literally does: *not exact* (see [`profile`]); for measurement.
+    pub fig4_representatives: bool,
+}
+
+impl Default for FptOptions {
+    fn default() -> Self {
+        FptOptions {
+            jobs: 0,
+            max_jumps: DEFAULT_MAX,
+            timeout: None,
+            fig4_representatives: false,
+        }
+    }
+}
+
+/// Counters, phase times and the chain partition of one run.
+#[derive(Clone, Debug, Default)]
+pub struct FptStats {
+    pub phases: Vec<(String, f64)>,
+    pub forced_edges: u64,
+    pub varying: u64,
+    pub components: u64,
+    pub largest_component: u64,
+    /// Chains of the widest component (W).
+    pub width: u64,
+    pub jumps: u64,
+    /// Outer loop of Fig. 3: first jumps searched.
+    pub first_jumps: u64,
+    pub extended: u64,
+    pub pruned_simple: u64,
+    pub pruned_invalid: u64,
+    /// Chain profiles of the component with the most chains.
+    pub chains: Vec<profile::ChainProfile>,
+}
+
+impl FptStats {
+    fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        let s = t.elapsed().as_secs_f64();
+        match self.phases.iter_mut().find(|(k, _)| k == name) {
+            Some((_, v)) => *v += s,
+            None => self.phases.push((name.to_string(), s)),
+        }
+        out
+    }
+}
+
+/// Why `--algo fpt` could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum FptError {
+    #[error(
+        "internal error: a cycle found did not re-check on its witness ({0}); please report this trace"
+    )]
+    Unverified(String),
+    #[error("cannot start {0} worker threads: {1}")]
+    Threads(usize, String),
+}
+
+/// Decides trace TSO-serializability by Fig. 3's enumeration (exact: SEMANTICS.md §4;
+/// paper: Thm. 5).
+pub fn check_fpt(
+    trace: &Trace,
+    semantics: Semantics,
+    opts: FptOptions,
+) -> Result<(Verdict, FptStats), FptError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        .build()
+        .map_err(|e| FptError::Threads(opts.jobs, e.to_string()))?;
+    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let mut st = FptStats::default();
+    let v = pool.install(|| match semantics {
+        Semantics::Exact => exact(trace, &opts, deadline, &mut st),
+        Semantics::Paper => paper(trace, &opts, deadline, &mut st),
+    })?;
+    Ok((v, st))
+}
+
+/// Local transaction indices of a component, its forced predecessors, a topological
+/// order and its chain partition.
+fn partition(trace: &Trace, comp: &[usize], forced: &[Edge]) -> (HashMap<usize, u32>, Chains) {
+    let local: HashMap<usize, u32> = comp
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (t, i as u32))
+        .collect();
+    let n = comp.len();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for e in forced {
+        if e.from != e.to {
+            preds[local[&e.to] as usize].push(local[&e.from]);
+        }
+    }
+    for p in &mut preds {
+        p.sort_unstable();
+        p.dedup();
+    }
+    // Kahn, smallest transaction first (forced edges are acyclic here).
+    let mut indeg: Vec<usize> = preds.iter().map(|p| p.len()).collect();
+    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (v, ps) in preds.iter().enumerate() {
+        for &p in ps {
+            succs[p as usize].push(v as u32);
+        }
+    }
+    let mut ready: VecDeque<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(v) = ready.pop_front() {
+        order.push(v);
+        for &s in &succs[v as usize] {
+            indeg[s as usize] -= 1;
+            if indeg[s as usize] == 0 {
+                ready.push_back(s);
+            }
+        }
+    }
+    debug_assert_eq!(order.len(), n, "the forced order is acyclic");
+    let hint: Vec<u32> = comp.iter().map(|&t| trace.txns[t].thread as u32).collect();
+    (local, Chains::new(&order, &preds, &hint))
+}
+
+/// Finishes an instance: drops jumps along ≤τ (never in a simple cycle), optionally
+/// keeps only Fig. 4 representatives, and indexes the jumps by their source's chain.
+fn instance<'a>(
+    trace: &'a Trace,
+    comp: &[usize],
+    chains: Chains,
+    mut jumps: Vec<Jump>,
+    validity: Validity,
+    opts: &FptOptions,
+) -> Instance<'a> {
+    jumps.retain(|j| !chains.reaches(j.from, j.to));
+    if opts.fig4_representatives {
+        // One entry and one exit node per (chain, class): the first in chain order.
+        let mut first_in: HashMap<(u32, (char, usize)), (u32, Node)> = HashMap::new();
+        let mut first_out: HashMap<(u32, (char, usize)), (u32, Node)> = HashMap::new();
+        for j in &jumps {
+            let (ct, cf) = (
+                chains.chain_of[j.to as usize],
+                chains.chain_of[j.from as usize],
+            );
+            let ki = (ct, profile::class(trace, j.dst));
+            let ko = (cf, profile::class(trace, j.src));
+            let pi = (chains.pos[j.to as usize], j.dst);
+            let po = (chains.pos[j.from as usize], j.src);
+            first_in
+                .entry(ki)
+                .and_modify(|x| *x = (*x).min(pi))
+                .or_insert(pi);
+            first_out
+                .entry(ko)
+                .and_modify(|x| *x = (*x).min(po))
+                .or_insert(po);
+        }
+        jumps.retain(|j| {
+            let ki = (chains.chain_of[j.to as usize], profile::class(trace, j.dst));
+            let ko = (
+                chains.chain_of[j.from as usize],
+                profile::class(trace, j.src),
+            );
+            first_in[&ki].1 == j.dst && first_out[&ko].1 == j.src
+        });
+    }
+    let mut out_by_chain: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.width()];
+    for (i, j) in jumps.iter().enumerate() {
+        out_by_chain[chains.chain_of[j.from as usize] as usize]
+            .push((chains.pos[j.from as usize], i as u32));
+    }
+    for l in &mut out_by_chain {
+        l.sort_unstable();
+    }
+    Instance {
+        trace,
+        txns: comp.to_vec(),
+        chains,
+        jumps,
+        out_by_chain,
+        validity,
+    }
+}
+
+/// Runs Fig. 3 on one instance: the outer loop (first jumps) in parallel; the first
+/// cycle in jump order wins, so the witness does not depend on `--jobs`.
+fn enumerate(
+    inst: &Instance,
+    opts: &FptOptions,
+    deadline: Option<Instant>,
+    st: &mut FptStats,
+) -> Result<Option<Found>, Verdict> {
+    let c = Counters::default();
+    let budget = opts.max_jumps.saturating_sub(st.extended);
+    let r = st.time("enumeration (Fig. 3)", || {
+        (0..inst.jumps.len())
+            .into_par_iter()
+            .map(|i| inst.search_from(i, &c, budget, deadline))
+            .find_map_first(|r| match r {
+                Ok(None) | Err(Stopped::Cancelled) => None,
+                other => {
+                    if other.is_err() {
+                        c.stop.store(true, Ordering::Relaxed);
+                    }
+                    Some(other)
+                }
+            })
+    });
+    st.first_jumps += inst.jumps.len() as u64;
+    st.extended += c.extended.load(Ordering::Relaxed);
+    st.pruned_simple += c.pruned_simple.load(Ordering::Relaxed);
+    st.pruned_invalid += c.pruned_invalid.load(Ordering::Relaxed);
+    match r {
+        None | Some(Ok(None)) => Ok(None),
+        Some(Ok(Some(f))) => Ok(Some(f)),
+        Some(Err(Stopped::Budget)) => Err(unknown("the --max-jumps budget ran out")),
+        Some(Err(_)) => Err(unknown("--timeout reached")),
+    }
+}
+
+fn unknown(why: &str) -> Verdict {
+    Verdict::Unknown {
+        reason: why.to_string(),
+    }
+}
+
+fn record(st: &mut FptStats, comps: &[Vec<usize>]) {
+    st.components = comps.len() as u64;
+    st.largest_component = comps.iter().map(|c| c.len() as u64).max().unwrap_or(0);
+}
+
+fn note_instance(st: &mut FptStats, inst: &Instance) {
+    st.jumps += inst.jumps.len() as u64;
+    if inst.chains.width() as u64 >= st.width {
+        st.width = inst.chains.width() as u64;
+        st.chains = profile::profiles(inst);
+    }
+}
+
+/// The transaction cycle of a found cycle: per segment a forced path (BFS over
+/// `forced`, inside the component), then the jump out of it.
+fn cycle_edges(
+    inst: &Instance,
+    forced: &[Edge],
+    f: &Found,
+    rule: impl Fn(&Jump) -> Rule,
+) -> Vec<Edge> {
+    let mut adj: HashMap<usize, Vec<&Edge>> = HashMap::new();
+    for e in forced {
+        adj.entry(e.from).or_default().push(e);
+    }
+    let path = |from: usize, to: usize| -> Vec<Edge> {
+        let mut prev: HashMap<usize, &Edge> = HashMap::new();
+        let mut q = VecDeque::from([from]);
+        while let Some(u) = q.pop_front() {
+            if u == to {
+                break;
+            }
+            for e in adj.get(&u).into_iter().flatten() {
+                if e.to != from && !prev.contains_key(&e.to) {
+                    prev.insert(e.to, e);
+                    q.push_back(e.to);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut at = to;
+        while at != from {
+            let e = prev[&at];
+            out.push(*e);
+            at = e.from;
+        }
+        out.reverse();
+        out
+    };
+    let m = f.jumps.len();
+    let mut edges = Vec::new();
+    for i in 0..m {
+        // Segment from the entry of jump i-1 to the source of jump i.
+        let entry = &inst.jumps[f.jumps[(i + m - 1) % m]];
+        let exit = &inst.jumps[f.jumps[i]];
+        edges.extend(path(
+            inst.txns[entry.to as usize],
+            inst.txns[exit.from as usize],
+        ));
+        edges.push(Edge {
+            from: inst.txns[exit.from as usize],
+            to: inst.txns[exit.to as usize],
+            src: exit.src,
+            dst: exit.dst,
+            rule: rule(exit),
+        });
+    }
+    edges
+}
+
+fn exact(
+    trace: &Trace,
+    opts: &FptOptions,
+    deadline: Option<Instant>,
+    st: &mut FptStats,
+) -> Result<Verdict, FptError> {
+    let forced = st.time("forced edges", || forced_graph(trace));
+    st.forced_edges = forced.edges().len() as u64;
+    if let Some(cycle) = st.time("forced cycle", || forced.find_cycle()) {
+        let execution = Execution::sc(trace);
+        return Ok(Verdict::Violation(Box::new(Witness::Execution {
+            execution,
+            cycle,
+        })));
+    }
+    let pairs = st.time("varying pairs", || encode::varying_pairs(trace));
+    st.varying = pairs.len() as u64;
+    let (comps, comp_of) = st.time("pruning (components)", || {
+        let extra = encode::possible_edges(trace, &pairs);
+        encode::components_of(trace.txns.len(), &[forced.edges(), &extra])
+    });
+    record(st, &comps);
+    let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
+    for (i, comp) in comps.iter().enumerate() {
+        let inst = st.time("chains and jumps", || {
+            let (local, chains) = partition(trace, comp, &b.forced[i]);
+            let mut jumps = Vec::new();
+            for &(a, c) in &b.pairs[i] {
+                for (x, y) in [(a, c), (c, a)] {
+                    let (tx, ty) = (txn(trace, x), txn(trace, y));
+                    if tx == ty {
+                        continue;
+                    }
+                    if let Some(req) = requirement(trace, x, y) {
+                        jumps.push(Jump {
+                            from: local[&tx],
+                            to: local[&ty],
+                            src: x,
+                            dst: y,
+                            req: Some(req),
+                        });
+                    }
+                }
+            }
+            instance(trace, comp, chains, jumps, Validity::Exact, opts)
+        });
+        note_instance(st, &inst);
+        let found = match enumerate(&inst, opts, deadline, st) {
+            Ok(f) => f,
+            Err(v) => return Ok(v),
+        };
+        let Some(f) = found else { continue };
+        let orient: Vec<(Node, Node, encode::Lit)> =
+            f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
+        let execution = crate::check::sat::sort_exact(trace, &orient).map_err(|_| {
+            FptError::Unverified("the placement orders of the cycle are cyclic".into())
+        })?;
+        let mut cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::WriteWrite);
+        for e in &mut cycle {
+            e.rule = conflict(trace, &execution, e.src, e.dst).unwrap_or(e.rule);
+        }
+        verify_execution_cycle(trace, execution.steps(), &cycle).map_err(FptError::Unverified)?;
+        return Ok(Verdict::Violation(Box::new(Witness::Execution {
+            execution,
+            cycle,
+        })));
+    }
+    Ok(Verdict::Serializable)
+}
+
+fn paper(
+    trace: &Trace,
+    opts: &FptOptions,
+    deadline: Option<Instant>,
+    st: &mut FptStats,
+) -> Result<Verdict, FptError> {
+    let g = st.time("paper graph", || PaperGraph::new(trace));
+    let directed: ConflictGraph = g.directed_conflicts(trace);
+    st.forced_edges = directed.edges().len() as u64;
+    if let Some(cycle) = directed.find_cycle() {
+        let w = Witness::Orientation {
+            oriented: g.undirected.clone(),
+            cycle,
+        };
+        return Ok(Verdict::Violation(Box::new(w)));
+    }
+    st.varying = g.undirected.len() as u64;
+    let (comps, comp_of) = st.time("pruning (components)", || {
+        encode::components(&g.both_ways(trace))
+    });
+    record(st, &comps);
+    let b = PaperBuckets::new(&g, trace, comps.len(), &comp_of);
+    // Events of each transaction, and EG_τ's directed edges out of each event.
+    let mut events_of: Vec<Vec<usize>> = vec![Vec::new(); trace.txns.len()];
+    for (i, e) in trace.events.iter().enumerate() {
+        events_of[e.txn].push(i);
+    }
+    let mut dpreds: Vec<Vec<usize>> = vec![Vec::new(); trace.len()];
+    for &(a, c) in &g.directed {
+        dpreds[c].push(a);
+    }
+    for (i, comp) in comps.iter().enumerate() {
+        let inst = st.time("chains and jumps", || {
+            let (local, chains) = partition(trace, comp, &b.directed[i]);
+            // Event chains over the component's events (trace order is topological).
+            let mut evs: Vec<usize> = comp
+                .iter()
+                .flat_map(|&t| events_of[t].iter().copied())
+                .collect();
+            evs.sort_unstable();
+            let preds: Vec<Vec<u32>> = evs
+                .iter()
+                .map(|&e| {
+                    dpreds[e]
+                        .iter()
+                        .filter_map(|p| evs.binary_search(p).ok().map(|k| k as u32))
+                        .collect()
+                })
+                .collect();
+            let order: Vec<u32> = (0..evs.len() as u32).collect();
+            let hint: Vec<u32> = evs.iter().map(|&e| trace.events[e].thread as u32).collect();
+            let ev_chains = Chains::new(&order, &preds, &hint);
+            let mut jumps = Vec::new();
+            for &((a, c), ord) in &b.undirected[i] {
+                let ways: &[(usize, usize)] = if ord { &[(a, c)] } else { &[(a, c), (c, a)] };
+                for &(x, y) in ways {
+                    let (tx, ty) = (trace.events[x].txn, trace.events[y].txn);
+                    jumps.push(Jump {
+                        from: local[&tx],
+                        to: local[&ty],
+                        src: Step::Event(x),
+                        dst: Step::Event(y),
+                        req: None,
+                    });
+                }
+            }
+            let validity = Validity::Paper {
+                chains: ev_chains,
+                events: evs,
+            };
+            instance(trace, comp, chains, jumps, validity, opts)
+        });
+        note_instance(st, &inst);
+        let found = match enumerate(&inst, opts, deadline, st) {
+            Ok(f) => f,
+            Err(v) => return Ok(v),
+        };
+        let Some(f) = found else { continue };
+        let used: Vec<(usize, usize, encode::Lit)> = f
+            .jumps
+            .iter()
+            .map(|&j| match (inst.jumps[j].src, inst.jumps[j].dst) {
+                (Step::Event(x), Step::Event(y)) => (x, y, 0),
+                _ => unreachable!("paper jumps join events"),
+            })
+            .collect();
+        let oriented = crate::check::sat::orient_paper(&g, trace.len(), &used)
+            .map_err(|_| FptError::Unverified("the used orientation is cyclic".into()))?;
+        let cycle = cycle_edges(&inst, &b.directed[i], &f, |_| Rule::PaperOriented);
+        let w = Witness::Orientation { oriented, cycle };
+        verify(trace, &w).map_err(FptError::Unverified)?;
+        return Ok(Verdict::Violation(Box::new(w)));
+    }
+    Ok(Verdict::Serializable)
+}

@@ -1,0 +1,290 @@
+//! The enumeration of Fig. 3 (Enea & Farzan §6.2): simple cycles built chain by chain.
+//!
+//! A simple cycle (Def. 6) is a cyclic sequence of *segments* joined by *jumps*. A
+//! segment enters a transaction P at an event a and leaves from a transaction Q with
+//! P ≤τ Q (the same transaction or a path of forced edges: `pair(a)` contains the exit
+//! event b). A jump is a conflict edge b → a' whose order varies between executions
+//! (exact) or an undirected edge of EG_τ used one way (paper). Prop. 3(ii) says the
+//! transactions of two different segments are unordered by ≤τ; so the endpoints of all
+//! segments are pairwise unordered (checked with the chain clocks) and the cycle
+//! visits each chain at most once (Prop. 5): at most W jumps for W chains.
+//!
+//! The outer loop of Fig. 3 picks the first jump (in parallel, `--jobs`); to count each
+//! cycle once, it is the cycle's jump of least index. The inner loops choose, for the
+//! current entry P, an exit Q on a chain not yet visited (the first reachable position
+//! comes from the clocks) and a jump out of Q; the cycle closes when the entry of a
+//! jump reaches the first exit. After each jump the set of jumps must still be
+//! *valid* — the check Fig. 3 leaves open ("includes a violation"):
+//! - exact: one commit placement realises every jump ([`super::place::realise`]);
+//!   forced segments hold in every execution, so the cycle is then an execution's;
+//! - paper: the directed edges plus the used orientations stay acyclic, i.e. no jump's
+//!   target reaches (by directed edges) the source of a jump in a way that closes a
+//!   loop of jumps — then the used edges extend to a valid orientation (Thm. 5).
+//!
+//! Cost: at most Σ_{m ≤ W} J^m jump sequences for J jumps — polynomial in the trace for
+//! a fixed number of chains, which is what Thm. 9 needs; the README gives the measured
+//! figures against the paper's O(n + c^k).
+
+use super::chains::Chains;
+use super::place;
+use crate::check::sat::encode::Requirement;
+use crate::trace::exec::{Node, Step};
+use crate::trace::Trace;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// A jump: a conflict edge `src → dst` between the local transactions `from → to`.
+#[derive(Clone, Debug)]
+pub struct Jump {
+    pub from: u32,
+    pub to: u32,
+    pub src: Node,
+    pub dst: Node,
+    /// Exact mode: what the edge asks of the placement.
+    pub req: Option<Requirement>,
+}
+
+/// How a set of jumps is checked for validity.
+pub enum Validity {
+    Exact,
+    /// Paper mode: reachability over EG_τ's directed edges, by event chains.
+    /// `events` holds the component's events in trace order (chain node i is `events[i]`).
+    Paper {
+        chains: Chains,
+        events: Vec<usize>,
+    },
+}
+
+/// One strongly connected component of the possible graph, ready for Fig. 3.
+pub struct Instance<'a> {
+    pub trace: &'a Trace,
+    /// Local transaction → global transaction.
+    pub txns: Vec<usize>,
+    /// Chain partition of the forced (directed) order ≤τ over `txns`.
+    pub chains: Chains,
+    pub jumps: Vec<Jump>,
+    /// Per chain: (position of the jump's source transaction, jump), by position.
+    pub out_by_chain: Vec<Vec<(u32, u32)>>,
+    pub validity: Validity,
+}
+
+/// Counters shared by the parallel searches.
+#[derive(Default)]
+pub struct Counters {
+    /// Partial cycles extended by a jump (each passed the simplicity test).
+    pub extended: AtomicU64,
+    /// Jumps rejected because an endpoint is ordered with another segment (Prop. 3(ii)).
+    pub pruned_simple: AtomicU64,
+    /// Jumps rejected because the set stopped being valid.
+    pub pruned_invalid: AtomicU64,
+    pub stop: AtomicBool,
+}
+
+/// Why a search ended without a cycle.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stopped {
+    Budget,
+    Timeout,
+    /// Another search (in parallel) answered.
+    Cancelled,
+}
+
+/// A valid simple cycle: its jumps in cycle order, and in exact mode the orders a
+/// placement must satisfy.
+#[derive(Debug)]
+pub struct Found {
+    pub jumps: Vec<usize>,
+    pub orders: Vec<(Node, Node)>,
+}
+
+impl Instance<'_> {
+    /// Validity of the jumps `path` (see the module text); the placement orders in exact mode.
+    fn valid(&self, path: &[usize]) -> Option<Vec<(Node, Node)>> {
+        match &self.validity {
+            Validity::Exact => {
+                let reqs: Vec<&Requirement> = path
+                    .iter()
+                    .map(|&j| {
+                        self.jumps[j]
+                            .req
+                            .as_ref()
+                            .expect("exact jumps carry requirements")
+                    })
+                    .collect();
+                place::realise(self.trace, &reqs)
+            }
+            Validity::Paper { chains, events } => {
+                let ev = |n: Node| match n {
+                    Step::Event(e) => events.binary_search(&e).expect("a component event") as u32,
+                    Step::Commit(_) => unreachable!("paper jumps join events"),
+                };
+                // H: jump i → jump j when i's target reaches j's source.
+                let m = path.len();
+                let reach = |i: usize, j: usize| {
+                    chains.reaches(ev(self.jumps[path[i]].dst), ev(self.jumps[path[j]].src))
+                };
+                let adj: Vec<Vec<usize>> = (0..m)
+                    .map(|i| (0..m).filter(|&j| reach(i, j)).collect())
+                    .collect();
+                (!small_cycle(&adj)).then(Vec::new)
+            }
+        }
+    }
+
+    /// Searches the cycles whose least jump is `first`.
+    pub fn search_from(
+        &self,
+        first: usize,
+        c: &Counters,
+        budget: u64,
+        deadline: Option<Instant>,
+    ) -> Result<Option<Found>, Stopped> {
+        let j = &self.jumps[first];
+        let mut s = State {
+            inst: self,
+            first,
+            q1: j.from,
+            ends: vec![j.from, j.to],
+            used: vec![false; self.chains.width()],
+            path: vec![first],
+            c,
+            budget,
+            deadline,
+        };
+        let Some(orders) = self.valid(&s.path) else {
+            c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
+            return Ok(None);
+        };
+        if self.chains.reaches(j.to, j.from) {
+            // One segment: the jump closes a forced path back to its source.
+            return Ok(Some(Found {
+                jumps: s.path,
+                orders,
+            }));
+        }
+        s.used[self.chains.chain_of[j.from as usize] as usize] = true;
+        s.used[self.chains.chain_of[j.to as usize] as usize] = true;
+        s.extend(j.to)
+    }
+}
+
+struct State<'a, 'b> {
+    inst: &'b Instance<'a>,
+    first: usize,
+    q1: u32,
+    /// Segment endpoints so far: Q1, P2, Q2, P3, … (the last is the current entry).
+    ends: Vec<u32>,
+    used: Vec<bool>,
+    path: Vec<usize>,
+    c: &'b Counters,
+    budget: u64,
+    deadline: Option<Instant>,
+}
+
+impl State<'_, '_> {
+    /// Whether x is unordered with every endpoint so far except `but`.
+    fn unordered(&self, x: u32, but: Option<u32>) -> bool {
+        let ch = &self.inst.chains;
+        self.ends
+            .iter()
+            .filter(|&&e| Some(e) != but)
+            .all(|&e| !ch.related(x, e))
+    }
+
+    /// Extends the cycle from the current entry `p` (Fig. 3's inner loops).
+    fn extend(&mut self, p: u32) -> Result<Option<Found>, Stopped> {
+        let inst = self.inst;
+        let ch = &inst.chains;
+        let pc = ch.chain_of[p as usize] as usize;
+        for j in 0..ch.width() {
+            if self.used[j] && j != pc {
+                continue;
+            }
+            let Some(start) = ch.first_reached(p, j) else {
+                continue;
+            };
+            let list = &inst.out_by_chain[j];
+            let from = list.partition_point(|&(pos, _)| pos < start);
+            for &(_, e) in &list[from..] {
+                let e = e as usize;
+                if e <= self.first {
+                    continue;
+                }
+                let n = self.c.extended.fetch_add(1, Ordering::Relaxed);
+                if n >= self.budget {
+                    return Err(Stopped::Budget);
+                }
+                if n % 4096 == 0 {
+                    if self.c.stop.load(Ordering::Relaxed) {
+                        return Err(Stopped::Cancelled);
+                    }
+                    if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Err(Stopped::Timeout);
+                    }
+                }
+                let jump = &inst.jumps[e];
+                let (q, nx) = (jump.from, jump.to);
+                // The exit q belongs to the current segment: unordered with the others.
+                let others_q = self.ends[..self.ends.len() - 1]
+                    .iter()
+                    .all(|&x| !ch.related(q, x));
+                let closes = ch.reaches(nx, self.q1);
+                let nx_ok = if closes {
+                    self.unordered(nx, Some(self.q1))
+                } else {
+                    !self.used[ch.chain_of[nx as usize] as usize] && self.unordered(nx, None)
+                } && !ch.related(nx, q);
+                if !others_q || !nx_ok {
+                    self.c.pruned_simple.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                self.path.push(e);
+                let Some(orders) = inst.valid(&self.path) else {
+                    self.path.pop();
+                    self.c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                };
+                if closes {
+                    return Ok(Some(Found {
+                        jumps: self.path.clone(),
+                        orders,
+                    }));
+                }
+                let (cq, cn) = (
+                    ch.chain_of[q as usize] as usize,
+                    ch.chain_of[nx as usize] as usize,
+                );
+                let (was_q, was_n) = (self.used[cq], self.used[cn]);
+                self.used[cq] = true;
+                self.used[cn] = true;
+                self.ends.push(q);
+                self.ends.push(nx);
+                let found = self.extend(nx)?;
+                self.ends.truncate(self.ends.len() - 2);
+                self.used[cq] = was_q;
+                self.used[cn] = was_n;
+                self.path.pop();
+                if found.is_some() {
+                    return Ok(found);
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether a graph on a few nodes has a cycle (self-loops included).
+fn small_cycle(adj: &[Vec<usize>]) -> bool {
+    fn visit(v: usize, adj: &[Vec<usize>], color: &mut [u8]) -> bool {
+        color[v] = 1;
+        for &w in &adj[v] {
+            if color[w] == 1 || (color[w] == 0 && visit(w, adj, color)) {
+                return true;
+            }
+        }
+        color[v] = 2;
+        false
+    }
+    let mut color = vec![0u8; adj.len()];
+    (0..adj.len()).any(|v| color[v] == 0 && visit(v, adj, &mut color))
+}
