@@ -122,6 +122,7 @@ mod tests {
 
     /// Random DAGs: the clocks answer exactly what a transitive closure says.
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn clocks_match_the_transitive_closure() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for _ in 0..300 {
