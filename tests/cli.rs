@@ -120,14 +120,6 @@ fn budget_exhaustion_answers_unknown() {
     assert!(v["reason"].as_str().unwrap().contains("--max-executions"));
 }
 
-#[test]
-fn fpt_says_it_is_not_available() {
-    let o = tsoser(&["check", "examples/task-pool.yaml", "--algo", "fpt"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not available yet"), "{}", stderr(&o));
-    assert!(stdout(&o).is_empty(), "no silent fallback");
-}
-
 /// (input, command, expected line in the message, words the message must contain)
 const ERRORS: &[(&str, &str, &str, &str)] = &[
     ("syntax", "check", ":3:1:", "YAML syntax"),

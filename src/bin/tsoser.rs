@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tsoser::check::fpt::{self, FptOptions};
 use tsoser::check::sat::{self as satcheck, SolverKind};
 use tsoser::check::{self, brute, execution, sc, Semantics, Verdict};
 use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
@@ -50,7 +51,7 @@ enum Algo {
     Brute,
     /// SAT/SMT encoding of executions (varisat, or z3 with --solver z3).
     Sat,
-    /// Fixed-parameter profile enumeration (not built yet).
+    /// Fixed-parameter enumeration of simple cycles over chains (Enea & Farzan Fig. 3).
     Fpt,
 }
 
@@ -120,6 +121,12 @@ enum Cmd {
         /// Solver of --algo sat.
         #[arg(long, value_enum, default_value = "varisat")]
         solver: SolverKind,
+        /// Worker threads of --algo fpt (0: one per core).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
+        /// Budget of --algo fpt: jumps tried (partial cycles extended) before unknown.
+        #[arg(long, default_value_t = fpt::DEFAULT_MAX)]
+        max_jumps: u64,
         /// Give up after this many seconds: the answer is unknown (exit 3).
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
@@ -225,14 +232,13 @@ fn run(cli: Cli) -> Result<u8> {
             model,
             max_executions,
             solver,
+            jobs,
+            max_jumps,
             timeout,
             json,
             stats,
             dot,
         } => {
-            if algo == Algo::Fpt && model == Model::Tso {
-                bail!("--algo fpt is not available yet in this version; use --algo brute or sat");
-            }
             let timeout = match timeout {
                 Some(t) if !(t > 0.0 && t.is_finite()) => {
                     bail!("--timeout takes a positive number of seconds")
@@ -246,6 +252,8 @@ fn run(cli: Cli) -> Result<u8> {
                 max: max_executions,
                 solver,
                 timeout,
+                jobs,
+                max_jumps,
             };
             cmd_check(&file, opts, json, stats, dot.as_deref())
         }
@@ -380,6 +388,8 @@ fn bench_dense(
                     max: brute::DEFAULT_MAX,
                     solver,
                     timeout: Some(std::time::Duration::from_secs_f64(timeout)),
+                    jobs: 0,
+                    max_jumps: fpt::DEFAULT_MAX,
                 };
                 let t = std::time::Instant::now();
                 let d = decide_within(trace.clone(), o).map_err(|e| anyhow::anyhow!(e))?;
@@ -441,6 +451,19 @@ struct CheckOpts {
     max: u64,
     solver: SolverKind,
     timeout: Option<std::time::Duration>,
+    jobs: usize,
+    max_jumps: u64,
+}
+
+impl CheckOpts {
+    fn fpt(&self, timeout: Option<std::time::Duration>) -> FptOptions {
+        FptOptions {
+            jobs: self.jobs,
+            max_jumps: self.max_jumps,
+            timeout,
+            ..FptOptions::default()
+        }
+    }
 }
 
 /// What one decider run produced.
@@ -449,6 +472,8 @@ struct Decided {
     counts: Vec<(String, u64)>,
     phases: Vec<(String, f64)>,
     realizable: Option<bool>,
+    /// `--algo fpt`: the chain partition with its profiles.
+    chains: Option<Vec<fpt::profile::ChainProfile>>,
 }
 
 fn brute_counts(s: &brute::BruteStats) -> Vec<(String, u64)> {
@@ -467,6 +492,7 @@ fn decide(trace: &Trace, o: CheckOpts) -> Result<Decided, String> {
         counts: Vec::new(),
         phases: Vec::new(),
         realizable: None,
+        chains: None,
     };
     match (o.model, o.algo) {
         (Model::Sc, _) => d.verdict = sc::check_sc(trace),
@@ -487,7 +513,26 @@ fn decide(trace: &Trace, o: CheckOpts) -> Result<Decided, String> {
                 ("forced edges".into(), s.forced_edges),
             ];
         }
-        (Model::Tso, _) => {
+        (Model::Tso, Algo::Fpt) => {
+            let (v, s) =
+                fpt::check_fpt(trace, o.semantics, o.fpt(o.timeout)).map_err(|e| e.to_string())?;
+            d.verdict = v;
+            d.phases = s.phases.clone();
+            d.counts = vec![
+                ("forced edges".into(), s.forced_edges),
+                ("varying".into(), s.varying),
+                ("components".into(), s.components),
+                ("largest component".into(), s.largest_component),
+                ("chains".into(), s.width),
+                ("jumps".into(), s.jumps),
+                ("first jumps".into(), s.first_jumps),
+                ("jumps tried".into(), s.extended),
+                ("pruned (not simple)".into(), s.pruned_simple),
+                ("pruned (not valid)".into(), s.pruned_invalid),
+            ];
+            d.chains = Some(s.chains);
+        }
+        (Model::Tso, Algo::Brute) => {
             let (v, s) = match o.semantics {
                 Semantics::Exact => brute::check_exact(trace, o.max),
                 Semantics::Paper => brute::check_paper(trace, o.max),
@@ -502,6 +547,12 @@ fn decide(trace: &Trace, o: CheckOpts) -> Result<Decided, String> {
             Algo::Sat => {
                 let left = o.timeout.map(|t| t.saturating_sub(started.elapsed()));
                 satcheck::check_sat(trace, Semantics::Exact, o.solver, left)
+                    .map(|x| x.0)
+                    .map_err(|e| e.to_string())?
+            }
+            Algo::Fpt => {
+                let left = o.timeout.map(|t| t.saturating_sub(started.elapsed()));
+                fpt::check_fpt(trace, Semantics::Exact, o.fpt(left))
                     .map(|x| x.0)
                     .map_err(|e| e.to_string())?
             }
@@ -540,6 +591,7 @@ fn decide_within(trace: std::sync::Arc<Trace>, o: CheckOpts) -> Result<Decided, 
             counts: Vec::new(),
             phases: Vec::new(),
             realizable: None,
+            chains: None,
         })
     })
 }
@@ -569,7 +621,8 @@ fn cmd_check(
     for (k, v) in &decided.phases {
         stats.add_phase(&format!("  {k}"), *v);
     }
-    let (verdict, realizable) = (decided.verdict, decided.realizable);
+    let (verdict, realizable, decided_chains) =
+        (decided.verdict, decided.realizable, decided.chains);
     if let Err(why) = verified(&trace, &verdict) {
         eprintln!("tsoser: internal error: the witness found does not re-check ({why}); please report this trace");
         return Ok(4);
@@ -608,6 +661,9 @@ fn cmd_check(
         });
         if want_stats {
             out["stats"] = stats.to_json();
+            if let Some(c) = &decided_chains {
+                out["stats"]["chains"] = serde_json::to_value(c)?;
+            }
         }
         outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -616,7 +672,8 @@ fn cmd_check(
         } else {
             let algo = match o.algo {
                 Algo::Sat => format!("sat/{}", solver_name(o.solver)),
-                _ => "brute".to_string(),
+                Algo::Fpt => "fpt".to_string(),
+                Algo::Brute => "brute".to_string(),
             };
             format!(
                 "TSO-serializable [{} semantics, {algo}]",
@@ -645,9 +702,35 @@ fn cmd_check(
         }
         if want_stats {
             eprint!("{}", stats.to_text());
+            if let Some(c) = &decided_chains {
+                eprint!("{}", chains_text(c));
+            }
         }
     }
     Ok(verdict.exit_code() as u8)
+}
+
+/// The chain partition of `--algo fpt --stats`: one line a chain (at most 32).
+fn chains_text(chains: &[fpt::profile::ChainProfile]) -> String {
+    let mut s = format!(
+        "chain partition of the widest component (Thm. 8): {} chains\n",
+        chains.len()
+    );
+    for (i, c) in chains.iter().enumerate().take(32) {
+        s += &format!(
+            "  chain {i}: {} transactions [{}], {} entries, {} exits, profiles: {} (Fig. 4 classes), {} (exact)\n",
+            c.transactions,
+            c.threads.join(" "),
+            c.entries,
+            c.exits,
+            c.fig4_profiles,
+            c.exact_profiles
+        );
+    }
+    if chains.len() > 32 {
+        s += &format!("  … {} more (all in --json)\n", chains.len() - 32);
+    }
+    s
 }
 
 fn trace_json(trace: &Trace) -> serde_json::Value {

@@ -179,35 +179,32 @@ fn instance<'a>(
 ) -> Instance<'a> {
     jumps.retain(|j| !chains.reaches(j.from, j.to));
     if opts.fig4_representatives {
-        // One entry and one exit node per (chain, class): the first in chain order.
-        let mut first_in: HashMap<(u32, (char, usize)), (u32, Node)> = HashMap::new();
-        let mut first_out: HashMap<(u32, (char, usize)), (u32, Node)> = HashMap::new();
-        for j in &jumps {
-            let (ct, cf) = (
-                chains.chain_of[j.to as usize],
-                chains.chain_of[j.from as usize],
-            );
-            let ki = (ct, profile::class(trace, j.dst));
-            let ko = (cf, profile::class(trace, j.src));
-            let pi = (chains.pos[j.to as usize], j.dst);
-            let po = (chains.pos[j.from as usize], j.src);
-            first_in
-                .entry(ki)
-                .and_modify(|x| *x = (*x).min(pi))
-                .or_insert(pi);
-            first_out
-                .entry(ko)
-                .and_modify(|x| *x = (*x).min(po))
-                .or_insert(po);
-        }
-        jumps.retain(|j| {
-            let ki = (chains.chain_of[j.to as usize], profile::class(trace, j.dst));
-            let ko = (
+        // One entry and one exit node per (chain, class): the first entry and the last
+        // exit in chain order, so every class pair with some b ∈ pair(a) keeps one.
+        type Key = (u32, (char, usize));
+        let mut first_in: HashMap<Key, (u32, Node)> = HashMap::new();
+        let mut last_out: HashMap<Key, (u32, Node)> = HashMap::new();
+        let key_in = |j: &Jump| (chains.chain_of[j.to as usize], profile::class(trace, j.dst));
+        let key_out = |j: &Jump| {
+            (
                 chains.chain_of[j.from as usize],
                 profile::class(trace, j.src),
+            )
+        };
+        for j in &jumps {
+            let pi = (chains.pos[j.to as usize], j.dst);
+            let po = (chains.pos[j.from as usize], j.src);
+            let fi = first_in.entry(key_in(j)).or_insert(pi);
+            *fi = (*fi).min(pi);
+            let lo = last_out.entry(key_out(j)).or_insert(po);
+            *lo = (*lo).max(po);
+        }
+        for j in &mut jumps {
+            j.fig4 = (
+                last_out[&key_out(j)].1 == j.src,
+                first_in[&key_in(j)].1 == j.dst,
             );
-            first_in[&ki].1 == j.dst && first_out[&ko].1 == j.src
-        });
+        }
     }
     let mut out_by_chain: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.width()];
     for (i, j) in jumps.iter().enumerate() {
@@ -224,6 +221,7 @@ fn instance<'a>(
         jumps,
         out_by_chain,
         validity,
+        fig4: opts.fig4_representatives,
     }
 }
 
@@ -379,6 +377,7 @@ fn exact(
                             src: x,
                             dst: y,
                             req: Some(req),
+                            fig4: (true, true),
                         });
                     }
                 }
@@ -472,6 +471,7 @@ fn paper(
                         src: Step::Event(x),
                         dst: Step::Event(y),
                         req: None,
+                        fig4: (true, true),
                     });
                 }
             }

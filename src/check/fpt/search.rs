@@ -42,6 +42,9 @@ pub struct Jump {
     pub dst: Node,
     /// Exact mode: what the edge asks of the placement.
     pub req: Option<Requirement>,
+    /// Fig. 4 taken literally: whether `src` is its chain's representative exit of
+    /// its class, and `dst` the representative entry (always true otherwise).
+    pub fig4: (bool, bool),
 }
 
 /// How a set of jumps is checked for validity.
@@ -66,6 +69,10 @@ pub struct Instance<'a> {
     /// Per chain: (position of the jump's source transaction, jump), by position.
     pub out_by_chain: Vec<Vec<(u32, u32)>>,
     pub validity: Validity,
+    /// Fig. 4 taken literally (not exact): the chain of the first jump's source is
+    /// searched with exact events, as Fig. 3's outer loops do, the others only through
+    /// representatives; every rotation of a cycle is tried.
+    pub fig4: bool,
 }
 
 /// Counters shared by the parallel searches.
@@ -155,6 +162,9 @@ impl Instance<'_> {
             c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         };
+        if self.fig4 && !j.fig4.1 && !self.chains.reaches(j.to, j.from) {
+            return Ok(None);
+        }
         if self.chains.reaches(j.to, j.from) {
             // One segment: the jump closes a forced path back to its source.
             return Ok(Some(Found {
@@ -207,7 +217,7 @@ impl State<'_, '_> {
             let from = list.partition_point(|&(pos, _)| pos < start);
             for &(_, e) in &list[from..] {
                 let e = e as usize;
-                if e <= self.first {
+                if e == self.first || (e < self.first && !inst.fig4) {
                     continue;
                 }
                 let n = self.c.extended.fetch_add(1, Ordering::Relaxed);
@@ -224,11 +234,20 @@ impl State<'_, '_> {
                 }
                 let jump = &inst.jumps[e];
                 let (q, nx) = (jump.from, jump.to);
+                let closes = ch.reaches(nx, self.q1);
+                if inst.fig4 {
+                    // Fig. 4's profiles here: (a) — leave where the segment entered — or
+                    // (a, b) with both representatives; the closing entry is exact.
+                    let entered = inst.jumps[*self.path.last().unwrap()].dst;
+                    let exit_ok = jump.fig4.0 || jump.src == entered;
+                    if !(exit_ok && (closes || jump.fig4.1)) {
+                        continue;
+                    }
+                }
                 // The exit q belongs to the current segment: unordered with the others.
                 let others_q = self.ends[..self.ends.len() - 1]
                     .iter()
                     .all(|&x| !ch.related(q, x));
-                let closes = ch.reaches(nx, self.q1);
                 let nx_ok = if closes {
                     self.unordered(nx, Some(self.q1))
                 } else {
