@@ -84,10 +84,102 @@ enum BenchCmd {
         /// Probability of a write (the rest are reads).
         #[arg(long, default_value_t = 0.5)]
         write: f64,
-        /// Seconds per solver call.
+        /// Seconds per run.
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
+        /// Deciders to run on each trace.
+        #[arg(
+            long,
+            value_enum,
+            value_delimiter = ',',
+            default_value = "fpt,varisat,z3"
+        )]
+        deciders: Vec<Decider>,
     },
+    /// `--algo fpt` against `--algo sat` on the same generated traces: time against the
+    /// trace length at each thread count, and against the thread count. One CSV row a
+    /// run; the fitted exponent of time in n per decider and thread count on stderr.
+    Scale {
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "1000,10000,100000,1000000"
+        )]
+        events: Vec<usize>,
+        #[arg(long, value_delimiter = ',', default_value = "2,3,4")]
+        threads: Vec<usize>,
+        /// Trace family (all: 1,000 variables, transactions of ~8 events, a fence every ~50).
+        #[arg(long, value_enum, default_value = "serial")]
+        family: Family,
+        #[arg(long, default_value_t = 1000)]
+        vars: usize,
+        #[arg(long, default_value_t = 2)]
+        seeds: u64,
+        #[arg(long, value_enum, default_value = "exact")]
+        semantics: Semantics,
+        /// Seconds per run.
+        #[arg(long, default_value_t = 120.0)]
+        timeout: f64,
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "fpt,varisat")]
+        deciders: Vec<Decider>,
+    },
+}
+
+/// A decider of `tsoser bench`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Decider {
+    /// --algo fpt
+    Fpt,
+    /// --algo sat --solver varisat
+    Varisat,
+    /// --algo sat --solver z3 (skipped without the z3 feature)
+    Z3,
+}
+
+impl Decider {
+    fn name(self) -> &'static str {
+        match self {
+            Decider::Fpt => "fpt",
+            Decider::Varisat => "sat/varisat",
+            Decider::Z3 => "sat/z3",
+        }
+    }
+
+    fn opts(self, semantics: Semantics, timeout: f64) -> CheckOpts {
+        let (algo, solver) = match self {
+            Decider::Fpt => (Algo::Fpt, SolverKind::Varisat),
+            Decider::Varisat => (Algo::Sat, SolverKind::Varisat),
+            Decider::Z3 => (Algo::Sat, SolverKind::Z3),
+        };
+        CheckOpts {
+            algo,
+            semantics,
+            model: Model::Tso,
+            max: brute::DEFAULT_MAX,
+            solver,
+            timeout: Some(std::time::Duration::from_secs_f64(timeout)),
+            jobs: 0,
+            max_jumps: fpt::DEFAULT_MAX,
+        }
+    }
+
+    fn available(self) -> bool {
+        self != Decider::Z3 || cfg!(feature = "z3")
+    }
+}
+
+/// Trace families of `tsoser bench scale`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Family {
+    /// Serial schedule, no transaction fences: violations, found inside components.
+    Serial,
+    /// Serial schedule, every transaction ends with a fence: serializable.
+    SerialFenced,
+    /// Threads interleave event by event: violations, mostly forced cycles.
+    Random,
+    /// Blocks of 40 events (2 variables, single-event transactions, no fences: the
+    /// hard regime of `bench dense`), each closed by a fence in every thread; --vars ignored.
+    Blocks,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -273,6 +365,7 @@ fn run(cli: Cli) -> Result<u8> {
                     txn_len,
                     write,
                     timeout,
+                    deciders,
                 },
         } => {
             if min_threads == 0
@@ -296,7 +389,27 @@ fn run(cli: Cli) -> Result<u8> {
                 serial: false,
                 txn_fenced: false,
             };
-            bench_dense(min_threads..=max_threads, shape, seeds, timeout)
+            bench_dense(min_threads..=max_threads, shape, seeds, timeout, &deciders)
+        }
+        Cmd::Bench {
+            which:
+                BenchCmd::Scale {
+                    events,
+                    threads,
+                    family,
+                    vars,
+                    seeds,
+                    semantics,
+                    timeout,
+                    deciders,
+                },
+        } => {
+            if threads.contains(&0) || vars == 0 || !(timeout > 0.0 && timeout.is_finite()) {
+                bail!("need --threads ≥ 1, --vars ≥ 1 and a positive --timeout");
+            }
+            bench_scale(
+                &events, &threads, family, vars, seeds, semantics, timeout, &deciders,
+            )
         }
         Cmd::CheckExec { file, json } => cmd_check_exec(&file, json),
         Cmd::Graph {
@@ -369,45 +482,140 @@ fn bench_dense(
     base: gen::Shape,
     seeds: u64,
     timeout: f64,
+    deciders: &[Decider],
 ) -> Result<u8> {
-    let solvers: Vec<SolverKind> = if cfg!(feature = "z3") {
-        vec![SolverKind::Varisat, SolverKind::Z3]
-    } else {
-        vec![SolverKind::Varisat]
-    };
-    outln!("threads,events,vars,txn_len,seed,solver,verdict,seconds,variables,clauses,lazy_cuts");
+    outln!("threads,events,vars,txn_len,seed,decider,verdict,seconds,variables,clauses,lazy_cuts,jumps_tried");
     for k in threads {
         for seed in 0..seeds {
             let shape = gen::Shape { threads: k, ..base };
             let trace = std::sync::Arc::new(gen::generate(&shape, seed));
-            for &solver in &solvers {
-                let o = CheckOpts {
-                    algo: Algo::Sat,
-                    semantics: Semantics::Exact,
-                    model: Model::Tso,
-                    max: brute::DEFAULT_MAX,
-                    solver,
-                    timeout: Some(std::time::Duration::from_secs_f64(timeout)),
-                    jobs: 0,
-                    max_jumps: fpt::DEFAULT_MAX,
-                };
-                let t = std::time::Instant::now();
-                let d = decide_within(trace.clone(), o).map_err(|e| anyhow::anyhow!(e))?;
-                let secs = t.elapsed().as_secs_f64();
-                let count =
-                    |name: &str| d.counts.iter().find(|(k, _)| k == name).map_or(0, |x| x.1);
+            for d in deciders.iter().filter(|d| d.available()) {
+                let (secs, run) = timed_run(&trace, d.opts(Semantics::Exact, timeout))?;
                 outln!(
-                    "{k},{},{},{},{seed},{},{},{secs:.4},{},{},{}",
+                    "{k},{},{},{},{seed},{},{},{secs:.4},{},{},{},{}",
                     shape.events,
                     shape.vars,
                     shape.txn_len,
-                    solver_name(solver),
-                    d.verdict.name(),
-                    count("variables"),
-                    count("clauses"),
-                    count("lazy cuts")
+                    d.name(),
+                    run.verdict.name(),
+                    run.count("variables"),
+                    run.count("clauses"),
+                    run.count("lazy cuts"),
+                    run.count("jumps tried")
                 );
             }
+        }
+    }
+    Ok(0)
+}
+
+impl Decided {
+    fn count(&self, name: &str) -> u64 {
+        self.counts
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or(0, |x| x.1)
+    }
+}
+
+/// One decider run on a worker thread (so `--timeout` holds), timed.
+fn timed_run(trace: &std::sync::Arc<Trace>, o: CheckOpts) -> Result<(f64, Decided)> {
+    let t = std::time::Instant::now();
+    let d = decide_within(trace.clone(), o).map_err(|e| anyhow::anyhow!(e))?;
+    Ok((t.elapsed().as_secs_f64(), d))
+}
+
+/// Least-squares slope of log(seconds) against log(events): the fitted exponent.
+fn fitted_exponent(points: &[(f64, f64)]) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0)
+        .map(|&(n, t)| (n.ln(), t.ln()))
+        .collect();
+    if pts.len() < 2 {
+        return None;
+    }
+    let k = pts.len() as f64;
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / k,
+        pts.iter().map(|p| p.1).sum::<f64>() / k,
+    );
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bench_scale(
+    events: &[usize],
+    threads: &[usize],
+    family: Family,
+    vars: usize,
+    seeds: u64,
+    semantics: Semantics,
+    timeout: f64,
+    deciders: &[Decider],
+) -> Result<u8> {
+    let family_name = match family {
+        Family::Serial => "serial",
+        Family::SerialFenced => "serial-fenced",
+        Family::Random => "random",
+        Family::Blocks => "blocks",
+    };
+    outln!("family,semantics,events,threads,seed,decider,verdict,seconds,components,largest_component,jumps_tried,solver_calls");
+    // (decider, k) → (n, seconds) of answered runs.
+    let mut fit: std::collections::BTreeMap<(usize, usize), Vec<(f64, f64)>> = Default::default();
+    for &k in threads {
+        for &n in events {
+            for seed in 0..seeds {
+                let shape = gen::Shape {
+                    threads: k,
+                    vars,
+                    serial: family != Family::Random,
+                    txn_fenced: family == Family::SerialFenced,
+                    ..gen::Shape::realistic(n)
+                };
+                let trace = std::sync::Arc::new(if family == Family::Blocks {
+                    let block = gen::Shape {
+                        events: 40,
+                        threads: k,
+                        vars: 2,
+                        txn_len: 1,
+                        fence_every: 0,
+                        rmw: 0.0,
+                        write: 0.5,
+                        serial: false,
+                        txn_fenced: false,
+                    };
+                    gen::blocks(&block, (n / (40 + k)).max(1), seed)
+                } else {
+                    gen::generate(&shape, seed)
+                });
+                for (i, d) in deciders.iter().enumerate().filter(|(_, d)| d.available()) {
+                    let (secs, run) = timed_run(&trace, d.opts(semantics, timeout))?;
+                    outln!(
+                        "{family_name},{},{n},{k},{seed},{},{},{secs:.4},{},{},{},{}",
+                        semantics_name(semantics),
+                        d.name(),
+                        run.verdict.name(),
+                        run.count("components"),
+                        run.count("largest component"),
+                        run.count("jumps tried"),
+                        run.count("solver calls")
+                    );
+                    if !matches!(run.verdict, Verdict::Unknown { .. }) {
+                        fit.entry((i, k)).or_default().push((n as f64, secs));
+                    }
+                }
+            }
+        }
+    }
+    for ((i, k), pts) in &fit {
+        if let Some(e) = fitted_exponent(pts) {
+            eprintln!(
+                "fitted exponent of time in n: {} k={k}: {e:.2}",
+                deciders[*i].name()
+            );
         }
     }
     Ok(0)

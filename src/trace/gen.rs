@@ -106,3 +106,27 @@ pub fn to_compact_yaml(trace: &Trace) -> String {
     }
     s
 }
+
+/// `blocks` independent blocks of the given shape, one after another, each closed by a
+/// fence in every thread (phases separated by barriers): the components of the
+/// possible graph are the blocks, so a hard block shape (few variables, no fences,
+/// single-event transactions) gives long traces whose every block needs a search.
+pub fn blocks(shape: &Shape, blocks: usize, seed: u64) -> Trace {
+    let mut b = TraceBuilder::new().name(format!(
+        "blocks-{blocks}x{}-k{}-v{}-s{seed}",
+        shape.events, shape.threads, shape.vars
+    ));
+    for k in 0..blocks {
+        let block = generate(shape, seed.wrapping_mul(1_000_003).wrapping_add(k as u64));
+        for e in &block.events {
+            let txn = format!("b{k}.{}", block.txns[e.txn].name);
+            let var = e.var.map(|v| block.vars[v].as_str());
+            b.push(&block.threads[e.thread], Some(&txn), e.op, var);
+        }
+        for t in 0..shape.threads {
+            let name = format!("t{t}");
+            b.push(&name, Some(&format!("b{k}.{name}.fence")), Op::Fence, None);
+        }
+    }
+    b.build().expect("generated traces are well-formed")
+}

@@ -107,6 +107,12 @@ impl Chains {
         self.reaches(x, y) || self.reaches(y, x)
     }
 
+    /// The last position of chain j that reaches x, if any.
+    pub fn last_reaching(&self, x: u32, j: usize) -> Option<u32> {
+        let d = self.down[x as usize].get(j).copied().unwrap_or(-1);
+        (d >= 0).then_some(d as u32)
+    }
+
     /// The first position of chain j that x reaches, if any.
     pub fn first_reached(&self, x: u32, j: usize) -> Option<u32> {
         let p = self.up[x as usize * self.width() + j];
@@ -163,6 +169,8 @@ mod tests {
                 for j in 0..c.width() {
                     let first = c.chains[j].iter().position(|&y| reach[x][y as usize]);
                     assert_eq!(c.first_reached(x as u32, j), first.map(|p| p as u32));
+                    let last = c.chains[j].iter().rposition(|&y| reach[y as usize][x]);
+                    assert_eq!(c.last_reaching(x as u32, j), last.map(|p| p as u32));
                 }
             }
             for ch in &c.chains {

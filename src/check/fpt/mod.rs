@@ -206,12 +206,14 @@ fn instance<'a>(
             );
         }
     }
-    let mut out_by_chain: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.width()];
+    let w = chains.width();
+    let mut by_chains: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); w * w];
     for (i, j) in jumps.iter().enumerate() {
-        out_by_chain[chains.chain_of[j.from as usize] as usize]
-            .push((chains.pos[j.from as usize], i as u32));
+        let (f, t) = (j.from as usize, j.to as usize);
+        let (cf, ct) = (chains.chain_of[f] as usize, chains.chain_of[t] as usize);
+        by_chains[cf * w + ct].push((chains.pos[f], chains.pos[t], i as u32));
     }
-    for l in &mut out_by_chain {
+    for l in &mut by_chains {
         l.sort_unstable();
     }
     Instance {
@@ -219,7 +221,7 @@ fn instance<'a>(
         txns: comp.to_vec(),
         chains,
         jumps,
-        out_by_chain,
+        by_chains,
         validity,
         fig4: opts.fig4_representatives,
     }

@@ -17,31 +17,49 @@ use crate::graph::forced::event_time;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 
+/// Buffers reused across checks (the search calls them millions of times).
+#[derive(Default)]
+pub struct Scratch {
+    commits: Vec<usize>,
+    lo: Vec<u64>,
+    hi: Vec<u64>,
+    edges: Vec<(usize, usize)>,
+    indeg: Vec<usize>,
+    order: Vec<usize>,
+    done: Vec<bool>,
+    /// The orders chosen by the last successful [`realise`].
+    pub cons: Vec<(Node, Node)>,
+}
+
 /// Whether the orders `cons` ("u precedes v") hold together in some execution.
 pub fn consistent(trace: &Trace, cons: &[(Node, Node)]) -> bool {
-    let mut commits: Vec<usize> = Vec::new();
+    check(trace, cons, &mut Scratch::default())
+}
+
+fn check(trace: &Trace, cons: &[(Node, Node)], s: &mut Scratch) -> bool {
+    s.commits.clear();
     for &(u, v) in cons {
         for n in [u, v] {
             if let Step::Commit(w) = n {
-                commits.push(w);
+                s.commits.push(w);
             }
         }
     }
-    commits.sort_unstable();
-    commits.dedup();
-    let k = commits.len();
+    s.commits.sort_unstable();
+    s.commits.dedup();
+    let k = s.commits.len();
+    let commits = &s.commits;
     let ix = |w: usize| commits.binary_search(&w).unwrap();
-    let mut lo: Vec<u64> = commits.iter().map(|&w| event_time(w)).collect();
-    let mut hi: Vec<u64> = commits
-        .iter()
-        .map(|&w| event_time(trace.commit_bound(w)))
-        .collect();
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); k];
+    s.lo.clear();
+    s.lo.extend(commits.iter().map(|&w| event_time(w)));
+    s.hi.clear();
+    s.hi.extend(commits.iter().map(|&w| event_time(trace.commit_bound(w))));
+    s.edges.clear();
     // FIFO between the named commits of one thread (sorted by write, so in issue order).
     for a in 0..k {
         let t = trace.events[commits[a]].thread;
         if let Some(b) = (a + 1..k).find(|&b| trace.events[commits[b]].thread == t) {
-            succ[a].push(b);
+            s.edges.push((a, b));
         }
     }
     for &(u, v) in cons {
@@ -50,77 +68,96 @@ pub fn consistent(trace: &Trace, cons: &[(Node, Node)]) -> bool {
             (Step::Event(_), Step::Event(_)) => {}
             (Step::Event(p), Step::Commit(w)) => {
                 let i = ix(w);
-                lo[i] = lo[i].max(event_time(p));
+                s.lo[i] = s.lo[i].max(event_time(p));
             }
             (Step::Commit(w), Step::Event(p)) => {
                 let i = ix(w);
-                hi[i] = hi[i].min(event_time(p));
+                s.hi[i] = s.hi[i].min(event_time(p));
             }
-            (Step::Commit(a), Step::Commit(b)) => succ[ix(a)].push(ix(b)),
+            (Step::Commit(a), Step::Commit(b)) => s.edges.push((ix(a), ix(b))),
         }
     }
     // Kahn on the few named commits; then propagate bounds both ways.
-    let mut indeg = vec![0usize; k];
-    for s in &succ {
-        for &b in s {
-            indeg[b] += 1;
-        }
+    s.indeg.clear();
+    s.indeg.resize(k, 0);
+    for &(_, b) in &s.edges {
+        s.indeg[b] += 1;
     }
-    let mut order: Vec<usize> = (0..k).filter(|&i| indeg[i] == 0).collect();
-    let mut i = 0;
-    while i < order.len() {
-        let a = order[i];
-        i += 1;
-        for &b in &succ[a] {
-            indeg[b] -= 1;
-            if indeg[b] == 0 {
-                order.push(b);
+    s.done.clear();
+    s.done.resize(k, false);
+    s.order.clear();
+    while s.order.len() < k {
+        let Some(a) = (0..k).find(|&a| !s.done[a] && s.indeg[a] == 0) else {
+            return false; // a cycle among the commits
+        };
+        s.done[a] = true;
+        s.order.push(a);
+        for &(x, b) in &s.edges {
+            if x == a {
+                s.indeg[b] -= 1;
             }
         }
     }
-    if order.len() < k {
-        return false;
-    }
-    for &a in &order {
-        for &b in &succ[a] {
-            lo[b] = lo[b].max(lo[a]);
+    for &a in &s.order {
+        for &(x, b) in &s.edges {
+            if x == a {
+                s.lo[b] = s.lo[b].max(s.lo[a]);
+            }
         }
     }
-    for &a in order.iter().rev() {
-        for &b in &succ[a] {
-            hi[a] = hi[a].min(hi[b]);
+    for &a in s.order.iter().rev() {
+        for &(x, b) in &s.edges {
+            if x == a {
+                s.hi[a] = s.hi[a].min(s.hi[b]);
+            }
         }
     }
-    (0..k).all(|i| lo[i] < hi[i])
+    (0..k).all(|i| s.lo[i] < s.hi[i])
 }
 
 /// Picks, for each requirement, its order and one "not parallel" disjunct so that all
-/// hold together (backtracking over at most 3 choices per edge); the chosen orders, or
-/// `None` when no placement realises every edge.
-pub fn realise(trace: &Trace, reqs: &[&Requirement]) -> Option<Vec<(Node, Node)>> {
-    let mut cons: Vec<(Node, Node)> = reqs.iter().filter_map(|r| r.order).collect();
-    if !consistent(trace, &cons) {
-        return None;
-    }
-    let choices: Vec<&[(Node, Node)]> = reqs
-        .iter()
+/// hold together (backtracking over at most 3 choices per edge). On success the
+/// chosen orders are in `s.cons`; `false` when no placement realises every edge.
+pub fn realise<'r>(
+    trace: &Trace,
+    reqs: impl Iterator<Item = &'r Requirement> + Clone,
+    s: &mut Scratch,
+) -> bool {
+    let mut cons = std::mem::take(&mut s.cons);
+    cons.clear();
+    cons.extend(reqs.clone().filter_map(|r| r.order));
+    let mut choices: Vec<&[(Node, Node)]> = reqs
         .map(|r| r.not_parallel.as_slice())
         .filter(|c| !c.is_empty())
         .collect();
-    fn pick(trace: &Trace, choices: &[&[(Node, Node)]], cons: &mut Vec<(Node, Node)>) -> bool {
+    // Pairs with a single way to be non-parallel are plain orders.
+    choices.retain(|c| {
+        if c.len() == 1 {
+            cons.push(c[0]);
+        }
+        c.len() > 1
+    });
+    fn pick(
+        trace: &Trace,
+        choices: &[&[(Node, Node)]],
+        cons: &mut Vec<(Node, Node)>,
+        s: &mut Scratch,
+    ) -> bool {
         let Some((first, rest)) = choices.split_first() else {
             return true;
         };
         for &c in first.iter() {
             cons.push(c);
-            if consistent(trace, cons) && pick(trace, rest, cons) {
+            if check(trace, cons, s) && pick(trace, rest, cons, s) {
                 return true;
             }
             cons.pop();
         }
         false
     }
-    pick(trace, &choices, &mut cons).then_some(cons)
+    let ok = check(trace, &cons, s) && pick(trace, &choices, &mut cons, s);
+    s.cons = cons;
+    ok
 }
 
 #[cfg(test)]

@@ -66,14 +66,18 @@ pub struct Instance<'a> {
     /// Chain partition of the forced (directed) order ≤τ over `txns`.
     pub chains: Chains,
     pub jumps: Vec<Jump>,
-    /// Per chain: (position of the jump's source transaction, jump), by position.
-    pub out_by_chain: Vec<Vec<(u32, u32)>>,
+    /// Per (source chain, target chain), `i * W + j`: (source position, target
+    /// position, jump), by source position.
+    pub by_chains: Vec<Vec<(u32, u32, u32)>>,
     pub validity: Validity,
     /// Fig. 4 taken literally (not exact): the chain of the first jump's source is
     /// searched with exact events, as Fig. 3's outer loops do, the others only through
     /// representatives; every rotation of a cycle is tried.
     pub fig4: bool,
 }
+
+/// A half-open interval of chain positions, if not empty.
+type Window = Option<(u32, u32)>;
 
 /// Counters shared by the parallel searches.
 #[derive(Default)]
@@ -105,20 +109,18 @@ pub struct Found {
 }
 
 impl Instance<'_> {
-    /// Validity of the jumps `path` (see the module text); the placement orders in exact mode.
-    fn valid(&self, path: &[usize]) -> Option<Vec<(Node, Node)>> {
+    /// Validity of the jumps `path` (see the module text); in exact mode the orders of
+    /// a realising placement are left in `scratch.cons`.
+    fn valid(&self, path: &[usize], scratch: &mut place::Scratch) -> bool {
         match &self.validity {
             Validity::Exact => {
-                let reqs: Vec<&Requirement> = path
-                    .iter()
-                    .map(|&j| {
-                        self.jumps[j]
-                            .req
-                            .as_ref()
-                            .expect("exact jumps carry requirements")
-                    })
-                    .collect();
-                place::realise(self.trace, &reqs)
+                let reqs = path.iter().map(|&j| {
+                    self.jumps[j]
+                        .req
+                        .as_ref()
+                        .expect("exact jumps carry requirements")
+                });
+                place::realise(self.trace, reqs, scratch)
             }
             Validity::Paper { chains, events } => {
                 let ev = |n: Node| match n {
@@ -133,7 +135,7 @@ impl Instance<'_> {
                 let adj: Vec<Vec<usize>> = (0..m)
                     .map(|i| (0..m).filter(|&j| reach(i, j)).collect())
                     .collect();
-                (!small_cycle(&adj)).then(Vec::new)
+                !small_cycle(&adj)
             }
         }
     }
@@ -157,19 +159,20 @@ impl Instance<'_> {
             c,
             budget,
             deadline,
+            scratch: place::Scratch::default(),
         };
-        let Some(orders) = self.valid(&s.path) else {
+        if !self.valid(&s.path, &mut s.scratch) {
             c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
-        };
+        }
         if self.fig4 && !j.fig4.1 && !self.chains.reaches(j.to, j.from) {
             return Ok(None);
         }
         if self.chains.reaches(j.to, j.from) {
             // One segment: the jump closes a forced path back to its source.
             return Ok(Some(Found {
+                orders: s.scratch.cons.clone(),
                 jumps: s.path,
-                orders,
             }));
         }
         s.used[self.chains.chain_of[j.from as usize] as usize] = true;
@@ -189,6 +192,7 @@ struct State<'a, 'b> {
     c: &'b Counters,
     budget: u64,
     deadline: Option<Instant>,
+    scratch: place::Scratch,
 }
 
 impl State<'_, '_> {
@@ -206,20 +210,88 @@ impl State<'_, '_> {
         let inst = self.inst;
         let ch = &inst.chains;
         let pc = ch.chain_of[p as usize] as usize;
-        for j in 0..ch.width() {
+        let w = ch.width();
+        // Where a jump may land on each chain: opening a new segment (unordered with
+        // every endpoint, on an unvisited chain) or closing the cycle (at or before Q1,
+        // unordered with the endpoints of the other segments).
+        let targets: Vec<(Window, Window)> = (0..w)
+            .map(|j2| {
+                let open = if self.used[j2] {
+                    None
+                } else {
+                    self.window(&self.ends, j2, 0, u32::MAX)
+                };
+                let close = ch
+                    .last_reaching(self.q1, j2)
+                    .and_then(|last| self.window(&self.ends[1..], j2, 0, last + 1));
+                (open, close)
+            })
+            .collect();
+        for j in 0..w {
             if self.used[j] && j != pc {
                 continue;
             }
             let Some(start) = ch.first_reached(p, j) else {
                 continue;
             };
-            let list = &inst.out_by_chain[j];
-            let from = list.partition_point(|&(pos, _)| pos < start);
-            for &(_, e) in &list[from..] {
-                let e = e as usize;
-                if e == self.first || (e < self.first && !inst.fig4) {
+            // The exit must be unordered with the other segments' endpoints: on a chain
+            // that is an open interval of positions (after every endpoint's last
+            // predecessor there, before its first successor).
+            let Some((lo, hi)) = self.window(&self.ends[..self.ends.len() - 1], j, start, u32::MAX)
+            else {
+                continue;
+            };
+            for (j2, &(open, close)) in targets.iter().enumerate() {
+                if open.is_none() && close.is_none() {
                     continue;
                 }
+                let list = &inst.by_chains[j * w + j2];
+                let from = list.partition_point(|&(pos, _, _)| pos < lo);
+                for &(pos, tpos, e) in &list[from..] {
+                    if pos >= hi {
+                        break;
+                    }
+                    let inside =
+                        |r: Option<(u32, u32)>| r.is_some_and(|(a, b)| a <= tpos && tpos < b);
+                    let closes = inside(close);
+                    if !closes && !inside(open) {
+                        continue;
+                    }
+                    let e = e as usize;
+                    if e == self.first || (e < self.first && !inst.fig4) {
+                        continue;
+                    }
+                    if let Some(found) = self.try_jump(e, closes)? {
+                        return Ok(Some(found));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The positions of chain j in `[lo, hi)` unordered with every node of `ends`, as a
+    /// half-open interval, if not empty.
+    fn window(&self, ends: &[u32], j: usize, mut lo: u32, mut hi: u32) -> Window {
+        let ch = &self.inst.chains;
+        for &x in ends {
+            if let Some(d) = ch.last_reaching(x, j) {
+                lo = lo.max(d + 1);
+            }
+            if let Some(u) = ch.first_reached(x, j) {
+                hi = hi.min(u);
+            }
+        }
+        (lo < hi).then_some((lo, hi))
+    }
+
+    /// Tries jump `e` out of the current segment (its target closes the cycle or opens
+    /// a new segment); the cycle, if one is found below.
+    fn try_jump(&mut self, e: usize, closes: bool) -> Result<Option<Found>, Stopped> {
+        let inst = self.inst;
+        let ch = &inst.chains;
+        {
+            {
                 let n = self.c.extended.fetch_add(1, Ordering::Relaxed);
                 if n >= self.budget {
                     return Err(Stopped::Budget);
@@ -234,39 +306,38 @@ impl State<'_, '_> {
                 }
                 let jump = &inst.jumps[e];
                 let (q, nx) = (jump.from, jump.to);
-                let closes = ch.reaches(nx, self.q1);
+                debug_assert_eq!(closes, ch.reaches(nx, self.q1));
                 if inst.fig4 {
                     // Fig. 4's profiles here: (a) — leave where the segment entered — or
                     // (a, b) with both representatives; the closing entry is exact.
                     let entered = inst.jumps[*self.path.last().unwrap()].dst;
                     let exit_ok = jump.fig4.0 || jump.src == entered;
                     if !(exit_ok && (closes || jump.fig4.1)) {
-                        continue;
+                        return Ok(None);
                     }
                 }
-                // The exit q belongs to the current segment: unordered with the others.
-                let others_q = self.ends[..self.ends.len() - 1]
+                debug_assert!(self.ends[..self.ends.len() - 1]
                     .iter()
-                    .all(|&x| !ch.related(q, x));
-                let nx_ok = if closes {
+                    .all(|&x| !ch.related(q, x)));
+                debug_assert!(if closes {
                     self.unordered(nx, Some(self.q1))
                 } else {
                     !self.used[ch.chain_of[nx as usize] as usize] && self.unordered(nx, None)
-                } && !ch.related(nx, q);
-                if !others_q || !nx_ok {
+                });
+                if ch.related(nx, q) {
                     self.c.pruned_simple.fetch_add(1, Ordering::Relaxed);
-                    continue;
+                    return Ok(None);
                 }
                 self.path.push(e);
-                let Some(orders) = inst.valid(&self.path) else {
+                if !inst.valid(&self.path, &mut self.scratch) {
                     self.path.pop();
                     self.c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
-                    continue;
-                };
+                    return Ok(None);
+                }
                 if closes {
                     return Ok(Some(Found {
                         jumps: self.path.clone(),
-                        orders,
+                        orders: self.scratch.cons.clone(),
                     }));
                 }
                 let (cq, cn) = (
@@ -283,12 +354,9 @@ impl State<'_, '_> {
                 self.used[cq] = was_q;
                 self.used[cn] = was_n;
                 self.path.pop();
-                if found.is_some() {
-                    return Ok(found);
-                }
+                Ok(found)
             }
         }
-        Ok(None)
     }
 }
 
