@@ -182,3 +182,38 @@ proptest! {
         prop_assert_eq!(x2.steps(), exec.steps());
     }
 }
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// The sweep of `varying_pairs` finds exactly the pairs of the definition: other
+    /// threads, one variable, not two reads, spans meeting; each pair once.
+    #[test]
+    fn varying_pairs_are_all_pairs_whose_spans_meet(trace in traces(Params { min_events: 4, max_events: 14, threads: 3, vars: 2, weights: [5, 5, 1, 1], ..Params::default() })) {
+        use tsoser::check::conflict::{access, thread, Access};
+        use tsoser::check::sat::encode::{span, varying_pairs};
+        use tsoser::trace::Op;
+        let nodes: Vec<(Step, usize)> = trace.events.iter().enumerate().filter_map(|(i, e)| match e.op {
+            Op::Wr => Some((Step::Commit(i), e.var.unwrap())),
+            Op::Rd | Op::Rmw => Some((Step::Event(i), e.var.unwrap())),
+            Op::Fence => None,
+        }).collect();
+        let mut want = Vec::new();
+        for (i, &(a, xa)) in nodes.iter().enumerate() {
+            for &(b, xb) in &nodes[i + 1..] {
+                let ((la, ha), (lb, hb)) = (span(&trace, a), span(&trace, b));
+                let reads = access(&trace, a).0 == Access::Read && access(&trace, b).0 == Access::Read;
+                if xa == xb && thread(&trace, a) != thread(&trace, b) && !reads && la <= hb && lb <= ha {
+                    want.push(if (la, ha) <= (lb, hb) { (a, b) } else { (b, a) });
+                }
+            }
+        }
+        let got = varying_pairs(&trace);
+        let norm = |v: &[(Step, Step)]| {
+            let mut v: Vec<(Step, Step)> = v.iter().map(|&(a, b)| if format!("{a:?}") <= format!("{b:?}") { (a, b) } else { (b, a) }).collect();
+            v.sort_by_key(|p| format!("{p:?}"));
+            v
+        };
+        prop_assert_eq!(norm(&got), norm(&want));
+    }
+}

@@ -232,7 +232,7 @@ pub fn times(trace: &Trace, n: Node) -> (u64, u64) {
 
 /// The span of times in which a node's conflicts vary: its own interval, widened for
 /// a buffered read to its store's issue and latest commit (exception (i)).
-fn span(trace: &Trace, n: Node) -> (u64, u64) {
+pub fn span(trace: &Trace, n: Node) -> (u64, u64) {
     match n {
         Step::Event(r) if trace.events[r].op == Op::Rd => match trace.buffered_by(r) {
             Some(w) => (event_time(w), commit_times(trace, w).1),
@@ -243,7 +243,11 @@ fn span(trace: &Trace, n: Node) -> (u64, u64) {
 }
 
 /// Cross-thread pairs (reads, commits, rmws of one variable, not two reads) whose
-/// conflict is not the same in every execution: their spans meet. O(n log n + pairs).
+/// conflict is not the same in every execution: their spans meet. A sweep per variable
+/// with the open spans of each thread (reads apart): O(n log n + n·k + pairs). (The
+/// first version scanned every later span that met, same thread included: quadratic on
+/// one thread's writes without fences.) Pairs come out per variable in the order of
+/// the spans sorted by (start, end), so encodings are stable.
 pub fn varying_pairs(trace: &Trace) -> Vec<(Node, Node)> {
     let mut by_var: Vec<Vec<(u64, u64, Node)>> = vec![Vec::new(); trace.vars.len()];
     for (i, e) in trace.events.iter().enumerate() {
@@ -255,21 +259,35 @@ pub fn varying_pairs(trace: &Trace) -> Vec<(Node, Node)> {
         let (lo, hi) = span(trace, n);
         by_var[e.var.unwrap()].push((lo, hi, n));
     }
+    let k = trace.threads.len();
     let mut out = Vec::new();
+    // Open spans per thread: [thread][0 = not a read, 1 = read] → indices into the list.
+    let mut open: Vec<[Vec<usize>; 2]> = vec![[Vec::new(), Vec::new()]; k];
+    let mut found: Vec<(usize, usize)> = Vec::new();
     for list in &mut by_var {
         list.sort_unstable_by_key(|x| (x.0, x.1));
-        for (i, &(_, hi, a)) in list.iter().enumerate() {
-            for &(lo2, _, b) in &list[i + 1..] {
-                if lo2 > hi {
-                    break;
+        for o in open.iter_mut() {
+            o[0].clear();
+            o[1].clear();
+        }
+        found.clear();
+        for (j, &(lo, _, b)) in list.iter().enumerate() {
+            let tb = thread(trace, b);
+            let read = usize::from(access(trace, b).0 == Access::Read);
+            for (t, o) in open.iter_mut().enumerate() {
+                if t == tb {
+                    continue;
                 }
-                let reads =
-                    access(trace, a).0 == Access::Read && access(trace, b).0 == Access::Read;
-                if !reads && thread(trace, a) != thread(trace, b) {
-                    out.push((a, b));
+                // A read pairs with non-reads only; the rest with both.
+                for kind in 0..(2 - read) {
+                    o[kind].retain(|&i| list[i].1 >= lo);
+                    found.extend(o[kind].iter().map(|&i| (i, j)));
                 }
             }
+            open[tb][read].push(j);
         }
+        found.sort_unstable();
+        out.extend(found.iter().map(|&(i, j)| (list[i].2, list[j].2)));
     }
     out
 }
@@ -616,7 +634,7 @@ pub fn components_of(
     for e in edge_lists.iter().flat_map(|l| l.iter()) {
         pg.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), ());
     }
-    let mut comps: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&pg)
+    let mut comps: Vec<Vec<usize>> = petgraph::algo::kosaraju_scc(&pg)
         .into_iter()
         .filter(|c| c.len() > 1)
         .map(|c| {
