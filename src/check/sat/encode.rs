@@ -279,9 +279,9 @@ pub fn varying_pairs(trace: &Trace) -> Vec<(Node, Node)> {
                     continue;
                 }
                 // A read pairs with non-reads only; the rest with both.
-                for kind in 0..(2 - read) {
-                    o[kind].retain(|&i| list[i].1 >= lo);
-                    found.extend(o[kind].iter().map(|&i| (i, j)));
+                for spans in o.iter_mut().take(2 - read) {
+                    spans.retain(|&i| list[i].1 >= lo);
+                    found.extend(spans.iter().map(|&i| (i, j)));
                 }
             }
             open[tb][read].push(j);
