@@ -50,17 +50,7 @@ fn hard(c: &mut Criterion) {
     let mut group = c.benchmark_group("fpt-blocks-1000");
     group.sample_size(10);
     for k in [2usize, 3] {
-        let block = Shape {
-            events: 40,
-            threads: k,
-            vars: 2,
-            txn_len: 1,
-            fence_every: 0,
-            rmw: 0.0,
-            write: 0.5,
-            serial: false,
-            txn_fenced: false,
-        };
+        let block = Shape::dense(40, k, 2);
         both(&mut group, k, &blocks(&block, 1000 / (40 + k), 0));
     }
     group.finish();

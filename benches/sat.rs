@@ -46,17 +46,7 @@ fn dense(c: &mut Criterion) {
     let mut group = c.benchmark_group("sat-dense");
     group.sample_size(10);
     for k in [2usize, 3, 4] {
-        let shape = Shape {
-            events: 40,
-            threads: k,
-            vars: 2,
-            txn_len: 1,
-            fence_every: 0,
-            rmw: 0.0,
-            write: 0.5,
-            serial: false,
-            txn_fenced: false,
-        };
+        let shape = Shape::dense(40, k, 2);
         let trace = generate(&shape, 0);
         for s in solvers() {
             group.bench_with_input(BenchmarkId::new(format!("{s:?}"), k), &trace, |b, t| {

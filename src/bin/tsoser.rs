@@ -379,15 +379,9 @@ fn run(cli: Cli) -> Result<u8> {
                 );
             }
             let shape = gen::Shape {
-                events,
-                threads: min_threads,
-                vars,
                 txn_len,
-                fence_every: 0,
-                rmw: 0.0,
                 write,
-                serial: false,
-                txn_fenced: false,
+                ..gen::Shape::dense(events, min_threads, vars)
             };
             bench_dense(min_threads..=max_threads, shape, seeds, timeout, &deciders)
         }
@@ -576,17 +570,7 @@ fn bench_scale(
                     ..gen::Shape::realistic(n)
                 };
                 let trace = std::sync::Arc::new(if family == Family::Blocks {
-                    let block = gen::Shape {
-                        events: 40,
-                        threads: k,
-                        vars: 2,
-                        txn_len: 1,
-                        fence_every: 0,
-                        rmw: 0.0,
-                        write: 0.5,
-                        serial: false,
-                        txn_fenced: false,
-                    };
+                    let block = gen::Shape::dense(40, k, 2);
                     gen::blocks(&block, (n / (40 + k)).max(1), seed)
                 } else {
                     gen::generate(&shape, seed)

@@ -6,6 +6,7 @@ pub mod brute;
 pub mod conflict;
 pub mod execution;
 pub mod fpt;
+pub mod front;
 pub mod sat;
 pub mod sc;
 

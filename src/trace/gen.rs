@@ -44,6 +44,24 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// The hard regime of `bench dense`: random schedule, no fences, no rmw, single-event
+    /// transactions, half of the accesses writes.
+    pub fn dense(events: usize, threads: usize, vars: usize) -> Shape {
+        Shape {
+            events,
+            threads,
+            vars,
+            txn_len: 1,
+            fence_every: 0,
+            rmw: 0.0,
+            write: 0.5,
+            serial: false,
+            txn_fenced: false,
+        }
+    }
+}
+
 /// Generates a well-formed trace of the given shape; the same seed gives the same trace.
 /// Threads are scheduled at random; each thread runs transactions back to back.
 pub fn generate(shape: &Shape, seed: u64) -> Trace {

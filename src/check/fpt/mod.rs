@@ -19,12 +19,11 @@ pub mod profile;
 pub mod search;
 
 use super::conflict::{conflict, txn, Rule};
-use super::sat::encode::{self, requirement, Buckets, PaperBuckets};
+use super::sat::encode::{self, requirement};
 use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
-use crate::graph::forced::forced_graph;
 use crate::graph::paper::PaperGraph;
-use crate::graph::{ConflictGraph, Edge};
-use crate::trace::exec::{Execution, Node, Step};
+use crate::graph::Edge;
+use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use chains::Chains;
 use rayon::prelude::*;
@@ -82,14 +81,14 @@ pub struct FptStats {
 
 impl FptStats {
     fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
-        let t = Instant::now();
-        let out = f();
-        let s = t.elapsed().as_secs_f64();
-        match self.phases.iter_mut().find(|(k, _)| k == name) {
-            Some((_, v)) => *v += s,
-            None => self.phases.push((name.to_string(), s)),
-        }
-        out
+        super::front::timed(&mut self.phases, name, f)
+    }
+
+    fn record<V>(&mut self, front: &super::front::Front<V>) {
+        self.forced_edges = front.forced_edges;
+        self.varying = front.varying_count;
+        self.components = front.comps.len() as u64;
+        self.largest_component = front.largest();
     }
 }
 
@@ -269,11 +268,6 @@ fn unknown(why: &str) -> Verdict {
     }
 }
 
-fn record(st: &mut FptStats, comps: &[Vec<usize>]) {
-    st.components = comps.len() as u64;
-    st.largest_component = comps.iter().map(|c| c.len() as u64).max().unwrap_or(0);
-}
-
 fn note_instance(st: &mut FptStats, inst: &Instance) {
     st.jumps += inst.jumps.len() as u64;
     if inst.chains.width() as u64 >= st.width {
@@ -345,28 +339,17 @@ fn exact(
     deadline: Option<Instant>,
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
-    let forced = st.time("forced edges", || forced_graph(trace));
-    st.forced_edges = forced.edges().len() as u64;
-    if let Some(cycle) = st.time("forced cycle", || forced.find_cycle()) {
-        let execution = Execution::sc(trace);
-        return Ok(Verdict::Violation(Box::new(Witness::Execution {
-            execution,
-            cycle,
-        })));
-    }
-    let pairs = st.time("varying pairs", || encode::varying_pairs(trace));
-    st.varying = pairs.len() as u64;
-    let (comps, comp_of) = st.time("pruning (components)", || {
-        let extra = encode::possible_edges(trace, &pairs);
-        encode::components_of(trace.txns.len(), &[forced.edges(), &extra])
-    });
-    record(st, &comps);
-    let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
+    let b = match super::front::exact(trace, &mut st.phases) {
+        Ok(f) => f,
+        Err(v) => return Ok(v),
+    };
+    st.record(&b);
+    let comps = &b.comps;
     for (i, comp) in comps.iter().enumerate() {
         let inst = st.time("chains and jumps", || {
             let (local, chains) = partition(trace, comp, &b.forced[i]);
             let mut jumps = Vec::new();
-            for &(a, c) in &b.pairs[i] {
+            for &(a, c) in &b.varying[i] {
                 for (x, y) in [(a, c), (c, a)] {
                     let (tx, ty) = (txn(trace, x), txn(trace, y));
                     if tx == ty {
@@ -417,21 +400,12 @@ fn paper(
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
     let g = st.time("paper graph", || PaperGraph::new(trace));
-    let directed: ConflictGraph = g.directed_conflicts(trace);
-    st.forced_edges = directed.edges().len() as u64;
-    if let Some(cycle) = directed.find_cycle() {
-        let w = Witness::Orientation {
-            oriented: g.undirected.clone(),
-            cycle,
-        };
-        return Ok(Verdict::Violation(Box::new(w)));
-    }
-    st.varying = g.undirected.len() as u64;
-    let (comps, comp_of) = st.time("pruning (components)", || {
-        encode::components(&g.both_ways(trace))
-    });
-    record(st, &comps);
-    let b = PaperBuckets::new(&g, trace, comps.len(), &comp_of);
+    let b = match super::front::paper(trace, &g, &mut st.phases) {
+        Ok(f) => f,
+        Err(v) => return Ok(v),
+    };
+    st.record(&b);
+    let comps = &b.comps;
     // Events of each transaction, and EG_τ's directed edges out of each event.
     let mut events_of: Vec<Vec<usize>> = vec![Vec::new(); trace.txns.len()];
     for (i, e) in trace.events.iter().enumerate() {
@@ -443,7 +417,7 @@ fn paper(
     }
     for (i, comp) in comps.iter().enumerate() {
         let inst = st.time("chains and jumps", || {
-            let (local, chains) = partition(trace, comp, &b.directed[i]);
+            let (local, chains) = partition(trace, comp, &b.forced[i]);
             // Event chains over the component's events (trace order is topological).
             let mut evs: Vec<usize> = comp
                 .iter()
@@ -463,7 +437,7 @@ fn paper(
             let hint: Vec<u32> = evs.iter().map(|&e| trace.events[e].thread as u32).collect();
             let ev_chains = Chains::new(&order, &preds, &hint);
             let mut jumps = Vec::new();
-            for &((a, c), ord) in &b.undirected[i] {
+            for &((a, c), ord) in &b.varying[i] {
                 let ways: &[(usize, usize)] = if ord { &[(a, c)] } else { &[(a, c), (c, a)] };
                 for &(x, y) in ways {
                     let (tx, ty) = (trace.events[x].txn, trace.events[y].txn);
@@ -499,7 +473,7 @@ fn paper(
             .collect();
         let oriented = crate::check::sat::orient_paper(&g, trace.len(), &used)
             .map_err(|_| FptError::Unverified("the used orientation is cyclic".into()))?;
-        let cycle = cycle_edges(&inst, &b.directed[i], &f, |_| Rule::PaperOriented);
+        let cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::PaperOriented);
         let w = Witness::Orientation { oriented, cycle };
         verify(trace, &w).map_err(FptError::Unverified)?;
         return Ok(Verdict::Violation(Box::new(w)));

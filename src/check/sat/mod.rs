@@ -12,7 +12,6 @@ pub mod encode;
 pub mod export;
 
 use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
-use crate::graph::forced::forced_graph;
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
 use crate::trace::exec::{Execution, Node, Step};
@@ -50,18 +49,7 @@ pub struct SatStats {
 impl SatStats {
     /// Runs `f`, adding its wall time to phase `name`.
     fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
-        let t = Instant::now();
-        let out = f();
-        self.add(name, t.elapsed().as_secs_f64());
-        out
-    }
-
-    /// Adds `secs` to phase `name` (repeated phases, e.g. solver calls, are summed).
-    fn add(&mut self, name: &str, secs: f64) {
-        match self.phases.iter_mut().find(|(k, _)| k == name) {
-            Some((_, v)) => *v += secs,
-            None => self.phases.push((name.to_string(), secs)),
-        }
+        super::front::timed(&mut self.phases, name, f)
     }
 }
 
@@ -125,9 +113,7 @@ fn solve_once(
         return Err(unknown("--timeout reached"));
     }
     st.solver_calls += 1;
-    let t = Instant::now();
-    let answer = b.solve();
-    st.add("solving", t.elapsed().as_secs_f64());
+    let answer = st.time("solving", || b.solve());
     match answer {
         Answer::Sat => Ok(true),
         Answer::Unsat => Ok(false),
@@ -147,29 +133,16 @@ fn exact(
     deadline: Option<Instant>,
     st: &mut SatStats,
 ) -> Result<Verdict, SatError> {
-    let forced = st.time("forced edges", || forced_graph(trace));
-    st.forced_edges = forced.edges().len() as u64;
-    if let Some(cycle) = st.time("forced cycle", || forced.find_cycle()) {
-        let execution = Execution::sc(trace);
-        return Ok(Verdict::Violation(Box::new(Witness::Execution {
-            execution,
-            cycle,
-        })));
-    }
-    let pairs = st.time("varying pairs", || encode::varying_pairs(trace));
-    st.varying_pairs = pairs.len() as u64;
-    let (comps, comp_of) = st.time("pruning (components)", || {
-        let extra = encode::possible_edges(trace, &pairs);
-        encode::components_of(trace.txns.len(), &[forced.edges(), &extra])
-    });
-    record_components(st, &comps);
-    let buckets = st.time("encoding", || {
-        encode::Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of)
-    });
-    let encode = |i: usize, comp: &[usize]| {
-        encode::encode_exact(trace, &buckets.forced[i], &buckets.pairs[i], comp)
+    let front = match super::front::exact(trace, &mut st.phases) {
+        Ok(f) => f,
+        Err(v) => return Ok(v),
     };
-    solve_components(trace, kind, deadline, st, &comps, encode, |f, b| {
+    record_front(st, &front);
+    let comps = &front.comps;
+    let encode = |i: usize, comp: &[usize]| {
+        encode::encode_exact(trace, &front.forced[i], &front.varying[i], comp)
+    };
+    solve_components(trace, kind, deadline, st, comps, encode, |f, b| {
         let cycle = model_cycle(f, b);
         // Only the atoms the model's cycle relies on: each conflict's order atom and
         // one true disjunct of "not parallel". The others are free.
@@ -263,9 +236,11 @@ fn solve_components(
     Ok(Verdict::Serializable)
 }
 
-fn record_components(st: &mut SatStats, comps: &[Vec<usize>]) {
-    st.components = comps.len() as u64;
-    st.largest_component = comps.iter().map(|c| c.len() as u64).max().unwrap_or(0);
+fn record_front<V>(st: &mut SatStats, front: &super::front::Front<V>) {
+    st.forced_edges = front.forced_edges;
+    st.varying_pairs = front.varying_count;
+    st.components = front.comps.len() as u64;
+    st.largest_component = front.largest();
 }
 
 fn record_formula(st: &mut SatStats, f: &Formula) {
@@ -416,27 +391,16 @@ fn paper(
     st: &mut SatStats,
 ) -> Result<Verdict, SatError> {
     let g = st.time("paper graph", || PaperGraph::new(trace));
-    let directed = g.directed_conflicts(trace);
-    st.forced_edges = directed.edges().len() as u64;
-    if let Some(cycle) = directed.find_cycle() {
-        // Every directed edge goes forward in the trace; so does this orientation.
-        let w = Witness::Orientation {
-            oriented: g.undirected.clone(),
-            cycle,
-        };
-        return Ok(Verdict::Violation(Box::new(w)));
-    }
-    let both = g.both_ways(trace);
-    st.varying_pairs = g.undirected.len() as u64;
-    let (comps, comp_of) = st.time("pruning (components)", || encode::components(&both));
-    record_components(st, &comps);
-    let buckets = st.time("encoding", || {
-        encode::PaperBuckets::new(&g, trace, comps.len(), &comp_of)
-    });
-    let encode = |i: usize, comp: &[usize]| {
-        encode::encode_paper(trace, &buckets.directed[i], &buckets.undirected[i], comp)
+    let front = match super::front::paper(trace, &g, &mut st.phases) {
+        Ok(f) => f,
+        Err(v) => return Ok(v),
     };
-    solve_components(trace, kind, deadline, st, &comps, encode, |f, b| {
+    record_front(st, &front);
+    let comps = &front.comps;
+    let encode = |i: usize, comp: &[usize]| {
+        encode::encode_paper(trace, &front.forced[i], &front.varying[i], comp)
+    };
+    solve_components(trace, kind, deadline, st, comps, encode, |f, b| {
         let cycle = model_cycle(f, b);
         // The oriented edges the cycle uses, with their literals.
         let used: Vec<(usize, usize, Lit)> = cycle

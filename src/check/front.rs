@@ -1,0 +1,101 @@
+//! What `--algo sat` and `--algo fpt` do before any search, in one place: the forced
+//! conflicts (a cycle among them is the answer), then the strongly connected
+//! components of the graph of all possible conflicts (only they can hold a cycle),
+//! each with its forced edges and its varying pairs (exact) or undirected edges (paper).
+
+use super::sat::encode::{self, Buckets, PaperBuckets};
+use super::{Verdict, Witness};
+use crate::graph::forced::forced_graph;
+use crate::graph::paper::PaperGraph;
+use crate::graph::Edge;
+use crate::trace::exec::{Execution, Node};
+use crate::trace::{EventId, Trace};
+use std::time::Instant;
+
+/// An undirected edge of Def. 4 `{a, b}` (a before b), with whether the directed edges
+/// already order a before b.
+pub type Undirected = ((EventId, EventId), bool);
+
+/// Phase times, summed by name.
+pub type Phases = Vec<(String, f64)>;
+
+/// Runs `f`, adding its wall time to phase `name`.
+pub fn timed<T>(phases: &mut Phases, name: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = f();
+    let s = t.elapsed().as_secs_f64();
+    match phases.iter_mut().find(|(k, _)| k == name) {
+        Some((_, v)) => *v += s,
+        None => phases.push((name.to_string(), s)),
+    }
+    out
+}
+
+/// The components and, per component, its forced edges and its varying part.
+pub struct Front<V> {
+    pub comps: Vec<Vec<usize>>,
+    pub forced: Vec<Vec<Edge>>,
+    pub varying: Vec<Vec<V>>,
+    /// Sizes, for `--stats`: forced edges and varying pairs (undirected edges) in all.
+    pub forced_edges: u64,
+    pub varying_count: u64,
+}
+
+impl<V> Front<V> {
+    pub fn largest(&self) -> u64 {
+        self.comps.iter().map(|c| c.len() as u64).max().unwrap_or(0)
+    }
+}
+
+/// Exact semantics: `Err` is the violation of a forced cycle (witness: the SC run).
+pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, Verdict> {
+    let forced = timed(phases, "forced edges", || forced_graph(trace));
+    if let Some(cycle) = timed(phases, "forced cycle", || forced.find_cycle()) {
+        let execution = Execution::sc(trace);
+        return Err(Verdict::Violation(Box::new(Witness::Execution {
+            execution,
+            cycle,
+        })));
+    }
+    let pairs = timed(phases, "varying pairs", || encode::varying_pairs(trace));
+    timed(phases, "pruning (components)", || {
+        let extra = encode::possible_edges(trace, &pairs);
+        let (comps, comp_of) = encode::components_of(trace.txns.len(), &[forced.edges(), &extra]);
+        let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
+        Ok(Front {
+            comps,
+            forced: b.forced,
+            varying: b.pairs,
+            forced_edges: forced.edges().len() as u64,
+            varying_count: pairs.len() as u64,
+        })
+    })
+}
+
+/// Paper semantics on Def. 4's graph `g`: `Err` is the violation of a cycle of directed
+/// edges (they all point forward in the trace, so any orientation is a witness).
+pub fn paper(
+    trace: &Trace,
+    g: &PaperGraph,
+    phases: &mut Phases,
+) -> Result<Front<Undirected>, Verdict> {
+    let directed = g.directed_conflicts(trace);
+    if let Some(cycle) = timed(phases, "forced cycle", || directed.find_cycle()) {
+        let w = Witness::Orientation {
+            oriented: g.undirected.clone(),
+            cycle,
+        };
+        return Err(Verdict::Violation(Box::new(w)));
+    }
+    timed(phases, "pruning (components)", || {
+        let (comps, comp_of) = encode::components(&g.both_ways(trace));
+        let b = PaperBuckets::new(g, trace, comps.len(), &comp_of);
+        Ok(Front {
+            comps,
+            forced: b.directed,
+            varying: b.undirected,
+            forced_edges: directed.edges().len() as u64,
+            varying_count: g.undirected.len() as u64,
+        })
+    })
+}
