@@ -16,6 +16,7 @@ const EXAMPLES: &[(&str, i32, i32, i32)] = &[
     ("flaw2-commit-point", 0, 1, 0),
     ("rmw-sb", 1, 1, 0),
     ("rmw-lock", 0, 0, 0),
+    ("fig4-profiles-miss", 1, 1, 0),
 ];
 
 #[test]

@@ -162,6 +162,41 @@ fn a_bad_jobs_value_is_a_usage_error() {
     assert!(stderr(&o).contains("--jobs"), "{}", stderr(&o));
 }
 
+/// `--profiles fig4` runs Fig. 4 literally, labels its answer, and is an fpt option only.
+#[test]
+fn profiles_fig4_reproduces_the_paper_and_says_it_may_be_wrong() {
+    let f = "examples/fig4-profiles-miss.yaml";
+    for sem in ["exact", "paper"] {
+        let o = tsoser(&[
+            "check",
+            f,
+            "--algo",
+            "fpt",
+            "--semantics",
+            sem,
+            "--profiles",
+            "fig4",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{sem}: Fig. 4 misses it");
+        assert!(
+            stdout(&o).contains("Fig. 4 profiles: a yes may be wrong"),
+            "{}",
+            stdout(&o)
+        );
+        let o = tsoser(&["check", f, "--algo", "fpt", "--semantics", sem]);
+        assert_eq!(o.status.code(), Some(1), "{sem}: the exact search finds it");
+    }
+    let o = tsoser(&["check", f, "--algo", "fpt", "--profiles", "fig4", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["profiles"], "fig4");
+    let o = tsoser(&["check", f, "--algo", "sat", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["profiles"], serde_json::Value::Null);
+    let o = tsoser(&["check", f, "--profiles", "fig4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--algo fpt"), "{}", stderr(&o));
+}
+
 /// Fig. 4 taken literally answers serializable where the exact search (and brute) find
 /// a violation.
 fn fig4_misses(sem: Semantics, lines: &[&str]) {

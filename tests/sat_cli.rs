@@ -30,6 +30,7 @@ const EXAMPLES: &[&str] = &[
     "rmw-sb",
     "rmw-lock",
     "forced-cycle",
+    "fig4-profiles-miss",
 ];
 
 #[test]

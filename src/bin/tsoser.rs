@@ -125,6 +125,13 @@ enum BenchCmd {
     },
 }
 
+/// Profiles of `--algo fpt`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Profiles {
+    Exact,
+    Fig4,
+}
+
 /// A decider of `tsoser bench`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Decider {
@@ -160,6 +167,7 @@ impl Decider {
             timeout: Some(std::time::Duration::from_secs_f64(timeout)),
             jobs: 0,
             max_jumps: fpt::DEFAULT_MAX,
+            fig4: false,
         }
     }
 
@@ -219,6 +227,11 @@ enum Cmd {
         /// Budget of --algo fpt: jumps tried (partial cycles extended) before unknown.
         #[arg(long, default_value_t = fpt::DEFAULT_MAX)]
         max_jumps: u64,
+        /// Profiles of --algo fpt: `exact` entry/exit events, or `fig4`: one per
+        /// (operation, variable) class and chain, as Fig. 4 does — NOT exact (a "yes"
+        /// may be wrong; encodings/fpt.md), for reproducing and measuring the paper.
+        #[arg(long, value_enum, default_value = "exact")]
+        profiles: Profiles,
         /// Give up after this many seconds: the answer is unknown (exit 3).
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
@@ -326,11 +339,15 @@ fn run(cli: Cli) -> Result<u8> {
             solver,
             jobs,
             max_jumps,
+            profiles,
             timeout,
             json,
             stats,
             dot,
         } => {
+            if profiles == Profiles::Fig4 && algo != Algo::Fpt {
+                bail!("--profiles fig4 is an option of --algo fpt");
+            }
             let timeout = match timeout {
                 Some(t) if !(t > 0.0 && t.is_finite()) => {
                     bail!("--timeout takes a positive number of seconds")
@@ -346,6 +363,7 @@ fn run(cli: Cli) -> Result<u8> {
                 timeout,
                 jobs,
                 max_jumps,
+                fig4: profiles == Profiles::Fig4,
             };
             cmd_check(&file, opts, json, stats, dot.as_deref())
         }
@@ -645,6 +663,7 @@ struct CheckOpts {
     timeout: Option<std::time::Duration>,
     jobs: usize,
     max_jumps: u64,
+    fig4: bool,
 }
 
 impl CheckOpts {
@@ -653,7 +672,7 @@ impl CheckOpts {
             jobs: self.jobs,
             max_jumps: self.max_jumps,
             timeout,
-            ..FptOptions::default()
+            fig4_representatives: self.fig4,
         }
     }
 }
@@ -744,7 +763,11 @@ fn decide(trace: &Trace, o: CheckOpts) -> Result<Decided, String> {
             }
             Algo::Fpt => {
                 let left = o.timeout.map(|t| t.saturating_sub(started.elapsed()));
-                fpt::check_fpt(trace, Semantics::Exact, o.fpt(left))
+                let exact = FptOptions {
+                    fig4_representatives: false,
+                    ..o.fpt(left)
+                };
+                fpt::check_fpt(trace, Semantics::Exact, exact)
                     .map(|x| x.0)
                     .map_err(|e| e.to_string())?
             }
@@ -844,6 +867,7 @@ fn cmd_check(
             "trace": trace_json(&trace),
             "model": model_name,
             "algo": algo_name(o.algo, o.model),
+            "profiles": (o.algo == Algo::Fpt && o.model == Model::Tso).then_some(if o.fig4 { "fig4" } else { "exact" }),
             "solver": (o.algo == Algo::Sat && o.model == Model::Tso).then(|| solver_name(o.solver)),
             "semantics": semantics_name(semantics),
             "verdict": verdict.name(),
@@ -864,6 +888,7 @@ fn cmd_check(
         } else {
             let algo = match o.algo {
                 Algo::Sat => format!("sat/{}", solver_name(o.solver)),
+                Algo::Fpt if o.fig4 => "fpt, Fig. 4 profiles: a yes may be wrong".to_string(),
                 Algo::Fpt => "fpt".to_string(),
                 Algo::Brute => "brute".to_string(),
             };
