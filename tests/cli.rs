@@ -300,14 +300,19 @@ fn check_writes_dot_alongside() {
     let dir = std::env::temp_dir().join(format!("tsoser-dot-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("g.dot");
-    let o = tsoser(&[
-        "check",
-        "examples/rmw-sb.yaml",
-        "--dot",
-        f.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(std::fs::read_to_string(&f).unwrap().contains("color=red"));
+    for algo in ["brute", "sat", "fpt"] {
+        std::fs::remove_file(&f).ok();
+        let o = tsoser(&[
+            "check",
+            "examples/rmw-sb.yaml",
+            "--algo",
+            algo,
+            "--dot",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{algo}");
+        assert!(std::fs::read_to_string(&f).unwrap().contains("color=red"), "{algo}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
