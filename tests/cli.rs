@@ -311,7 +311,10 @@ fn check_writes_dot_alongside() {
             f.to_str().unwrap(),
         ]);
         assert_eq!(o.status.code(), Some(1), "{algo}");
-        assert!(std::fs::read_to_string(&f).unwrap().contains("color=red"), "{algo}");
+        assert!(
+            std::fs::read_to_string(&f).unwrap().contains("color=red"),
+            "{algo}"
+        );
     }
     std::fs::remove_dir_all(&dir).ok();
 }

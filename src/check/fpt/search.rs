@@ -84,7 +84,9 @@ type Window = Option<(u32, u32)>;
 pub struct Counters {
     /// Partial cycles extended by a jump (each passed the simplicity test).
     pub extended: AtomicU64,
-    /// Jumps rejected because an endpoint is ordered with another segment (Prop. 3(ii)).
+    /// Jumps rejected because their target is ordered with their source (Prop. 3(ii));
+    /// jumps whose ends are ordered with other segments are never tried: the windows
+    /// of unordered positions skip them.
     pub pruned_simple: AtomicU64,
     /// Jumps rejected because the set stopped being valid.
     pub pruned_invalid: AtomicU64,
@@ -290,73 +292,69 @@ impl State<'_, '_> {
     fn try_jump(&mut self, e: usize, closes: bool) -> Result<Option<Found>, Stopped> {
         let inst = self.inst;
         let ch = &inst.chains;
-        {
-            {
-                let n = self.c.extended.fetch_add(1, Ordering::Relaxed);
-                if n >= self.budget {
-                    return Err(Stopped::Budget);
-                }
-                if n % 4096 == 0 {
-                    if self.c.stop.load(Ordering::Relaxed) {
-                        return Err(Stopped::Cancelled);
-                    }
-                    if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                        return Err(Stopped::Timeout);
-                    }
-                }
-                let jump = &inst.jumps[e];
-                let (q, nx) = (jump.from, jump.to);
-                debug_assert_eq!(closes, ch.reaches(nx, self.q1));
-                if inst.fig4 {
-                    // Fig. 4's profiles here: (a) — leave where the segment entered — or
-                    // (a, b) with both representatives; the closing entry is exact.
-                    let entered = inst.jumps[*self.path.last().unwrap()].dst;
-                    let exit_ok = jump.fig4.0 || jump.src == entered;
-                    if !(exit_ok && (closes || jump.fig4.1)) {
-                        return Ok(None);
-                    }
-                }
-                debug_assert!(self.ends[..self.ends.len() - 1]
-                    .iter()
-                    .all(|&x| !ch.related(q, x)));
-                debug_assert!(if closes {
-                    self.unordered(nx, Some(self.q1))
-                } else {
-                    !self.used[ch.chain_of[nx as usize] as usize] && self.unordered(nx, None)
-                });
-                if ch.related(nx, q) {
-                    self.c.pruned_simple.fetch_add(1, Ordering::Relaxed);
-                    return Ok(None);
-                }
-                self.path.push(e);
-                if !inst.valid(&self.path, &mut self.scratch) {
-                    self.path.pop();
-                    self.c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
-                    return Ok(None);
-                }
-                if closes {
-                    return Ok(Some(Found {
-                        jumps: self.path.clone(),
-                        orders: self.scratch.cons.clone(),
-                    }));
-                }
-                let (cq, cn) = (
-                    ch.chain_of[q as usize] as usize,
-                    ch.chain_of[nx as usize] as usize,
-                );
-                let (was_q, was_n) = (self.used[cq], self.used[cn]);
-                self.used[cq] = true;
-                self.used[cn] = true;
-                self.ends.push(q);
-                self.ends.push(nx);
-                let found = self.extend(nx)?;
-                self.ends.truncate(self.ends.len() - 2);
-                self.used[cq] = was_q;
-                self.used[cn] = was_n;
-                self.path.pop();
-                Ok(found)
+        let n = self.c.extended.fetch_add(1, Ordering::Relaxed);
+        if n >= self.budget {
+            return Err(Stopped::Budget);
+        }
+        if n % 4096 == 0 {
+            if self.c.stop.load(Ordering::Relaxed) {
+                return Err(Stopped::Cancelled);
+            }
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Stopped::Timeout);
             }
         }
+        let jump = &inst.jumps[e];
+        let (q, nx) = (jump.from, jump.to);
+        debug_assert_eq!(closes, ch.reaches(nx, self.q1));
+        if inst.fig4 {
+            // Fig. 4's profiles here: (a) — leave where the segment entered — or
+            // (a, b) with both representatives; the closing entry is exact.
+            let entered = inst.jumps[*self.path.last().unwrap()].dst;
+            let exit_ok = jump.fig4.0 || jump.src == entered;
+            if !(exit_ok && (closes || jump.fig4.1)) {
+                return Ok(None);
+            }
+        }
+        debug_assert!(self.ends[..self.ends.len() - 1]
+            .iter()
+            .all(|&x| !ch.related(q, x)));
+        debug_assert!(if closes {
+            self.unordered(nx, Some(self.q1))
+        } else {
+            !self.used[ch.chain_of[nx as usize] as usize] && self.unordered(nx, None)
+        });
+        if ch.related(nx, q) {
+            self.c.pruned_simple.fetch_add(1, Ordering::Relaxed);
+            return Ok(None);
+        }
+        self.path.push(e);
+        if !inst.valid(&self.path, &mut self.scratch) {
+            self.path.pop();
+            self.c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
+            return Ok(None);
+        }
+        if closes {
+            return Ok(Some(Found {
+                jumps: self.path.clone(),
+                orders: self.scratch.cons.clone(),
+            }));
+        }
+        let (cq, cn) = (
+            ch.chain_of[q as usize] as usize,
+            ch.chain_of[nx as usize] as usize,
+        );
+        let (was_q, was_n) = (self.used[cq], self.used[cn]);
+        self.used[cq] = true;
+        self.used[cn] = true;
+        self.ends.push(q);
+        self.ends.push(nx);
+        let found = self.extend(nx)?;
+        self.ends.truncate(self.ends.len() - 2);
+        self.used[cq] = was_q;
+        self.used[cn] = was_n;
+        self.path.pop();
+        Ok(found)
     }
 }
 
