@@ -270,7 +270,7 @@ fn unknown(why: &str) -> Verdict {
 
 fn note_instance(st: &mut FptStats, inst: &Instance) {
     st.jumps += inst.jumps.len() as u64;
-    if inst.chains.width() as u64 >= st.width {
+    if inst.chains.width() as u64 > st.width {
         st.width = inst.chains.width() as u64;
         st.chains = profile::profiles(inst);
     }
