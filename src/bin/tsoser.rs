@@ -311,6 +311,48 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Convert a trace between YAML and RAPID's STD format (README, "Trace format").
+    Convert {
+        file: PathBuf,
+        /// Input format (default: by extension, `.std` is STD, anything else YAML).
+        #[arg(long, value_enum)]
+        from: Option<TraceFormat>,
+        /// Output format (default: by the output file's extension, else the other format).
+        #[arg(long, value_enum)]
+        to: Option<TraceFormat>,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Trace file formats.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TraceFormat {
+    /// tsoser's YAML (canonical or compact events).
+    Yaml,
+    /// RAPID's STD: `THREAD|OP(ARG)|LOC` lines.
+    Std,
+}
+
+impl TraceFormat {
+    fn of(path: &Path) -> TraceFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("std") => TraceFormat::Std,
+            _ => TraceFormat::Yaml,
+        }
+    }
+}
+
+/// Writes `text` to `output`, or to standard output.
+fn write_out(output: Option<&Path>, text: &str) -> Result<()> {
+    match output {
+        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display())),
+        None => {
+            out!("{text}");
+            Ok(())
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -324,8 +366,9 @@ fn main() -> ExitCode {
     }
 }
 
+/// Reads a trace: RAPID's STD for a `.std` file, YAML otherwise.
 fn load(path: &Path) -> Result<Trace> {
-    Ok(trace::parse::read_trace(path)?)
+    read_as(path, TraceFormat::of(path))
 }
 
 fn run(cli: Cli) -> Result<u8> {
@@ -463,14 +506,37 @@ fn run(cli: Cli) -> Result<u8> {
                 txn_fenced,
             };
             let text = gen::to_compact_yaml(&gen::generate(&shape, seed));
-            match output {
-                Some(p) => std::fs::write(&p, text)
-                    .with_context(|| format!("cannot write {}", p.display()))?,
-                None => out!("{text}"),
-            }
+            write_out(output.as_deref(), &text)?;
+            Ok(0)
+        }
+        Cmd::Convert {
+            file,
+            from,
+            to,
+            output,
+        } => {
+            let from = from.unwrap_or_else(|| TraceFormat::of(&file));
+            let trace = read_as(&file, from)?;
+            let to = to.unwrap_or_else(|| match &output {
+                Some(p) if p.extension().is_some() => TraceFormat::of(p),
+                _ if from == TraceFormat::Std => TraceFormat::Yaml,
+                _ => TraceFormat::Std,
+            });
+            let text = match to {
+                TraceFormat::Yaml => gen::to_compact_yaml(&trace),
+                TraceFormat::Std => trace::std_format::to_std(&trace),
+            };
+            write_out(output.as_deref(), &text)?;
             Ok(0)
         }
     }
+}
+
+fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
+    Ok(match format {
+        TraceFormat::Yaml => trace::parse::read_trace(path)?,
+        TraceFormat::Std => trace::std_format::read_std(path)?,
+    })
 }
 
 fn algo_name(a: Algo, m: Model) -> &'static str {

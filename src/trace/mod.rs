@@ -4,6 +4,7 @@
 pub mod exec;
 pub mod gen;
 pub mod parse;
+pub mod std_format;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 

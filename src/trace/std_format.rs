@@ -1,0 +1,313 @@
+//! RAPID's STD trace format: one event a line, `THREAD|OP(ARG)|LOC`, e.g. `T0|r(V12)|45`.
+//!
+//! | STD | tsoser |
+//! |---|---|
+//! | `r(x)`, `w(x)` | `rd x`, `wr x` |
+//! | `acq(l)`, `rel(l)` | `rmw l` (a lock operation is an interlocked read-modify-write of the lock) |
+//! | `fork(u)` | `rmw fork:u` by the parent, then `rmw fork:u` by u: u's events come after |
+//! | `join(u)` | `rmw join:u` by u (it has finished), then `rmw join:u` by the joiner |
+//! | `begin`, `end` (with or without `()`) | atomic blocks; the outermost block of a thread is one transaction |
+//! | `req(l)` | lock request: no memory effect, skipped |
+//!
+//! Events outside blocks are transactions of their own. `LOC` (a source location) is
+//! kept as the event's value. [`StdReader`] parses line by line without holding the
+//! file (the monitors can consume it as a stream); [`read_std`] builds a [`Trace`].
+//! [`to_std`] writes a trace back: `rmw x` as `acq(x)`, a fence as `acq(fence:T)` on a
+//! location of its own (the same conflicts and the same buffer drain, SEMANTICS.md §6),
+//! transactions of more than one event as `begin`/`end` blocks.
+
+use super::{Op, Trace, TraceBuilder};
+use crate::{Error, FileError};
+use std::io::BufRead;
+
+/// What an STD line does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StdOp {
+    Read(String),
+    Write(String),
+    Acquire(String),
+    Release(String),
+    Fork(String),
+    Join(String),
+    Request(String),
+    Begin,
+    End,
+}
+
+/// One parsed line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StdEvent {
+    pub line: usize,
+    pub thread: String,
+    pub op: StdOp,
+    pub loc: String,
+}
+
+/// Parses one line (1-based `line` for errors).
+pub fn parse_line(text: &str, line: usize) -> Result<StdEvent, Error> {
+    let bad = |message: String| Error::Format { line, message };
+    let mut parts = text.trim().split('|');
+    let (Some(thread), Some(opx), loc) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(bad(format!(
+            "expected THREAD|OP(ARG)|LOC, found `{}`",
+            text.trim()
+        )));
+    };
+    if parts.next().is_some() {
+        return Err(bad("more than three `|`-separated fields".into()));
+    }
+    let thread = thread.trim();
+    if thread.is_empty() {
+        return Err(bad("empty thread name".into()));
+    }
+    let opx = opx.trim();
+    let (name, arg) = match opx.find('(') {
+        Some(i) if opx.ends_with(')') => (&opx[..i], opx[i + 1..opx.len() - 1].trim()),
+        Some(_) => return Err(bad(format!("unclosed `(` in `{opx}`"))),
+        None => (opx, ""),
+    };
+    let need = |what: &str| -> Result<String, Error> {
+        if arg.is_empty() {
+            Err(bad(format!("`{name}` needs {what} in parentheses")))
+        } else {
+            Ok(arg.to_string())
+        }
+    };
+    let op = match name {
+        "r" => StdOp::Read(need("a variable")?),
+        "w" => StdOp::Write(need("a variable")?),
+        "acq" => StdOp::Acquire(need("a lock")?),
+        "rel" => StdOp::Release(need("a lock")?),
+        "fork" => StdOp::Fork(need("a thread")?),
+        "join" => StdOp::Join(need("a thread")?),
+        "req" => StdOp::Request(need("a lock")?),
+        "begin" => StdOp::Begin,
+        "end" => StdOp::End,
+        other => {
+            return Err(bad(format!(
+                "unknown operation `{other}` (r, w, acq, rel, fork, join, req, begin, end)"
+            )))
+        }
+    };
+    Ok(StdEvent {
+        line,
+        thread: thread.to_string(),
+        op,
+        loc: loc.unwrap_or("").trim().to_string(),
+    })
+}
+
+/// Streams the events of an STD file; blank lines and lines starting with `#` are skipped.
+pub struct StdReader<R> {
+    input: R,
+    line: usize,
+    buf: String,
+}
+
+impl<R: BufRead> StdReader<R> {
+    pub fn new(input: R) -> StdReader<R> {
+        StdReader {
+            input,
+            line: 0,
+            buf: String::new(),
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for StdReader<R> {
+    type Item = Result<StdEvent, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            self.buf.clear();
+            match self.input.read_line(&mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => return Some(Err(Error::Io(e))),
+            }
+            self.line += 1;
+            let t = self.buf.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            return Some(parse_line(t, self.line));
+        }
+    }
+}
+
+/// Builds a trace from STD events (see the module table).
+pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<Trace, Error> {
+    let mut b = TraceBuilder::new();
+    // Per thread: block depth and the name of its open transaction.
+    let mut open: std::collections::HashMap<String, (usize, String)> = Default::default();
+    let mut blocks = 0usize;
+    for ev in events {
+        let ev = ev?;
+        let line = ev.line;
+        let txn = |open: &std::collections::HashMap<String, (usize, String)>, t: &str| {
+            open.get(t).filter(|o| o.0 > 0).map(|o| o.1.clone())
+        };
+        let loc = (!ev.loc.is_empty()).then(|| ev.loc.clone());
+        let t = ev.thread.as_str();
+        let push = |b: &mut TraceBuilder, thread: &str, tx: Option<String>, op, var: &str| {
+            b.push_at(thread, tx.as_deref(), op, Some(var), loc.clone(), line)
+        };
+        match &ev.op {
+            StdOp::Read(x) => push(&mut b, t, txn(&open, t), Op::Rd, x),
+            StdOp::Write(x) => push(&mut b, t, txn(&open, t), Op::Wr, x),
+            StdOp::Acquire(l) | StdOp::Release(l) => push(&mut b, t, txn(&open, t), Op::Rmw, l),
+            StdOp::Request(_) => {}
+            StdOp::Fork(u) | StdOp::Join(u) => {
+                if u == t {
+                    return Err(Error::Format {
+                        line,
+                        message: format!("thread {t} cannot fork or join itself"),
+                    });
+                }
+                if txn(&open, u).is_some() {
+                    return Err(Error::Format {
+                        line,
+                        message: format!(
+                            "thread {u} is inside an atomic block when forked or joined"
+                        ),
+                    });
+                }
+                let fork = matches!(ev.op, StdOp::Fork(_));
+                let var = format!("{}:{u}", if fork { "fork" } else { "join" });
+                if fork {
+                    push(&mut b, t, txn(&open, t), Op::Rmw, &var);
+                    push(&mut b, u, None, Op::Rmw, &var);
+                } else {
+                    push(&mut b, u, None, Op::Rmw, &var);
+                    push(&mut b, t, txn(&open, t), Op::Rmw, &var);
+                }
+            }
+            StdOp::Begin => {
+                let e = open.entry(t.to_string()).or_insert((0, String::new()));
+                if e.0 == 0 {
+                    blocks += 1;
+                    e.1 = format!("{t}.b{blocks}");
+                }
+                e.0 += 1;
+            }
+            StdOp::End => match open.get_mut(t) {
+                Some(e) if e.0 > 0 => e.0 -= 1,
+                _ => {
+                    return Err(Error::Format {
+                        line,
+                        message: format!("`end` of thread {t} without a `begin`"),
+                    })
+                }
+            },
+        }
+    }
+    b.build()
+}
+
+/// Reads an STD file into a trace; errors name the file and line.
+pub fn read_std(path: &std::path::Path) -> Result<Trace, FileError> {
+    let named = |error| FileError {
+        file: path.display().to_string(),
+        error,
+    };
+    let f = std::fs::File::open(path).map_err(|e| named(Error::Io(e)))?;
+    build(StdReader::new(std::io::BufReader::new(f))).map_err(named)
+}
+
+/// Writes a trace in STD (see the module text for rmw and fences). The value of an
+/// event, if any, becomes its location field (else its index).
+pub fn to_std(trace: &Trace) -> String {
+    let mut s = String::with_capacity(trace.len() * 16);
+    let mut size = vec![0usize; trace.txns.len()];
+    for e in &trace.events {
+        size[e.txn] += 1;
+    }
+    let mut current: Vec<Option<usize>> = vec![None; trace.threads.len()];
+    for (i, e) in trace.events.iter().enumerate() {
+        let t = &trace.threads[e.thread];
+        if current[e.thread] != Some(e.txn) {
+            if current[e.thread].is_some_and(|x| size[x] > 1) {
+                s.push_str(&format!("{t}|end|{i}\n"));
+            }
+            if size[e.txn] > 1 {
+                s.push_str(&format!("{t}|begin|{i}\n"));
+            }
+            current[e.thread] = Some(e.txn);
+        }
+        let var = e.var.map(|v| trace.vars[v].as_str()).unwrap_or("");
+        let op = match e.op {
+            Op::Rd => format!("r({var})"),
+            Op::Wr => format!("w({var})"),
+            Op::Rmw => format!("acq({var})"),
+            Op::Fence => format!("acq(fence:{t})"),
+        };
+        let loc = e.val.clone().unwrap_or_else(|| i.to_string());
+        s.push_str(&format!("{t}|{op}|{loc}\n"));
+    }
+    for (th, c) in current.iter().enumerate() {
+        if c.is_some_and(|x| size[x] > 1) {
+            s.push_str(&format!("{}|end|{}\n", trace.threads[th], trace.len()));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> Result<Trace, Error> {
+        build(StdReader::new(src.as_bytes()))
+    }
+
+    #[test]
+    fn operations_map_as_documented() {
+        let t = parse(
+            "T0|begin|1\nT0|r(x)|2\nT0|w(y)|3\nT0|end|4\nT0|fork(T1)|5\nT1|acq(l)|6\nT1|rel(l)|7\nT0|join(T1)|8\n",
+        )
+        .unwrap();
+        assert_eq!(
+            t.events[0].val.as_deref(),
+            Some("2"),
+            "the location is kept"
+        );
+        let lines: Vec<String> = (0..t.len()).map(|i| t.describe(i)).collect();
+        assert_eq!(
+            lines,
+            [
+                "T0 T0.b1 rd x",
+                "T0 T0.b1 wr y",
+                "T0 @2 rmw fork:T1",
+                "T1 @3 rmw fork:T1",
+                "T1 @4 rmw l",
+                "T1 @5 rmw l",
+                "T1 @6 rmw join:T1",
+                "T0 @7 rmw join:T1",
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_lines_name_their_line() {
+        for (src, line, words) in [
+            ("T0|r(x)|1\nT0|x(y)|2\n", 2, "unknown operation"),
+            ("T0|r()|1\n", 1, "needs a variable"),
+            ("T0|r(x|1\n", 1, "unclosed"),
+            ("T0\n", 1, "expected THREAD|OP(ARG)|LOC"),
+            ("\n# c\nT0|end|3\n", 3, "without a `begin`"),
+            ("T0|fork(T0)|1\n", 1, "itself"),
+            ("T1|begin|1\nT0|join(T1)|2\n", 2, "inside an atomic block"),
+        ] {
+            let e = parse(src).unwrap_err();
+            assert_eq!(e.line(), Some(line), "{src}: {e}");
+            assert!(e.to_string().contains(words), "{src}: {e}");
+        }
+    }
+
+    #[test]
+    fn nested_blocks_make_one_transaction() {
+        let t =
+            parse("T0|begin|1\nT0|begin|2\nT0|r(x)|3\nT0|end|4\nT0|w(x)|5\nT0|end|6\n").unwrap();
+        assert_eq!(t.txns.len(), 1);
+    }
+}
