@@ -329,3 +329,24 @@ fn gen_is_deterministic_and_parses() {
     let o = tsoser(&["gen", "--threads", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn monitor_sc_ser_agrees_with_check_model_sc_on_every_example() {
+    for &(name, _, _, sc) in EXAMPLES {
+        let f = format!("examples/{name}.yaml");
+        let o = tsoser(&["monitor", &f, "--monitor", "sc-ser", "--json", "--stats"]);
+        assert_eq!(o.status.code(), Some(sc), "{name}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["monitor"], "sc-ser");
+        assert_eq!(v["verdict"] == "violation", sc == 1, "{name}");
+        assert_eq!(v["stopped_at"].is_null(), sc == 0, "{name}");
+        assert!(v["stats"]["counts"]["events per second"].as_u64().is_some());
+    }
+    let o = tsoser(&["monitor", "examples/thm2-right.yaml"]);
+    assert!(stdout(&o).contains("NO — from event #3 on"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("⊙SC conflict-graph cycle"), "{}", stdout(&o));
+    let o = tsoser(&["monitor", "examples/no-such-file.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = tsoser(&["monitor", "examples/task-pool.yaml", "--monitor", "sober"]);
+    assert_eq!(o.status.code(), Some(2), "not built yet: a usage error");
+}

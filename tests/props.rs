@@ -217,3 +217,22 @@ proptest! {
         prop_assert_eq!(norm(&got), norm(&want));
     }
 }
+
+proptest! {
+    #![proptest_config(config(4000))]
+
+    /// The vector-clock SC-serializability monitor stops exactly at the first event
+    /// whose prefix has a cycle in the ⊙SC conflict graph, and its witness re-checks.
+    #[test]
+    fn sc_ser_monitor_stops_at_the_first_non_serializable_prefix(trace in traces(Params { min_events: 3, max_events: 14, threads: 4, vars: 2, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
+        use tsoser::check::sc::sc_graph_upto;
+        use tsoser::monitor::{check_sc_ser, sc_ser::first_violation};
+        let want = (1..=trace.len()).find(|&n| sc_graph_upto(&trace, n).is_cyclic()).map(|n| n - 1);
+        prop_assert_eq!(first_violation(&trace), want);
+        let (v, _) = check_sc_ser(&trace);
+        prop_assert_eq!(v.name(), sc::check_sc(&trace).name());
+        if let Verdict::Violation(w) = &v {
+            prop_assert_eq!(verify(&trace, w), Ok(()));
+        }
+    }
+}

@@ -11,12 +11,17 @@ use crate::trace::{Op, Trace};
 
 /// The ⊙SC conflict graph of the trace read as an SC execution.
 pub fn sc_graph(trace: &Trace) -> ConflictGraph {
+    sc_graph_upto(trace, trace.len())
+}
+
+/// The ⊙SC conflict graph of the first `n` events (the nodes are all transactions).
+pub fn sc_graph_upto(trace: &Trace, n: usize) -> ConflictGraph {
     let mut g = ConflictGraph::new(trace.txns.len());
     let mut last_of_thread: Vec<Option<usize>> = vec![None; trace.threads.len()];
     let mut last_write: Vec<Option<usize>> = vec![None; trace.vars.len()];
     let mut reads: Vec<Vec<usize>> = vec![Vec::new(); trace.vars.len()];
     let ev = |e: usize| Step::Event(e);
-    for (i, e) in trace.events.iter().enumerate() {
+    for (i, e) in trace.events.iter().enumerate().take(n) {
         if let Some(p) = last_of_thread[e.thread].replace(i) {
             if trace.events[p].txn != e.txn {
                 g.add(

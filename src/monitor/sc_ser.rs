@@ -1,0 +1,222 @@
+//! SC-serializability as a single pass with vector clocks (in the style of AeroDrome,
+//! Mathur & Viswanathan, ASPLOS'20): the trace read as an SC execution, conflicts ⊙SC
+//! (SEMANTICS.md §6), transactions as the nodes. State: O(k·(k + m + k·m)) integers for
+//! k threads and m variables — independent of the trace length.
+//!
+//! Clocks count transactions: thread t's i-th transaction has index i, and a clock V
+//! "has seen" it when V[t] ≥ i. Each *slot* — a thread's current clock C_t, a
+//! variable's last-write clock W_x, a thread's last-read clock R_{t,x} — holds
+//! ancestors (transactions with a path to it) of the transaction it stands for.
+//!
+//! - begin of t's transaction T: C_t[t] := index(T).
+//! - an incoming conflict into the current transaction T with clock S (W_x on a read,
+//!   W_x ⊔ R_{u,x} (u ≠ t) on a write, both on an rmw): first *close* S over the
+//!   current transactions of all threads — if S has seen Y, add C_y (Y's ancestors may
+//!   have grown since S was taken) — until nothing changes; if S has now seen T, the
+//!   edge closes a cycle (T reaches the source, the source reaches T): violation.
+//!   Else C_t := C_t ⊔ S.
+//! - end of T (when t begins its next transaction): every slot that saw T while T was
+//!   current (recorded when it was written) receives C_t, so slots stay complete for
+//!   ended transactions and only the current ones need the closure.
+//!
+//! The answer is exact (tested against the conflict graph of `check::sc` on every
+//! prefix of generated traces): it reports at the first event whose prefix is not
+//! SC-serializable.
+
+use crate::trace::{Op, Trace};
+
+/// The first event at which the trace stops being SC-serializable, if any.
+pub fn first_violation(trace: &Trace) -> Option<usize> {
+    let mut m = ScSer::new(trace.threads.len(), trace.vars.len());
+    let mut current: Vec<Option<usize>> = vec![None; trace.threads.len()];
+    for (i, e) in trace.events.iter().enumerate() {
+        if current[e.thread] != Some(e.txn) {
+            current[e.thread] = Some(e.txn);
+            m.begin(e.thread);
+        }
+        let bad = match (e.op, e.var) {
+            (Op::Rd, Some(x)) => m.read(e.thread, x),
+            (Op::Wr, Some(x)) => m.write(e.thread, x, false),
+            (Op::Rmw, Some(x)) => m.write(e.thread, x, true),
+            _ => false,
+        };
+        if bad {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// The monitor state.
+pub struct ScSer {
+    k: usize,
+    m: usize,
+    /// Slot clocks, flat: slot s is `vals[s*k .. (s+1)*k]`. Slots: threads 0..k, then
+    /// W_x (k + x), then R_{u,x} (k + m + u*m + x).
+    vals: Vec<u32>,
+    /// Index of each thread's current transaction (0: none yet).
+    idx: Vec<u32>,
+    /// Per slot and thread: the transaction index it was registered with (dedup).
+    mark: Vec<u32>,
+    /// Per thread: slots that saw its current transaction.
+    seen: Vec<Vec<usize>>,
+    last_writer: Vec<Option<usize>>,
+    has_read: Vec<bool>,
+    scratch: Vec<u32>,
+    joined: Vec<bool>,
+}
+
+impl ScSer {
+    pub fn new(k: usize, m: usize) -> ScSer {
+        let slots = k + m + k * m;
+        ScSer {
+            k,
+            m,
+            vals: vec![0; slots * k],
+            idx: vec![0; k],
+            mark: vec![0; slots * k],
+            seen: vec![Vec::new(); k],
+            last_writer: vec![None; m],
+            has_read: vec![false; k * m],
+            scratch: vec![0; k],
+            joined: vec![false; k],
+        }
+    }
+
+    fn w_slot(&self, x: usize) -> usize {
+        self.k + x
+    }
+
+    fn r_slot(&self, u: usize, x: usize) -> usize {
+        self.k + self.m + u * self.m + x
+    }
+
+    /// Records `slot` with every current transaction its clock has seen.
+    fn register(&mut self, slot: usize) {
+        for y in 0..self.k {
+            let i = self.idx[y];
+            if i > 0 && self.vals[slot * self.k + y] >= i && self.mark[slot * self.k + y] != i {
+                self.mark[slot * self.k + y] = i;
+                self.seen[y].push(slot);
+            }
+        }
+    }
+
+    fn join_into(&mut self, slot: usize, v: &[u32]) {
+        let k = self.k;
+        for (a, &b) in self.vals[slot * k..(slot + 1) * k].iter_mut().zip(v) {
+            *a = (*a).max(b);
+        }
+        self.register(slot);
+    }
+
+    fn copy_into(&mut self, slot: usize, from: usize) {
+        let k = self.k;
+        self.vals.copy_within(from * k..(from + 1) * k, slot * k);
+        self.register(slot);
+    }
+
+    /// Thread t starts a new transaction (ending its previous one).
+    pub fn begin(&mut self, t: usize) {
+        let k = self.k;
+        if self.idx[t] > 0 {
+            // End: slots that saw the ending transaction get its final clock.
+            let fin: Vec<u32> = self.vals[t * k..(t + 1) * k].to_vec();
+            let i = self.idx[t];
+            for slot in std::mem::take(&mut self.seen[t]) {
+                if slot != t && self.vals[slot * k + t] >= i {
+                    self.join_into(slot, &fin);
+                }
+            }
+        }
+        self.idx[t] += 1;
+        self.vals[t * k + t] = self.idx[t];
+        self.register(t);
+    }
+
+    /// An incoming conflict with clock `scratch` into t's current transaction: closes
+    /// it over the current transactions, checks, and joins. True on a violation.
+    fn incoming(&mut self, t: usize) -> bool {
+        let k = self.k;
+        let mut s = std::mem::take(&mut self.scratch);
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.iter_mut().for_each(|j| *j = false);
+        loop {
+            let mut changed = false;
+            for y in 0..k {
+                let i = self.idx[y];
+                if i > 0 && s[y] >= i && !joined[y] {
+                    joined[y] = true;
+                    for (a, &b) in s.iter_mut().zip(&self.vals[y * k..(y + 1) * k]) {
+                        *a = (*a).max(b);
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let bad = s[t] >= self.idx[t];
+        if !bad {
+            self.join_into(t, &s);
+        }
+        self.scratch = s;
+        self.joined = joined;
+        bad
+    }
+
+    fn load_clock(&mut self, slot: usize) {
+        let k = self.k;
+        for (a, &b) in self
+            .scratch
+            .iter_mut()
+            .zip(&self.vals[slot * k..(slot + 1) * k])
+        {
+            *a = (*a).max(b);
+        }
+    }
+
+    /// `rd x` by t; true on a violation.
+    pub fn read(&mut self, t: usize, x: usize) -> bool {
+        self.scratch.iter_mut().for_each(|a| *a = 0);
+        if self.last_writer[x].is_some_and(|u| u != t) {
+            self.load_clock(self.w_slot(x));
+            if self.incoming(t) {
+                return true;
+            }
+        }
+        let r = self.r_slot(t, x);
+        self.copy_into(r, t);
+        self.has_read[t * self.m + x] = true;
+        false
+    }
+
+    /// `wr x` (or `rmw x`, which also reads) by t; true on a violation.
+    pub fn write(&mut self, t: usize, x: usize, also_reads: bool) -> bool {
+        self.scratch.iter_mut().for_each(|a| *a = 0);
+        let mut any = false;
+        if self.last_writer[x].is_some_and(|u| u != t) {
+            self.load_clock(self.w_slot(x));
+            any = true;
+        }
+        for u in (0..self.k).filter(|&u| u != t) {
+            if self.has_read[u * self.m + x] {
+                self.load_clock(self.r_slot(u, x));
+                any = true;
+            }
+        }
+        if any && self.incoming(t) {
+            return true;
+        }
+        let w = self.w_slot(x);
+        self.copy_into(w, t);
+        self.last_writer[x] = Some(t);
+        if also_reads {
+            let r = self.r_slot(t, x);
+            self.copy_into(r, t);
+            self.has_read[t * self.m + x] = true;
+        }
+        false
+    }
+}
