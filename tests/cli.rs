@@ -343,8 +343,16 @@ fn monitor_sc_ser_agrees_with_check_model_sc_on_every_example() {
         assert!(v["stats"]["counts"]["events per second"].as_u64().is_some());
     }
     let o = tsoser(&["monitor", "examples/thm2-right.yaml"]);
-    assert!(stdout(&o).contains("NO — from event #3 on"), "{}", stdout(&o));
-    assert!(stdout(&o).contains("⊙SC conflict-graph cycle"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("NO — from event #3 on"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("⊙SC conflict-graph cycle"),
+        "{}",
+        stdout(&o)
+    );
     let o = tsoser(&["monitor", "examples/no-such-file.yaml"]);
     assert_eq!(o.status.code(), Some(2));
     let o = tsoser(&["monitor", "examples/task-pool.yaml", "--monitor", "sober"]);
