@@ -10,7 +10,8 @@
 //!
 //! - begin of t's transaction T: C_t[t] := index(T).
 //! - an incoming conflict into the current transaction T with clock S (W_x on a read,
-//!   W_x ⊔ R_{u,x} (u ≠ t) on a write, both on an rmw): first *close* S over the
+//!   W_x ⊔ R_{u,x} on a write — u ≠ t among the threads that read x since its last
+//!   write, earlier reads being ancestors of that write — both on an rmw): first *close* S over the
 //!   current transactions of all threads — if S has seen Y, add C_y (Y's ancestors may
 //!   have grown since S was taken) — until nothing changes; if S has now seen T, the
 //!   edge closes a cycle (T reaches the source, the source reaches T): violation.
@@ -61,9 +62,18 @@ pub struct ScSer {
     /// Per thread: slots that saw its current transaction.
     seen: Vec<Vec<usize>>,
     last_writer: Vec<Option<usize>>,
+    /// Per variable: threads that read it since its last write (reads before a write
+    /// are ancestors of that write, so W_x covers them), with a flag per (thread, var).
+    readers: Vec<Vec<u32>>,
     has_read: Vec<bool>,
     scratch: Vec<u32>,
     joined: Vec<bool>,
+    /// A stamp per content of a thread clock (fresh on every change), and per slot the
+    /// stamp of the thread clock it last copied (0: changed since): a copy of an
+    /// unchanged clock into a slot that already holds it is skipped.
+    stamp: Vec<u64>,
+    copied: Vec<u64>,
+    next_stamp: u64,
 }
 
 impl ScSer {
@@ -77,9 +87,13 @@ impl ScSer {
             mark: vec![0; slots * k],
             seen: vec![Vec::new(); k],
             last_writer: vec![None; m],
+            readers: vec![Vec::new(); m],
             has_read: vec![false; k * m],
             scratch: vec![0; k],
             joined: vec![false; k],
+            stamp: (1..=k as u64).collect(),
+            copied: vec![0; slots],
+            next_stamp: k as u64 + 1,
         }
     }
 
@@ -102,17 +116,33 @@ impl ScSer {
         }
     }
 
+    /// Marks a change of slot `slot` (a thread clock gets a fresh stamp).
+    fn changed(&mut self, slot: usize) {
+        if slot < self.k {
+            self.stamp[slot] = self.next_stamp;
+            self.next_stamp += 1;
+        } else {
+            self.copied[slot] = 0;
+        }
+    }
+
     fn join_into(&mut self, slot: usize, v: &[u32]) {
         let k = self.k;
         for (a, &b) in self.vals[slot * k..(slot + 1) * k].iter_mut().zip(v) {
             *a = (*a).max(b);
         }
+        self.changed(slot);
         self.register(slot);
     }
 
+    /// Slot := thread clock `from` (skipped when it already holds that very content).
     fn copy_into(&mut self, slot: usize, from: usize) {
+        if self.copied[slot] == self.stamp[from] {
+            return;
+        }
         let k = self.k;
         self.vals.copy_within(from * k..(from + 1) * k, slot * k);
+        self.copied[slot] = self.stamp[from];
         self.register(slot);
     }
 
@@ -131,6 +161,7 @@ impl ScSer {
         }
         self.idx[t] += 1;
         self.vals[t * k + t] = self.idx[t];
+        self.changed(t);
         self.register(t);
     }
 
@@ -186,10 +217,17 @@ impl ScSer {
                 return true;
             }
         }
+        self.note_read(t, x);
+        false
+    }
+
+    fn note_read(&mut self, t: usize, x: usize) {
         let r = self.r_slot(t, x);
         self.copy_into(r, t);
-        self.has_read[t * self.m + x] = true;
-        false
+        if !self.has_read[t * self.m + x] {
+            self.has_read[t * self.m + x] = true;
+            self.readers[x].push(t as u32);
+        }
     }
 
     /// `wr x` (or `rmw x`, which also reads) by t; true on a violation.
@@ -200,12 +238,17 @@ impl ScSer {
             self.load_clock(self.w_slot(x));
             any = true;
         }
-        for u in (0..self.k).filter(|&u| u != t) {
-            if self.has_read[u * self.m + x] {
+        let readers = std::mem::take(&mut self.readers[x]);
+        for &u in &readers {
+            let u = u as usize;
+            self.has_read[u * self.m + x] = false;
+            if u != t {
                 self.load_clock(self.r_slot(u, x));
                 any = true;
             }
         }
+        self.readers[x] = readers;
+        self.readers[x].clear();
         if any && self.incoming(t) {
             return true;
         }
@@ -213,9 +256,7 @@ impl ScSer {
         self.copy_into(w, t);
         self.last_writer[x] = Some(t);
         if also_reads {
-            let r = self.r_slot(t, x);
-            self.copy_into(r, t);
-            self.has_read[t * self.m + x] = true;
+            self.note_read(t, x);
         }
         false
     }
