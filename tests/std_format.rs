@@ -91,3 +91,25 @@ fn bad_std_lines_exit_2_with_file_and_line() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+proptest! {
+    #![proptest_config(config(1500))]
+
+    /// The streaming SC-serializability monitor (two passes over the file, no trace in
+    /// memory) stops at the same event as the in-memory one.
+    #[test]
+    fn streaming_monitor_agrees_with_the_in_memory_one(trace in traces(Params { min_events: 3, max_events: 12, threads: 3, vars: 2, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
+        use tsoser::monitor::{sc_ser::first_violation, sc_ser_stream};
+        let dir = std::env::temp_dir().join(format!("tsoser-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t.std");
+        std::fs::write(&f, to_std(&trace)).unwrap();
+        let back = tsoser::trace::std_format::read_std(&f).unwrap();
+        let s = sc_ser_stream(&f).unwrap();
+        prop_assert_eq!(s.violation.map(|v| v.0), first_violation(&back));
+        prop_assert_eq!(first_violation(&back), first_violation(&trace));
+        if s.violation.is_none() {
+            prop_assert_eq!(s.events, trace.len());
+        }
+    }
+}

@@ -559,29 +559,58 @@ fn run(cli: Cli) -> Result<u8> {
 
 fn cmd_monitor(file: &Path, as_json: bool, want_stats: bool) -> Result<u8> {
     let mut stats = Stats::default();
-    let trace = stats.time("parse", || load(file))?;
-    let (verdict, at) = stats.time("monitor", || tsoser::monitor::check_sc_ser(&trace));
-    if let Err(why) = verified(&trace, &verdict) {
-        eprintln!("tsoser: internal error: the monitor's witness does not re-check ({why}); please report this trace");
-        return Ok(4);
+    // An STD file is streamed (two passes, no trace in memory); the trace is built only
+    // to print the witness of a violation.
+    let (verdict, at, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std {
+        let s = stats.time("monitor (streaming)", || {
+            tsoser::monitor::sc_ser_stream(file)
+        })?;
+        let info = json!({"name": null, "events": if s.violation.is_some() { json!(null) } else { json!(s.events) },
+                          "threads": s.threads, "variables": s.variables});
+        match s.violation {
+            None => (Verdict::Serializable, None, None, info, s.events),
+            Some((i, _)) => {
+                let trace = load(file)?;
+                let (v, at) = tsoser::monitor::check_sc_ser(&trace);
+                if at != Some(i) {
+                    eprintln!("tsoser: internal error: the streaming monitor stopped at event #{i}, the in-memory one at {at:?}; please report this trace");
+                    return Ok(4);
+                }
+                let info = trace_json(&trace);
+                (v, at, Some(trace), info, i + 1)
+            }
+        }
+    } else {
+        let trace = stats.time("parse", || load(file))?;
+        let (v, at) = stats.time("monitor", || tsoser::monitor::check_sc_ser(&trace));
+        let seen = at.map_or(trace.len(), |i| i + 1);
+        let info = trace_json(&trace);
+        (v, at, Some(trace), info, seen)
+    };
+    if let Some(t) = &trace {
+        if let Err(why) = verified(t, &verdict) {
+            eprintln!("tsoser: internal error: the monitor's witness does not re-check ({why}); please report this trace");
+            return Ok(4);
+        }
     }
-    let secs = stats
+    let secs: f64 = stats
         .phases
         .iter()
-        .find(|p| p.0 == "monitor")
-        .map_or(0.0, |p| p.1);
-    let seen = at.map_or(trace.len(), |i| i + 1);
+        .filter(|p| p.0.starts_with("monitor"))
+        .map(|p| p.1)
+        .sum();
     stats.count("events", seen as u64);
     stats.count("events per second", (seen as f64 / secs.max(1e-9)) as u64);
     let fname = file.display().to_string();
+    let stop = |t: &Trace, i: usize| (t.describe(i), t.events[i].line);
     if as_json {
         let mut out = json!({
             "file": fname,
-            "trace": trace_json(&trace),
+            "trace": info,
             "monitor": "sc-ser",
             "verdict": verdict.name(),
-            "stopped_at": at.map(|i| json!({"event": i, "line": trace.events[i].line, "text": trace.describe(i)})),
-            "witness": report::witness_json(&trace, &verdict),
+            "stopped_at": at.zip(trace.as_ref()).map(|(i, t)| { let (text, line) = stop(t, i); json!({"event": i, "line": line, "text": text}) }),
+            "witness": trace.as_ref().map_or(json!(null), |t| report::witness_json(t, &verdict)),
         });
         if want_stats {
             out["stats"] = stats.to_json();
@@ -589,14 +618,11 @@ fn cmd_monitor(file: &Path, as_json: bool, want_stats: bool) -> Result<u8> {
         outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let what = "SC-serializable [monitor sc-ser, trace read as an SC run]";
-        match (&verdict, at) {
-            (Verdict::Violation(w), Some(i)) => {
-                outln!(
-                    "{fname}: {what}: NO — from event #{i} on ({}, line {})",
-                    trace.describe(i),
-                    trace.events[i].line
-                );
-                out!("{}", report::witness_text(&trace, w));
+        match (&verdict, at, &trace) {
+            (Verdict::Violation(w), Some(i), Some(t)) => {
+                let (text, line) = stop(t, i);
+                outln!("{fname}: {what}: NO — from event #{i} on ({text}, line {line})");
+                out!("{}", report::witness_text(t, w));
             }
             _ => outln!("{fname}: {what}: yes"),
         }

@@ -135,28 +135,42 @@ impl<R: BufRead> Iterator for StdReader<R> {
     }
 }
 
-/// Builds a trace from STD events (see the module table).
-pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<Trace, Error> {
-    let mut b = TraceBuilder::new();
-    // Per thread: block depth and the name of its open transaction.
-    let mut open: std::collections::HashMap<String, (usize, String)> = Default::default();
-    let mut blocks = 0usize;
-    for ev in events {
-        let ev = ev?;
-        let line = ev.line;
-        let txn = |open: &std::collections::HashMap<String, (usize, String)>, t: &str| {
-            open.get(t).filter(|o| o.0 > 0).map(|o| o.1.clone())
+/// One tsoser event an STD line stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    pub thread: String,
+    /// The atomic block's transaction, or `None`: a transaction of its own.
+    pub txn: Option<String>,
+    pub op: Op,
+    pub var: String,
+}
+
+/// Turns STD lines into tsoser events (the module table), keeping each thread's block
+/// depth; one line gives zero to two events.
+#[derive(Default)]
+pub struct Lowering {
+    open: std::collections::HashMap<String, (usize, String)>,
+    blocks: usize,
+}
+
+impl Lowering {
+    fn txn(&self, t: &str) -> Option<String> {
+        self.open.get(t).filter(|o| o.0 > 0).map(|o| o.1.clone())
+    }
+
+    pub fn lower(&mut self, ev: &StdEvent) -> Result<Vec<Lowered>, Error> {
+        let (line, t) = (ev.line, ev.thread.as_str());
+        let one = |thread: &str, txn: Option<String>, op: Op, var: &str| Lowered {
+            thread: thread.to_string(),
+            txn,
+            op,
+            var: var.to_string(),
         };
-        let loc = (!ev.loc.is_empty()).then(|| ev.loc.clone());
-        let t = ev.thread.as_str();
-        let push = |b: &mut TraceBuilder, thread: &str, tx: Option<String>, op, var: &str| {
-            b.push_at(thread, tx.as_deref(), op, Some(var), loc.clone(), line)
-        };
-        match &ev.op {
-            StdOp::Read(x) => push(&mut b, t, txn(&open, t), Op::Rd, x),
-            StdOp::Write(x) => push(&mut b, t, txn(&open, t), Op::Wr, x),
-            StdOp::Acquire(l) | StdOp::Release(l) => push(&mut b, t, txn(&open, t), Op::Rmw, l),
-            StdOp::Request(_) => {}
+        Ok(match &ev.op {
+            StdOp::Read(x) => vec![one(t, self.txn(t), Op::Rd, x)],
+            StdOp::Write(x) => vec![one(t, self.txn(t), Op::Wr, x)],
+            StdOp::Acquire(l) | StdOp::Release(l) => vec![one(t, self.txn(t), Op::Rmw, l)],
+            StdOp::Request(_) => vec![],
             StdOp::Fork(u) | StdOp::Join(u) => {
                 if u == t {
                     return Err(Error::Format {
@@ -164,7 +178,7 @@ pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<T
                         message: format!("thread {t} cannot fork or join itself"),
                     });
                 }
-                if txn(&open, u).is_some() {
+                if self.txn(u).is_some() {
                     return Err(Error::Format {
                         line,
                         message: format!(
@@ -174,24 +188,28 @@ pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<T
                 }
                 let fork = matches!(ev.op, StdOp::Fork(_));
                 let var = format!("{}:{u}", if fork { "fork" } else { "join" });
+                let mine = one(t, self.txn(t), Op::Rmw, &var);
+                let theirs = one(u, None, Op::Rmw, &var);
                 if fork {
-                    push(&mut b, t, txn(&open, t), Op::Rmw, &var);
-                    push(&mut b, u, None, Op::Rmw, &var);
+                    vec![mine, theirs]
                 } else {
-                    push(&mut b, u, None, Op::Rmw, &var);
-                    push(&mut b, t, txn(&open, t), Op::Rmw, &var);
+                    vec![theirs, mine]
                 }
             }
             StdOp::Begin => {
-                let e = open.entry(t.to_string()).or_insert((0, String::new()));
+                let e = self.open.entry(t.to_string()).or_insert((0, String::new()));
                 if e.0 == 0 {
-                    blocks += 1;
-                    e.1 = format!("{t}.b{blocks}");
+                    self.blocks += 1;
+                    e.1 = format!("{t}.b{}", self.blocks);
                 }
                 e.0 += 1;
+                vec![]
             }
-            StdOp::End => match open.get_mut(t) {
-                Some(e) if e.0 > 0 => e.0 -= 1,
+            StdOp::End => match self.open.get_mut(t) {
+                Some(e) if e.0 > 0 => {
+                    e.0 -= 1;
+                    vec![]
+                }
                 _ => {
                     return Err(Error::Format {
                         line,
@@ -199,19 +217,48 @@ pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<T
                     })
                 }
             },
+        })
+    }
+}
+
+/// Builds a trace from STD events (see the module table).
+pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<Trace, Error> {
+    let mut b = TraceBuilder::new();
+    let mut lowering = Lowering::default();
+    for ev in events {
+        let ev = ev?;
+        let loc = (!ev.loc.is_empty()).then(|| ev.loc.clone());
+        for l in lowering.lower(&ev)? {
+            b.push_at(
+                &l.thread,
+                l.txn.as_deref(),
+                l.op,
+                Some(&l.var),
+                loc.clone(),
+                ev.line,
+            );
         }
     }
     b.build()
 }
 
+/// Opens an STD file as a stream of events; errors name the file.
+pub fn open_std(
+    path: &std::path::Path,
+) -> Result<StdReader<std::io::BufReader<std::fs::File>>, FileError> {
+    let f = std::fs::File::open(path).map_err(|e| FileError {
+        file: path.display().to_string(),
+        error: Error::Io(e),
+    })?;
+    Ok(StdReader::new(std::io::BufReader::new(f)))
+}
+
 /// Reads an STD file into a trace; errors name the file and line.
 pub fn read_std(path: &std::path::Path) -> Result<Trace, FileError> {
-    let named = |error| FileError {
+    build(open_std(path)?).map_err(|error| FileError {
         file: path.display().to_string(),
         error,
-    };
-    let f = std::fs::File::open(path).map_err(|e| named(Error::Io(e)))?;
-    build(StdReader::new(std::io::BufReader::new(f))).map_err(named)
+    })
 }
 
 /// Writes a trace in STD (see the module text for rmw and fences). The value of an
