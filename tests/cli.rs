@@ -358,3 +358,28 @@ fn monitor_sc_ser_agrees_with_check_model_sc_on_every_example() {
     let o = tsoser(&["monitor", "examples/task-pool.yaml", "--monitor", "sober"]);
     assert_eq!(o.status.code(), Some(2), "not built yet: a usage error");
 }
+
+#[test]
+fn monitor_streams_std_files_and_prints_the_witness() {
+    let dir = std::env::temp_dir().join(format!("tsoser-mon-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("t.std");
+    let o = tsoser(&[
+        "convert",
+        "examples/thm2-right.yaml",
+        "-o",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = tsoser(&["monitor", f.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["stopped_at"]["event"], 3);
+    assert_eq!(v["witness"]["kind"], "sc");
+    let bad = dir.join("bad.std");
+    std::fs::write(&bad, "T0|r(x)|1\nT0|zap(x)|2\n").unwrap();
+    let o = tsoser(&["monitor", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.std:2:"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
