@@ -565,10 +565,12 @@ fn cmd_monitor(file: &Path, as_json: bool, want_stats: bool) -> Result<u8> {
         let s = stats.time("monitor (streaming)", || {
             tsoser::monitor::sc_ser_stream(file)
         })?;
-        let info = json!({"name": null, "events": if s.violation.is_some() { json!(null) } else { json!(s.events) },
-                          "threads": s.threads, "variables": s.variables});
         match s.violation {
-            None => (Verdict::Serializable, None, None, info, s.events),
+            None => {
+                let info = json!({"name": null, "events": s.events, "threads": s.threads,
+                                  "transactions": s.transactions, "variables": s.variables});
+                (Verdict::Serializable, None, None, info, s.events)
+            }
             Some((i, _)) => {
                 let trace = load(file)?;
                 let (v, at) = tsoser::monitor::check_sc_ser(&trace);
