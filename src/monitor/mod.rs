@@ -68,11 +68,7 @@ pub fn sc_ser_stream(path: &std::path::Path) -> Result<Streamed, crate::FileErro
                 m.begin(t);
                 out.transactions += 1;
             }
-            let bad = match l.op {
-                crate::trace::Op::Rd => m.read(t, x),
-                _ => m.write(t, x, l.op == crate::trace::Op::Rmw),
-            };
-            if bad {
+            if m.access(t, l.op, x) {
                 out.violation = Some((out.events, ev.line));
                 out.events += 1;
                 return Ok(out);

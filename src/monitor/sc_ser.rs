@@ -35,13 +35,7 @@ pub fn first_violation(trace: &Trace) -> Option<usize> {
             current[e.thread] = Some(e.txn);
             m.begin(e.thread);
         }
-        let bad = match (e.op, e.var) {
-            (Op::Rd, Some(x)) => m.read(e.thread, x),
-            (Op::Wr, Some(x)) => m.write(e.thread, x, false),
-            (Op::Rmw, Some(x)) => m.write(e.thread, x, true),
-            _ => false,
-        };
-        if bad {
+        if e.var.is_some_and(|x| m.access(e.thread, e.op, x)) {
             return Some(i);
         }
     }
@@ -205,6 +199,17 @@ impl ScSer {
             .zip(&self.vals[slot * k..(slot + 1) * k])
         {
             *a = (*a).max(b);
+        }
+    }
+
+    /// An access of x by t (`rd`, `wr` or `rmw`; a fence has no ⊙SC conflict with
+    /// another thread); true on a violation.
+    pub fn access(&mut self, t: usize, op: Op, x: usize) -> bool {
+        match op {
+            Op::Rd => self.read(t, x),
+            Op::Wr => self.write(t, x, false),
+            Op::Rmw => self.write(t, x, true),
+            Op::Fence => false,
         }
     }
 
