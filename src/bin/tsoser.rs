@@ -11,6 +11,7 @@ use tsoser::check::fpt::{self, FptOptions};
 use tsoser::check::sat::{self as satcheck, SolverKind};
 use tsoser::check::{self, brute, execution, sc, Semantics, Verdict};
 use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
+use tsoser::monitor;
 use tsoser::report::{self, Stats};
 use tsoser::trace::{self, gen, Trace};
 
@@ -314,7 +315,7 @@ enum Cmd {
     /// Run a monitor on the trace read as an SC execution (SEMANTICS.md §6).
     Monitor {
         file: PathBuf,
-        /// Which monitor (so far: SC-serializability by vector clocks).
+        /// Which monitor (README, "Monitors"); `all` runs every one in one pass.
         #[arg(long, value_enum, default_value = "sc-ser")]
         monitor: MonitorKind,
         #[arg(long)]
@@ -343,6 +344,30 @@ enum Cmd {
 enum MonitorKind {
     /// SC-serializability: the ⊙SC conflict graph is acyclic (one pass, vector clocks).
     ScSer,
+    /// SOBER's store-buffer-safety monitor (Burckhardt & Musuvathi, Figs. 2, 3).
+    Sober,
+    /// monitor_TSO (Burnim, Sen & Stergiou, Fig. 4).
+    Tso,
+    /// monitor_PSO (Burnim, Sen & Stergiou, Fig. 5).
+    Pso,
+    /// Transaction-fenced: robustness (SOBER) + SC-serializability (Enea & Farzan Thm. 3).
+    Fenced,
+    /// Every monitor, in one pass.
+    All,
+}
+
+impl MonitorKind {
+    fn kinds(self) -> Vec<monitor::Kind> {
+        use monitor::Kind;
+        match self {
+            MonitorKind::ScSer => vec![Kind::ScSer],
+            MonitorKind::Sober => vec![Kind::Sober],
+            MonitorKind::Tso => vec![Kind::Tso],
+            MonitorKind::Pso => vec![Kind::Pso],
+            MonitorKind::Fenced => vec![Kind::Fenced],
+            MonitorKind::All => Kind::ALL.to_vec(),
+        }
+    }
 }
 
 /// Trace file formats.
@@ -530,10 +555,10 @@ fn run(cli: Cli) -> Result<u8> {
         }
         Cmd::Monitor {
             file,
-            monitor: MonitorKind::ScSer,
+            monitor,
             json,
             stats,
-        } => cmd_monitor(&file, json, stats),
+        } => cmd_monitor(&file, monitor, json, stats),
         Cmd::Convert {
             file,
             from,
@@ -557,42 +582,58 @@ fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-fn cmd_monitor(file: &Path, as_json: bool, want_stats: bool) -> Result<u8> {
+fn cmd_monitor(file: &Path, which: MonitorKind, as_json: bool, want_stats: bool) -> Result<u8> {
+    let kinds = which.kinds();
     let mut stats = Stats::default();
     // An STD file is streamed (two passes, no trace in memory); the trace is built only
-    // to print the witness of a violation.
-    let (verdict, at, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std {
-        let s = stats.time("monitor (streaming)", || {
-            tsoser::monitor::sc_ser_stream(file)
-        })?;
-        match s.violation {
-            None => {
-                let info = json!({"name": null, "events": s.events, "threads": s.threads,
-                                  "transactions": s.transactions, "variables": s.variables});
-                (Verdict::Serializable, None, None, info, s.events)
+    // to explain a report, and then the in-memory run must agree with the streamed one.
+    let (outcomes, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std {
+        let s = stats.time("monitor (streaming)", || monitor::stream(file, &kinds))?;
+        let needs_trace = s.outcomes.iter().any(|(_, o)| {
+            o.is_violation()
+                || matches!(
+                    o,
+                    monitor::Outcome::Fenced {
+                        unfenced: Some(_),
+                        ..
+                    }
+                )
+        });
+        if needs_trace {
+            let trace = load(file)?;
+            let again = monitor::run(&trace, &kinds);
+            if again != s.outcomes {
+                eprintln!("tsoser: internal error: the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes);
+                return Ok(4);
             }
-            Some((i, _)) => {
-                let trace = load(file)?;
-                let (v, at) = tsoser::monitor::check_sc_ser(&trace);
-                if at != Some(i) {
-                    eprintln!("tsoser: internal error: the streaming monitor stopped at event #{i}, the in-memory one at {at:?}; please report this trace");
-                    return Ok(4);
-                }
-                let info = trace_json(&trace);
-                (v, at, Some(trace), info, i + 1)
-            }
+            let info = trace_json(&trace);
+            (s.outcomes, Some(trace), info, s.events)
+        } else {
+            let info = json!({"name": null, "events": s.events, "threads": s.threads,
+                              "transactions": s.transactions, "variables": s.variables});
+            (s.outcomes, None, info, s.events)
         }
     } else {
         let trace = stats.time("parse", || load(file))?;
-        let (v, at) = stats.time("monitor", || tsoser::monitor::check_sc_ser(&trace));
-        let seen = at.map_or(trace.len(), |i| i + 1);
+        let outcomes = stats.time("monitor", || monitor::run(&trace, &kinds));
+        let seen = outcomes
+            .iter()
+            .map(|(_, o)| o.at().map_or(trace.len(), |i| i + 1))
+            .max()
+            .unwrap_or(0);
         let info = trace_json(&trace);
-        (v, at, Some(trace), info, seen)
+        (outcomes, Some(trace), info, seen)
     };
-    if let Some(t) = &trace {
-        if let Err(why) = verified(t, &verdict) {
-            eprintln!("tsoser: internal error: the monitor's witness does not re-check ({why}); please report this trace");
-            return Ok(4);
+    let empty = Trace::new(None, vec![], vec![], vec![], vec![])?;
+    let t = trace.as_ref().unwrap_or(&empty);
+    let mut explained = Vec::new();
+    for (kind, o) in &outcomes {
+        match monitor::explain::explain(t, *kind, o) {
+            Ok(x) => explained.push(x),
+            Err(why) => {
+                eprintln!("tsoser: internal error: the {} monitor's evidence does not re-check ({why}); please report this trace", kind.name());
+                return Ok(4);
+            }
         }
     }
     let secs: f64 = stats
@@ -603,36 +644,48 @@ fn cmd_monitor(file: &Path, as_json: bool, want_stats: bool) -> Result<u8> {
         .sum();
     stats.count("events", seen as u64);
     stats.count("events per second", (seen as f64 / secs.max(1e-9)) as u64);
+    // Exit: 1 if any monitor reports a violation, else 3 if one is unknown, else 0.
+    let code =
+        explained
+            .iter()
+            .map(|x| x.exit)
+            .fold(0, |a, b| if a == 1 || b == 1 { 1 } else { a.max(b) });
     let fname = file.display().to_string();
-    let stop = |t: &Trace, i: usize| (t.describe(i), t.events[i].line);
     if as_json {
-        let mut out = json!({
-            "file": fname,
-            "trace": info,
-            "monitor": "sc-ser",
-            "verdict": verdict.name(),
-            "stopped_at": at.zip(trace.as_ref()).map(|(i, t)| { let (text, line) = stop(t, i); json!({"event": i, "line": line, "text": text}) }),
-            "witness": trace.as_ref().map_or(json!(null), |t| report::witness_json(t, &verdict)),
-        });
+        let one = |x: &monitor::explain::Explained| {
+            let mut v = json!({
+                "monitor": x.kind.name(),
+                "verdict": x.verdict,
+                "stopped_at": x.stopped_at.map(|i| json!({"event": i, "line": t.events[i].line, "text": t.describe(i)})),
+                "report": x.report,
+            });
+            if x.kind == monitor::Kind::ScSer {
+                v["witness"] = x.report.clone();
+            }
+            v
+        };
+        let mut out = if let [x] = explained.as_slice() {
+            let mut v = one(x);
+            v["file"] = json!(fname);
+            v["trace"] = info;
+            v
+        } else {
+            json!({"file": fname, "trace": info, "monitors": explained.iter().map(one).collect::<Vec<_>>()})
+        };
         if want_stats {
             out["stats"] = stats.to_json();
         }
         outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        let what = "SC-serializable [monitor sc-ser, trace read as an SC run]";
-        match (&verdict, at, &trace) {
-            (Verdict::Violation(w), Some(i), Some(t)) => {
-                let (text, line) = stop(t, i);
-                outln!("{fname}: {what}: NO — from event #{i} on ({text}, line {line})");
-                out!("{}", report::witness_text(t, w));
-            }
-            _ => outln!("{fname}: {what}: yes"),
+        for x in &explained {
+            outln!("{fname}: {}", x.headline);
+            out!("{}", x.details);
         }
         if want_stats {
             eprint!("{}", stats.to_text());
         }
     }
-    Ok(verdict.exit_code() as u8)
+    Ok(code)
 }
 
 fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {

@@ -1,0 +1,320 @@
+//! A monitor's outcome as a person reads it (text) and as a program does (JSON), with
+//! its evidence in the paper's terms, re-checked before it is shown: hb paths edge by
+//! edge from the definitions ([`super::hb::check_path`]), the TSO / PSO run of a
+//! Burnim report replayed and checked ([`super::replay::check_run`]), the ⊙SC cycle by
+//! `check::verify`.
+
+use super::burnim::{BurnimReport, Model};
+use super::hb::{self, HbKind};
+use super::sober::SoberReport;
+use super::{replay, Kind, Outcome};
+use crate::check::{self, Verdict, Witness};
+use crate::trace::exec::Step;
+use crate::trace::{EventId, Trace};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+
+/// An outcome made readable.
+pub struct Explained {
+    pub kind: Kind,
+    /// `serializable` / `violation` (sc-ser), `no-report` / `violation` (sober, tso,
+    /// pso), `serializable` / `violation` / `unknown` (fenced).
+    pub verdict: &'static str,
+    /// 0 nothing found, 1 violation, 3 unknown (fenced: a part reports on a trace that is
+    /// not transaction-fenced, so Theorem 3 does not apply).
+    pub exit: u8,
+    pub stopped_at: Option<EventId>,
+    /// One line: what the monitor decides and its answer.
+    pub headline: String,
+    /// The evidence, indented lines (empty when nothing was found).
+    pub details: String,
+    /// The `report` object of `--json` (`null` when nothing was found).
+    pub report: Value,
+}
+
+/// The question each monitor answers, for the headline.
+pub fn question(kind: Kind) -> &'static str {
+    match kind {
+        Kind::ScSer => "SC-serializable",
+        Kind::Sober => "store-buffer safe (SOBER, Burckhardt & Musuvathi Fig. 2)",
+        Kind::Tso => "no SC violation under TSO (monitor_TSO, Burnim et al. Fig. 4)",
+        Kind::Pso => "no SC violation under PSO (monitor_PSO, Burnim et al. Fig. 5)",
+        Kind::Fenced => "TSO-serializable (transaction-fenced monitor, Enea & Farzan Thm. 3)",
+    }
+}
+
+fn ev(trace: &Trace, e: EventId) -> String {
+    format!(
+        "#{e} ({}, line {})",
+        trace.describe(e),
+        trace.events[e].line
+    )
+}
+
+fn ev_json(trace: &Trace, e: EventId) -> Value {
+    json!({"event": e, "line": trace.events[e].line, "text": trace.describe(e)})
+}
+
+fn path_text(trace: &Trace, from: EventId, path: &[(EventId, EventId, HbKind)]) -> String {
+    let mut s = format!("#{} {}", from, trace.describe(from));
+    for (_, b, kind) in path {
+        let _ = write!(s, "  -{kind}->  #{b} {}", trace.describe(*b));
+    }
+    s
+}
+
+fn path_json(trace: &Trace, path: &[(EventId, EventId, HbKind)]) -> Value {
+    path.iter()
+        .map(|&(a, b, k)| json!({"from": ev_json(trace, a), "to": ev_json(trace, b), "kind": k.name()}))
+        .collect()
+}
+
+fn step_text(trace: &Trace, s: Step) -> String {
+    match s {
+        Step::Event(e) => format!("#{e} {}", trace.describe(e)),
+        Step::Commit(w) => format!("commit #{w}"),
+    }
+}
+
+/// The evidence of a SOBER report: the hb path of Lemma 1 (1), re-checked.
+fn sober_evidence(trace: &Trace, r: &SoberReport) -> Result<(String, Value), String> {
+    let path = hb::path(trace, r.load, r.write, r.last)
+        .ok_or_else(|| format!("no hb path from #{} to #{}", r.write, r.last))?;
+    hb::check_path(trace, r.write, r.last, &path)?;
+    let e = &trace.events[r.load];
+    let (p, x) = (
+        &trace.threads[e.thread],
+        &trace.vars[e.var.expect("a load")],
+    );
+    let c = r.index;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "  e_k = {} reads write number {} of {x}; write(E, {x}, {c}) = {}",
+        ev(trace, r.load),
+        r.reads,
+        ev(trace, r.write)
+    );
+    let _ = writeln!(s, "  Lemma 1 for a load of {x} by {p} that reads the value before write(E, {x}, {c}) instead:");
+    let _ = writeln!(
+        s,
+        "    (1) holds: write(E, {x}, {c}) →*hb last(E, {p}) = {}:",
+        ev(trace, r.last)
+    );
+    let _ = writeln!(s, "          {}", path_text(trace, r.write, &path));
+    let lr = r.last_read.map_or("none".to_string(), |e| ev(trace, e));
+    let _ = writeln!(
+        s,
+        "    (2) fails: not (i) write(E, {x}, {c}) →*rhb lastR(E, {p}) = {lr};"
+    );
+    let _ = writeln!(
+        s,
+        "               not (ii) {p} has no write to {x} with index ≥ {c}"
+    );
+    let _ = writeln!(
+        s,
+        "  so E ∪ {{that load}} is a TSO trace that is not SC: E, the events before #{}, is borderline",
+        r.load
+    );
+    let j = json!({
+        "load": ev_json(trace, r.load),
+        "reads": r.reads,
+        "write": ev_json(trace, r.write),
+        "index": c,
+        "last": ev_json(trace, r.last),
+        "last_read": r.last_read.map(|e| ev_json(trace, e)),
+        "lemma1": {"1": true, "2i": false, "2ii": false},
+        "hb_path": path_json(trace, &path),
+    });
+    Ok((s, j))
+}
+
+/// The evidence of a Burnim report: e →*hb prev, the replayed run and its hb cycle.
+fn burnim_evidence(trace: &Trace, r: &BurnimReport) -> Result<(String, Value), String> {
+    let path = hb::path(trace, r.ei, r.e, r.prev)
+        .ok_or_else(|| format!("no hb path from #{} to #{}", r.e, r.prev))?;
+    hb::check_path(trace, r.e, r.prev, &path)?;
+    let run = replay::replay(trace, r);
+    let cycle = replay::check_run(trace, r, &run)?;
+    let (model, fig) = match r.model {
+        Model::Tso => ("TSO", "Fig. 10"),
+        Model::Pso => ("PSO", "Fig. 9"),
+    };
+    let pe = &trace.threads[trace.events[r.e].thread];
+    let pi = &trace.threads[trace.events[r.ei].thread];
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "  e    = {}: still in {pe}'s store buffer",
+        ev(trace, r.e)
+    );
+    let _ = writeln!(
+        s,
+        "  prev = {}: {pi}'s event before e_i, and e →*hb prev:",
+        ev(trace, r.prev)
+    );
+    let _ = writeln!(s, "         {}", path_text(trace, r.e, &path));
+    let _ = writeln!(s, "  e_i  = {}: runs before e commits", ev(trace, r.ei));
+    let _ = writeln!(
+        s,
+        "  the {model} run ({fig}; every read but e_i's as in the SC run):"
+    );
+    let steps: Vec<String> = run.iter().map(|&st| step_text(trace, st)).collect();
+    for chunk in steps.chunks(4) {
+        let _ = writeln!(s, "    {}", chunk.join(", "));
+    }
+    let _ = writeln!(s, "  its happens-before cycle (not SC):");
+    let _ = writeln!(s, "    {}", path_text(trace, r.e, &cycle));
+    let j = json!({
+        "e": ev_json(trace, r.e),
+        "prev": ev_json(trace, r.prev),
+        "ei": ev_json(trace, r.ei),
+        "hb_path": path_json(trace, &path),
+        "run": run,
+        "cycle": path_json(trace, &cycle),
+    });
+    Ok((s, j))
+}
+
+fn sc_ser_evidence(trace: &Trace, at: EventId) -> Result<(String, Value), String> {
+    let cycle = check::sc::sc_graph_upto(trace, at + 1)
+        .find_cycle()
+        .ok_or("the prefix has no ⊙SC cycle")?;
+    let v = Verdict::Violation(Box::new(Witness::Sc { cycle }));
+    if let Verdict::Violation(w) = &v {
+        check::verify(trace, w)?;
+        Ok((
+            crate::report::witness_text(trace, w),
+            crate::report::witness_json(trace, &v),
+        ))
+    } else {
+        unreachable!()
+    }
+}
+
+/// Explains an outcome; `Err` when its evidence does not re-check (an internal error).
+pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained, String> {
+    let q = format!(
+        "{} [monitor {}, trace read as an SC run]",
+        question(kind),
+        kind.name()
+    );
+    let mut x = Explained {
+        kind,
+        verdict: if matches!(kind, Kind::ScSer | Kind::Fenced) {
+            "serializable"
+        } else {
+            "no-report"
+        },
+        exit: 0,
+        stopped_at: outcome.at(),
+        headline: format!("{q}: yes"),
+        details: String::new(),
+        report: Value::Null,
+    };
+    let no = |at: EventId, what: &str| format!("{q}: NO — {what} {}", ev(trace, at));
+    match outcome {
+        Outcome::Clean => {}
+        Outcome::ScSer(at) => {
+            let (t, j) = sc_ser_evidence(trace, *at)?;
+            let e = &trace.events[*at];
+            x.headline = format!(
+                "{q}: NO — from event #{at} on ({}, line {})",
+                trace.describe(*at),
+                e.line
+            );
+            (x.details, x.report) = (t, j);
+        }
+        Outcome::Sober(r) => {
+            let (t, j) = sober_evidence(trace, r)?;
+            x.headline = no(r.load, "borderline before");
+            (x.details, x.report) = (t, j);
+        }
+        Outcome::Burnim(r) => {
+            let (t, j) = burnim_evidence(trace, r)?;
+            x.headline = no(r.ei, "SC violation reachable at");
+            (x.details, x.report) = (t, j);
+        }
+        Outcome::Fenced {
+            unfenced,
+            sc_ser,
+            sober,
+        } => {
+            let mut s = String::new();
+            match unfenced {
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "  transaction-fenced: yes (every transaction ends with a fence or rmw)"
+                    );
+                }
+                Some(e) => {
+                    let _ = writeln!(
+                        s,
+                        "  transaction-fenced: no — transaction {} ends with {} without a fence",
+                        trace.txns[trace.events[*e].txn].name,
+                        ev(trace, *e)
+                    );
+                }
+            }
+            let sc = sc_ser.map(|at| sc_ser_evidence(trace, at)).transpose()?;
+            let so = sober
+                .as_ref()
+                .map(|r| sober_evidence(trace, r))
+                .transpose()?;
+            let part = |name: &str, hit: bool| {
+                if hit {
+                    format!("{name}: reports")
+                } else {
+                    format!("{name}: nothing found")
+                }
+            };
+            let _ = writeln!(
+                s,
+                "  part 1, SC-serializability (monitor sc-ser) — {}",
+                part("sc-ser", sc.is_some())
+            );
+            if let Some((t, _)) = &sc {
+                for l in t.lines() {
+                    let _ = writeln!(s, "    {l}");
+                }
+            }
+            let _ = writeln!(
+                s,
+                "  part 2, robustness (SOBER) — {}",
+                part("sober", so.is_some())
+            );
+            if let Some((t, _)) = &so {
+                for l in t.lines() {
+                    let _ = writeln!(s, "  {l}");
+                }
+            }
+            let reported = sc.is_some() || so.is_some();
+            if reported {
+                if unfenced.is_none() {
+                    x.verdict = "violation";
+                    x.exit = 1;
+                    x.headline = no(outcome.at().expect("a part reported"), "by Theorem 3, from");
+                } else {
+                    x.verdict = "unknown";
+                    x.exit = 3;
+                    x.headline = format!("{q}: unknown — a part reports, but the trace is not transaction-fenced, so Theorem 3 does not apply");
+                }
+            }
+            x.details = s;
+            x.report = json!({
+                "transaction_fenced": unfenced.is_none(),
+                "unfenced": unfenced.map(|e| ev_json(trace, e)),
+                "sc_ser": sc.map(|p| p.1),
+                "sober": so.map(|p| p.1),
+                "implies_tso_violation": reported && unfenced.is_none(),
+            });
+            return Ok(x);
+        }
+    }
+    if outcome.is_violation() {
+        x.verdict = "violation";
+        x.exit = 1;
+    }
+    Ok(x)
+}

@@ -1,0 +1,248 @@
+//! Happens-before of a trace read as an SC run (Burckhardt & Musuvathi §2, Burnim et
+//! al. Defs. 4–6): `→hb = →p ∪ →c`, program order and conflict order (reads-from,
+//! coherence, from-read), with every read reading the latest earlier write of its
+//! variable (SEMANTICS.md §6). A fence is an interlocked operation on a location no one
+//! else touches, so it has program-order edges only.
+//!
+//! [`HbClock`] decides `→*hb` online with the classic vector clock (O(k) per event);
+//! [`path`] finds a shortest `→hb` path in a prefix for a witness and [`edge`] re-checks
+//! one edge from the definitions, independently of both.
+
+use crate::trace::{EventId, Op, Trace};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// The kind of a `→hb` edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HbKind {
+    /// Program order: same thread, earlier.
+    Po,
+    /// Reads-from: a write and a read of its value.
+    Rf,
+    /// Coherence: a write and a later write of the same variable.
+    Co,
+    /// From-read: a read and a later write of its variable.
+    Fr,
+}
+
+impl HbKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            HbKind::Po => "po",
+            HbKind::Rf => "rf",
+            HbKind::Co => "co",
+            HbKind::Fr => "fr",
+        }
+    }
+}
+
+impl fmt::Display for HbKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn writes(op: Op) -> bool {
+    matches!(op, Op::Wr | Op::Rmw)
+}
+
+fn reads(op: Op) -> bool {
+    matches!(op, Op::Rd | Op::Rmw)
+}
+
+/// The classic vector clock for `→*hb` on an SC run: thread clocks, and per variable
+/// the clock of its last write and the join of the reads since (earlier reads are
+/// ordered before that write).
+pub struct HbClock {
+    k: usize,
+    threads: Vec<u32>,
+    last_write: Vec<u32>,
+    reads_since: Vec<u32>,
+}
+
+impl HbClock {
+    pub fn new(k: usize, m: usize) -> HbClock {
+        HbClock {
+            k,
+            threads: vec![0; k * k],
+            last_write: vec![0; m * k],
+            reads_since: vec![0; m * k],
+        }
+    }
+
+    fn join(dst: &mut [u32], src: &[u32]) {
+        for (a, &b) in dst.iter_mut().zip(src) {
+            *a = (*a).max(b);
+        }
+    }
+
+    /// Processes t's next event and returns its epoch (t's own entry after it).
+    pub fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> u32 {
+        let k = self.k;
+        let (me, x) = (t * k..(t + 1) * k, var.map(|x| x * k..(x + 1) * k));
+        if let Some(x) = &x {
+            if reads(op) || writes(op) {
+                Self::join(&mut self.threads[me.clone()], &self.last_write[x.clone()]);
+            }
+            if writes(op) {
+                Self::join(&mut self.threads[me.clone()], &self.reads_since[x.clone()]);
+            }
+        }
+        self.threads[t * k + t] += 1;
+        if let Some(x) = x {
+            if writes(op) {
+                self.last_write[x.clone()].copy_from_slice(&self.threads[me.clone()]);
+                self.reads_since[x.clone()].iter_mut().for_each(|a| *a = 0);
+            }
+            if reads(op) {
+                Self::join(&mut self.reads_since[x], &self.threads[me]);
+            }
+        }
+        self.threads[t * k + t]
+    }
+
+    /// Whether u's event with epoch `epoch` happens before (or is) t's latest event.
+    pub fn seen(&self, t: usize, u: usize, epoch: u32) -> bool {
+        epoch > 0 && self.threads[t * self.k + u] >= epoch
+    }
+}
+
+/// One `→hb` edge between two events of a trace, from the definitions: `a` before `b`
+/// in the SC run, and program order, reads-from (b reads a's value), coherence or
+/// from-read. `None` when there is none of these.
+pub fn edge(trace: &Trace, a: EventId, b: EventId) -> Option<HbKind> {
+    if a >= b || b >= trace.len() {
+        return None;
+    }
+    let (ea, eb) = (&trace.events[a], &trace.events[b]);
+    if ea.thread == eb.thread {
+        return Some(HbKind::Po);
+    }
+    let x = ea.var.filter(|x| eb.var == Some(*x))?;
+    let latest_write_before_b = trace.events[..b]
+        .iter()
+        .rposition(|e| e.var == Some(x) && writes(e.op));
+    if writes(ea.op) && reads(eb.op) && latest_write_before_b == Some(a) {
+        Some(HbKind::Rf)
+    } else if writes(ea.op) && writes(eb.op) {
+        Some(HbKind::Co)
+    } else if reads(ea.op) && writes(eb.op) {
+        Some(HbKind::Fr)
+    } else {
+        None
+    }
+}
+
+/// A shortest `→hb` path from `from` to `to` among the events before `upto`, as edges;
+/// empty when `from == to`. Uses the immediate edges only (next event of the thread,
+/// reads-from, next write, the first write after a read), which reach what `→*hb` does.
+pub fn path(
+    trace: &Trace,
+    upto: usize,
+    from: EventId,
+    to: EventId,
+) -> Option<Vec<(EventId, EventId, HbKind)>> {
+    if from >= upto || to >= upto {
+        return None;
+    }
+    let evs = &trace.events[..upto];
+    // Backward pass: next event of the thread, next write of each variable.
+    let mut next_po = vec![None; upto];
+    let mut next_wr = vec![None; upto];
+    let mut thread_next = vec![None; trace.threads.len()];
+    let mut var_next = vec![None; trace.vars.len()];
+    for (i, e) in evs.iter().enumerate().rev() {
+        next_po[i] = thread_next[e.thread];
+        thread_next[e.thread] = Some(i);
+        if let Some(x) = e.var {
+            next_wr[i] = var_next[x];
+            if writes(e.op) {
+                var_next[x] = Some(i);
+            }
+        }
+    }
+    // Forward pass: the reads of each write.
+    let mut readers: Vec<Vec<EventId>> = vec![Vec::new(); upto];
+    let mut var_last: Vec<Option<EventId>> = vec![None; trace.vars.len()];
+    for (i, e) in evs.iter().enumerate() {
+        if let Some(x) = e.var {
+            if reads(e.op) {
+                if let Some(w) = var_last[x] {
+                    readers[w].push(i);
+                }
+            }
+            if writes(e.op) {
+                var_last[x] = Some(i);
+            }
+        }
+    }
+    let mut pred: Vec<Option<(EventId, HbKind)>> = vec![None; upto];
+    let mut queue = VecDeque::from([from]);
+    let mut seen = vec![false; upto];
+    seen[from] = true;
+    while let Some(u) = queue.pop_front() {
+        if u == to {
+            let mut out = Vec::new();
+            let mut v = to;
+            while v != from {
+                let (p, kind) = pred[v].expect("reached nodes have a predecessor");
+                out.push((p, v, kind));
+                v = p;
+            }
+            out.reverse();
+            return Some(out);
+        }
+        let e = &evs[u];
+        let mut succ: Vec<(EventId, HbKind)> = Vec::new();
+        if let Some(v) = next_po[u] {
+            succ.push((v, HbKind::Po));
+        }
+        if let Some(v) = next_wr[u] {
+            let kind = if writes(e.op) { HbKind::Co } else { HbKind::Fr };
+            succ.push((v, kind));
+        }
+        succ.extend(readers[u].iter().map(|&v| (v, HbKind::Rf)));
+        for (v, kind) in succ {
+            if !seen[v] {
+                seen[v] = true;
+                pred[v] = Some((u, kind));
+                queue.push_back(v);
+            }
+        }
+    }
+    None
+}
+
+/// Re-checks a path: consecutive, each edge a `→hb` edge of its stated kind (by
+/// [`edge`], except that program order is accepted wherever it holds).
+pub fn check_path(
+    trace: &Trace,
+    from: EventId,
+    to: EventId,
+    path: &[(EventId, EventId, HbKind)],
+) -> Result<(), String> {
+    let mut at = from;
+    for &(a, b, kind) in path {
+        if a != at {
+            return Err(format!("the path breaks at #{a}"));
+        }
+        let found = edge(trace, a, b);
+        let ok = match kind {
+            HbKind::Po => {
+                trace.events.get(a).map(|e| e.thread) == trace.events.get(b).map(|e| e.thread)
+                    && a < b
+            }
+            _ => found == Some(kind),
+        };
+        if !ok {
+            return Err(format!(
+                "#{a} -{kind}-> #{b} is not an hb edge of that kind"
+            ));
+        }
+        at = b;
+    }
+    if at != to {
+        return Err(format!("the path ends at #{at}, not #{to}"));
+    }
+    Ok(())
+}

@@ -1,0 +1,232 @@
+//! Replays a report of `monitor_TSO` / `monitor_PSO` into the run it stands for (the
+//! proofs of Burnim et al. Thms. 3, 4, Figs. 9, 10): the events up to `e_i` with every
+//! commit where the monitor made it, the stores still buffered committed after `e_i`.
+//! [`check_run`] re-checks such a run from the definitions alone: that it is a TSO / PSO
+//! run of the prefix, that every read but `e_i`'s reads what it read in the SC run, and
+//! that its happens-before has a cycle (it is not SC).
+
+use super::burnim::{Burnim, BurnimReport, Model};
+use super::hb::HbKind;
+use crate::trace::exec::Step;
+use crate::trace::{EventId, Op, Trace};
+use std::collections::VecDeque;
+
+/// The run behind a report: steps over events `0..=report.ei`.
+pub fn replay(trace: &Trace, report: &BurnimReport) -> Vec<Step> {
+    let mut m = Burnim::new(report.model, trace.threads.len(), trace.vars.len()).logging();
+    for e in &trace.events[..report.ei] {
+        m.step(e.thread, e.op, e.var);
+    }
+    let log = m.commits.take().unwrap_or_default();
+    let mut steps = Vec::new();
+    let mut committed = vec![false; trace.len()];
+    let mut log = log.into_iter().peekable();
+    for e in 0..=report.ei {
+        while let Some(&(w, at)) = log.peek() {
+            if at > e {
+                break;
+            }
+            steps.push(Step::Commit(w));
+            committed[w] = true;
+            log.next();
+        }
+        steps.push(Step::Event(e));
+    }
+    // Figs. 9, 10: e_i's thread drains first (so a store e_i commits before e), then
+    // every other buffer.
+    let pi = trace.events[report.ei].thread;
+    let pending = |w: &EventId| trace.events[*w].op == Op::Wr && !committed[*w];
+    let mine = (0..=report.ei).filter(|w| trace.events[*w].thread == pi && pending(w));
+    let others = (0..=report.ei).filter(|w| trace.events[*w].thread != pi && pending(w));
+    steps.extend(mine.chain(others).map(Step::Commit));
+    steps
+}
+
+/// The SC source of each read: the latest earlier write of its variable.
+fn sc_sources(trace: &Trace, upto: usize) -> Vec<Option<EventId>> {
+    let mut last = vec![None; trace.vars.len()];
+    let mut src = vec![None; upto];
+    for (i, e) in trace.events[..upto].iter().enumerate() {
+        if let Some(x) = e.var {
+            if matches!(e.op, Op::Rd | Op::Rmw) {
+                src[i] = last[x];
+            }
+            if matches!(e.op, Op::Wr | Op::Rmw) {
+                last[x] = Some(i);
+            }
+        }
+    }
+    src
+}
+
+/// Checks that `steps` is a run of the prefix `0..=ei` under `model` (commits after
+/// issue, in FIFO order per buffer; a fence drains the thread, an rmw drains the thread
+/// under TSO and its variable under PSO; every write committed), that every read but
+/// `ei` reads from the same write as in the SC run, and returns a `→hb` cycle of it
+/// (program order, reads-from, commit order, from-read) through the report's store `e`.
+pub fn check_run(
+    trace: &Trace,
+    report: &BurnimReport,
+    steps: &[Step],
+) -> Result<Vec<(EventId, EventId, HbKind)>, String> {
+    let (model, ei) = (report.model, report.ei);
+    let upto = ei + 1;
+    let k = trace.threads.len();
+    let mut next = 0;
+    // Pending stores: per thread (TSO) or per thread and variable (PSO), in issue order.
+    let mut pending: Vec<VecDeque<EventId>> = vec![VecDeque::new(); k];
+    let mut memory: Vec<Option<EventId>> = vec![None; trace.vars.len()];
+    let mut committed = vec![false; upto];
+    let mut src: Vec<Option<EventId>> = vec![None; upto];
+    // Commit order per variable.
+    let mut co: Vec<Vec<EventId>> = vec![Vec::new(); trace.vars.len()];
+    let var_of = |w: EventId| trace.events[w].var.expect("writes have a variable");
+    for (i, s) in steps.iter().enumerate() {
+        match *s {
+            Step::Event(e) => {
+                if e != next || e >= upto {
+                    return Err(format!("step {i}: event #{e} out of order"));
+                }
+                next += 1;
+                let ev = &trace.events[e];
+                let blocks = |q: &VecDeque<EventId>| match (model, ev.op) {
+                    (_, Op::Fence) | (Model::Tso, Op::Rmw) => !q.is_empty(),
+                    (Model::Pso, Op::Rmw) => q.iter().any(|&w| trace.events[w].var == ev.var),
+                    _ => false,
+                };
+                if blocks(&pending[ev.thread]) {
+                    return Err(format!("step {i}: #{e} with its buffer not drained"));
+                }
+                if let Some(x) = ev.var {
+                    if matches!(ev.op, Op::Rd | Op::Rmw) {
+                        let own = pending[ev.thread]
+                            .iter()
+                            .rev()
+                            .find(|&&w| trace.events[w].var == Some(x));
+                        src[e] = own.copied().or(memory[x]);
+                    }
+                    match ev.op {
+                        Op::Wr => pending[ev.thread].push_back(e),
+                        Op::Rmw => {
+                            memory[x] = Some(e);
+                            co[x].push(e);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Step::Commit(w) => {
+                if w >= next || trace.events[w].op != Op::Wr || committed[w] {
+                    return Err(format!("step {i}: commit of #{w} is not a pending store"));
+                }
+                let q = &mut pending[trace.events[w].thread];
+                let pos = q
+                    .iter()
+                    .position(|&v| v == w)
+                    .ok_or("commit of a store not buffered")?;
+                let older = q.iter().take(pos);
+                let fifo = match model {
+                    Model::Tso => pos == 0,
+                    Model::Pso => older.clone().all(|&v| var_of(v) != var_of(w)),
+                };
+                if !fifo {
+                    return Err(format!("step {i}: commit of #{w} overtakes an older store"));
+                }
+                q.remove(pos);
+                committed[w] = true;
+                memory[var_of(w)] = Some(w);
+                co[var_of(w)].push(w);
+            }
+        }
+    }
+    if next != upto || pending.iter().any(|q| !q.is_empty()) {
+        return Err("the run does not issue the prefix and commit every store".into());
+    }
+    let sc = sc_sources(trace, upto);
+    if let Some(r) = (0..ei).find(|&r| src[r] != sc[r]) {
+        return Err(format!(
+            "#{r} reads from {:?}, not {:?} as in the SC run",
+            src[r], sc[r]
+        ));
+    }
+    // The happens-before graph of the run.
+    let mut succ: Vec<Vec<(EventId, HbKind)>> = vec![Vec::new(); upto];
+    let mut last_of: Vec<Option<EventId>> = vec![None; k];
+    let mut co_pos = vec![usize::MAX; upto];
+    for order in &co {
+        for (i, &w) in order.iter().enumerate() {
+            co_pos[w] = i;
+            if i > 0 {
+                succ[order[i - 1]].push((w, HbKind::Co));
+            }
+        }
+    }
+    for (e, ev) in trace.events[..upto].iter().enumerate() {
+        if let Some(p) = last_of[ev.thread] {
+            succ[p].push((e, HbKind::Po));
+        }
+        last_of[ev.thread] = Some(e);
+        if let (Some(x), Op::Rd | Op::Rmw) = (ev.var, ev.op) {
+            if let Some(w) = src[e] {
+                if w != e {
+                    succ[w].push((e, HbKind::Rf));
+                }
+            }
+            // from-read: to the first write after the source in commit order.
+            let after = src[e].map_or(0, |w| co_pos[w] + 1);
+            if let Some(&w) = co[x].get(after) {
+                if w != e {
+                    succ[e].push((w, HbKind::Fr));
+                }
+            }
+        }
+    }
+    cycle_through(&succ, report.e).ok_or_else(|| {
+        format!(
+            "no happens-before cycle of the run goes through #{}",
+            report.e
+        )
+    })
+}
+
+/// A shortest cycle through `start` of a graph given by successor lists, as edges.
+fn cycle_through(
+    succ: &[Vec<(EventId, HbKind)>],
+    start: EventId,
+) -> Option<Vec<(EventId, EventId, HbKind)>> {
+    let n = succ.len();
+    {
+        // BFS from start's successors back to start.
+        let mut pred: Vec<Option<(EventId, HbKind)>> = vec![None; n];
+        let mut queue = VecDeque::new();
+        for &(v, kind) in &succ[start] {
+            if pred[v].is_none() {
+                pred[v] = Some((start, kind));
+                queue.push_back(v);
+            }
+        }
+        while let Some(u) = queue.pop_front() {
+            if u == start {
+                let mut out = Vec::new();
+                let mut v = start;
+                loop {
+                    let (p, kind) = pred[v].expect("on the BFS tree");
+                    out.push((p, v, kind));
+                    v = p;
+                    if v == start {
+                        break;
+                    }
+                }
+                out.reverse();
+                return Some(out);
+            }
+            for &(v, kind) in &succ[u] {
+                if pred[v].is_none() {
+                    pred[v] = Some((u, kind));
+                    queue.push_back(v);
+                }
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,252 @@
+//! SOBER's store-buffer-safety monitor (Burckhardt & Musuvathi, CAV'08): Fig. 2, with
+//! the relaxed happens-before `→*rhb` decided by the generalized vector clock of Fig. 3
+//! (2N-wide timestamps, Theorem 5) and `→*hb` by the classic one.
+//!
+//! Events map to the paper's as SEMANTICS.md §6 says: `rd` is `ld`, `wr` is `st`, `rmw`
+//! is `il`, and a fence is `il` on a location of its own (footnote 1). Coherence index of
+//! a load = the number of earlier writes of its variable (it reads the latest).
+
+use super::hb::HbClock;
+use crate::trace::{EventId, Op};
+
+/// The clocks of Fig. 3. Timestamps have 2N entries: `2p` counts p's loads (and
+/// interlocked operations), `2p + 1` its stores (and interlocked operations). Addresses
+/// are the trace's variables, then one private fence location per thread.
+///
+/// `mc1[q][a]` (the join of the stores to `a` of the other threads and of every
+/// interlocked operation on `a`) is kept as its parts: the timestamp of each thread's
+/// latest store to `a` (a later store of a thread includes its earlier ones through
+/// `sc[p]`) and of the latest interlocked operation on `a` (which includes the earlier
+/// ones through `mc2[a]`), so memory grows with the (thread, address) pairs that store,
+/// not with threads × addresses.
+pub struct Rhb {
+    n: usize,
+    lc: Vec<u32>,
+    sc: Vec<u32>,
+    mc2: Vec<u32>,
+    /// Per address: arena offset of the latest interlocked timestamp.
+    il: Vec<Option<u32>>,
+    /// Per address: (thread, arena offset) of each thread's latest store timestamp.
+    stores: Vec<Vec<(u32, u32)>>,
+    arena: Vec<u32>,
+    ts: Vec<u32>,
+}
+
+/// The paper's operation of an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoberOp {
+    Ld,
+    St,
+    Il,
+}
+
+impl SoberOp {
+    pub fn of(op: Op) -> SoberOp {
+        match op {
+            Op::Rd => SoberOp::Ld,
+            Op::Wr => SoberOp::St,
+            Op::Rmw | Op::Fence => SoberOp::Il,
+        }
+    }
+}
+
+fn join(dst: &mut [u32], src: &[u32]) {
+    for (a, &b) in dst.iter_mut().zip(src) {
+        *a = (*a).max(b);
+    }
+}
+
+impl Rhb {
+    /// Clocks for `n` threads and `m` variables.
+    pub fn new(n: usize, m: usize) -> Rhb {
+        let w = 2 * n;
+        let addrs = m + n;
+        Rhb {
+            n,
+            lc: vec![0; n * w],
+            sc: vec![0; n * w],
+            mc2: vec![0; addrs * w],
+            il: vec![None; addrs],
+            stores: vec![Vec::new(); addrs],
+            arena: Vec::new(),
+            ts: vec![0; w],
+        }
+    }
+
+    /// The address of an event: its variable, or thread p's fence location.
+    pub fn address(&self, p: usize, var: Option<usize>) -> usize {
+        var.unwrap_or(self.mc2.len() / (2 * self.n) - self.n + p)
+    }
+
+    fn slot(&mut self, off: Option<u32>) -> u32 {
+        off.unwrap_or_else(|| {
+            let o = self.arena.len() as u32;
+            self.arena.extend(std::iter::repeat_n(0, 2 * self.n));
+            o
+        })
+    }
+
+    /// `process_event` of Fig. 3 for p's next event on address `a`; returns its timestamp.
+    pub fn process(&mut self, p: usize, op: SoberOp, a: usize) -> &[u32] {
+        let w = 2 * self.n;
+        let (me, at) = (p * w..(p + 1) * w, a * w..(a + 1) * w);
+        let mut ts = std::mem::take(&mut self.ts);
+        match op {
+            SoberOp::Ld => {
+                // line 13: ts := merge(lc[p], mc1[p][a])
+                ts.copy_from_slice(&self.lc[me.clone()]);
+                if let Some(o) = self.il[a] {
+                    join(&mut ts, &self.arena[o as usize..o as usize + w]);
+                }
+                for &(q, o) in &self.stores[a] {
+                    if q as usize != p {
+                        join(&mut ts, &self.arena[o as usize..o as usize + w]);
+                    }
+                }
+                ts[2 * p] += 1; // line 14
+                self.lc[me].copy_from_slice(&ts); // line 15 (ts ⊇ lc[p])
+                join(&mut self.mc2[at], &ts); // line 16
+            }
+            SoberOp::St | SoberOp::Il => {
+                // lines 18 / 25: ts := merge(sc[p], lc[p], mc2[a])
+                ts.copy_from_slice(&self.sc[me.clone()]);
+                join(&mut ts, &self.lc[me.clone()]);
+                join(&mut ts, &self.mc2[at.clone()]);
+                if op == SoberOp::Il {
+                    ts[2 * p] += 1; // line 26
+                }
+                ts[2 * p + 1] += 1; // lines 19 / 27
+                                    // lines 20–21 / 28–29: into mc1[q][a], kept as its parts (see the type).
+                let off = if op == SoberOp::Il {
+                    let o = self.slot(self.il[a]);
+                    self.il[a] = Some(o);
+                    o
+                } else {
+                    let i = self.stores[a].iter().position(|s| s.0 as usize == p);
+                    let o = self.slot(i.map(|i| self.stores[a][i].1));
+                    if i.is_none() {
+                        self.stores[a].push((p as u32, o));
+                    }
+                    o
+                };
+                self.arena[off as usize..off as usize + w].copy_from_slice(&ts);
+                self.mc2[at].copy_from_slice(&ts); // lines 22 / 30 (ts ⊇ mc2[a])
+                if op == SoberOp::Il {
+                    self.lc[me.clone()].copy_from_slice(&ts); // line 31
+                }
+                self.sc[me].copy_from_slice(&ts); // lines 23 / 32
+            }
+        }
+        self.ts = ts;
+        &self.ts
+    }
+
+    /// Thread p's latest load (or interlocked) timestamp: `lc[p]` (Fig. 3 line 15/31).
+    pub fn last_read(&self, p: usize) -> &[u32] {
+        &self.lc[p * 2 * self.n..(p + 1) * 2 * self.n]
+    }
+}
+
+/// What SOBER reports (Fig. 2, line 13): at load `load` = e_k of thread p on variable a,
+/// reading write number `c(e_k)`, the write `write` = write(E, a, c) with
+/// `write →*hb last(E, p)` (Lemma 1 (1) holds for a load reading value c − 1) while
+/// neither (2)(i) `write →*rhb lastR(E, p)` nor (2)(ii) a write of p to a with index ≥ c
+/// holds: E ∪ {ld(p, a, c − 1)} is a TSO trace that is not SC, E is borderline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SoberReport {
+    pub load: EventId,
+    /// The coherence index the load reads (1-based, 0 = the initial value).
+    pub reads: usize,
+    pub write: EventId,
+    /// c: the coherence index of `write`.
+    pub index: usize,
+    /// last(E, p).
+    pub last: EventId,
+    /// lastR(E, p), if p has read.
+    pub last_read: Option<EventId>,
+}
+
+#[derive(Clone, Copy)]
+struct WriteRec {
+    thread: u32,
+    /// Timestamp entry 2p + 1 of the write (its store count): by Theorem 5 and the
+    /// total order of p's stores (Def. 7 VC2), `w →*rhb e` iff `ts(e)[2p+1] ≥` this.
+    rhb: u32,
+    /// Its epoch in the classic vector clock for `→*hb`.
+    hb: u32,
+    event: EventId,
+}
+
+/// Fig. 2 as an online monitor.
+pub struct Sober {
+    rhb: Rhb,
+    hb: HbClock,
+    writes: Vec<Vec<WriteRec>>,
+    last: Vec<Option<EventId>>,
+    last_read: Vec<Option<EventId>>,
+    next: EventId,
+}
+
+impl Sober {
+    pub fn new(n: usize, m: usize) -> Sober {
+        Sober {
+            rhb: Rhb::new(n, m),
+            hb: HbClock::new(n, m),
+            writes: vec![Vec::new(); m],
+            last: vec![None; n],
+            last_read: vec![None; n],
+            next: 0,
+        }
+    }
+
+    /// The next event of the SC run; `Some` when Fig. 2 returns false at it.
+    pub fn step(&mut self, p: usize, op: Op, var: Option<usize>) -> Option<SoberReport> {
+        let e = self.next;
+        self.next += 1;
+        let mut report = None;
+        if let (Op::Rd, Some(a)) = (op, var) {
+            // lines 5–15
+            let reads = self.writes[a].len();
+            let lr = self.rhb.last_read(p);
+            for c in (1..=reads).rev() {
+                let w = self.writes[a][c - 1];
+                if w.thread as usize == p {
+                    break; // lines 8–9 (the paper's `i(write(E,a,c))` is its processor)
+                }
+                if lr[2 * w.thread as usize + 1] >= w.rhb {
+                    break; // lines 10–11
+                }
+                if self.hb.seen(p, w.thread as usize, w.hb) {
+                    // lines 12–13
+                    report = Some(SoberReport {
+                        load: e,
+                        reads,
+                        write: w.event,
+                        index: c,
+                        last: self.last[p].expect("hb-after something means p has run"),
+                        last_read: self.last_read[p],
+                    });
+                    break;
+                }
+            }
+        }
+        // line 17: E := E ∪ e_k
+        let a = self.rhb.address(p, var);
+        let ts = self.rhb.process(p, SoberOp::of(op), a);
+        let rhb = ts[2 * p + 1];
+        let hb = self.hb.step(p, op, var);
+        if let (Op::Wr | Op::Rmw, Some(x)) = (op, var) {
+            self.writes[x].push(WriteRec {
+                thread: p as u32,
+                rhb,
+                hb,
+                event: e,
+            });
+        }
+        if op != Op::Wr {
+            self.last_read[p] = Some(e);
+        }
+        self.last[p] = Some(e);
+        report
+    }
+}
