@@ -355,8 +355,154 @@ fn monitor_sc_ser_agrees_with_check_model_sc_on_every_example() {
     );
     let o = tsoser(&["monitor", "examples/no-such-file.yaml"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = tsoser(&["monitor", "examples/task-pool.yaml", "--monitor", "sober"]);
-    assert_eq!(o.status.code(), Some(2), "not built yet: a usage error");
+    let o = tsoser(&["monitor", "examples/task-pool.yaml", "--monitor", "sobre"]);
+    assert_eq!(o.status.code(), Some(2), "unknown monitor: a usage error");
+}
+
+/// Each paper example through the command line, every monitor at once: the exit code,
+/// which monitors report, and the evidence in the paper's terms.
+#[test]
+fn monitor_all_on_the_paper_examples() {
+    // name, exit, reports of sc-ser, sober, tso, pso, and the fenced verdict
+    let cases: &[(&str, i32, [bool; 4], &str)] = &[
+        (
+            "burnim-fig7-sc-run",
+            1,
+            [false, false, true, true],
+            "serializable",
+        ),
+        ("burnim-fig8", 1, [false, true, false, false], "unknown"),
+        ("sb-borderline", 1, [false, true, true, true], "unknown"),
+        ("task-pool-serial", 1, [false, true, true, true], "unknown"),
+        ("task-pool-fenced-serial", 0, [false; 4], "serializable"),
+        ("thm2-left", 0, [false; 4], "serializable"),
+        ("thm2-right", 1, [true, false, false, false], "unknown"),
+    ];
+    for &(name, code, reports, fenced) in cases {
+        let f = format!("examples/{name}.yaml");
+        let o = tsoser(&["monitor", &f, "--monitor", "all", "--json"]);
+        assert_eq!(o.status.code(), Some(code), "{name}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let ms = v["monitors"].as_array().unwrap();
+        let names: Vec<&str> = ms.iter().map(|m| m["monitor"].as_str().unwrap()).collect();
+        assert_eq!(names, ["sc-ser", "sober", "tso", "pso", "fenced"]);
+        for (m, want) in ms.iter().zip(reports) {
+            assert_eq!(m["verdict"] == "violation", want, "{name} {}", m["monitor"]);
+            assert_eq!(m["report"].is_null(), !want, "{name} {}", m["monitor"]);
+        }
+        assert_eq!(ms[4]["verdict"], fenced, "{name}");
+    }
+    // SOBER names e_k, write(E,a,c) and Lemma 1's conditions.
+    let o = tsoser(&["monitor", "examples/burnim-fig8.yaml", "--monitor", "sober"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    for s in [
+        "e_k = #4",
+        "write(E, a, 1) = #0",
+        "(1) holds",
+        "(2) fails",
+        "-po->",
+        "-fr->",
+    ] {
+        assert!(out.contains(s), "{s}: {out}");
+    }
+    let o = tsoser(&[
+        "monitor",
+        "examples/burnim-fig8.yaml",
+        "--monitor",
+        "sober",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["monitor"], "sober");
+    assert_eq!(v["report"]["load"]["event"], 4);
+    assert_eq!(v["report"]["write"]["event"], 0);
+    assert_eq!(v["report"]["index"], 1);
+    assert_eq!(v["report"]["lemma1"]["2i"], false);
+    // monitor_TSO names e, prev, e_i, the run and its cycle.
+    let o = tsoser(&[
+        "monitor",
+        "examples/burnim-fig7-sc-run.yaml",
+        "--monitor",
+        "tso",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &v["report"];
+    assert_eq!(
+        (
+            r["e"]["event"].as_u64(),
+            r["prev"]["event"].as_u64(),
+            r["ei"]["event"].as_u64()
+        ),
+        (Some(0), Some(3), Some(4))
+    );
+    assert_eq!(
+        r["cycle"].as_array().unwrap().last().unwrap()["to"]["event"],
+        0
+    );
+    assert!(r["run"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["kind"] == "commit"));
+    // The fenced monitor: transaction-fenced or not, and which part reports.
+    let o = tsoser(&["monitor", "examples/thm2-right.yaml", "--monitor", "fenced"]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "not transaction-fenced: Theorem 3 does not apply"
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("transaction-fenced: no — transaction A1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("part 1, SC-serializability (monitor sc-ser) — sc-ser: reports"),
+        "{out}"
+    );
+    let o = tsoser(&[
+        "monitor",
+        "examples/task-pool-fenced-serial.yaml",
+        "--monitor",
+        "fenced",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["report"]["transaction_fenced"], true);
+}
+
+/// A transaction-fenced trace on which the SC-serializability part reports: a
+/// violation of TSO-serializability by Theorem 3, exit 1.
+#[test]
+fn monitor_fenced_reports_a_violation_on_a_fenced_trace() {
+    let dir = std::env::temp_dir().join(format!("tsoser-fenced-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("t.yaml");
+    std::fs::write(
+        &f,
+        "events:\n  - \"t1 A rd x\"\n  - \"t2 B wr x\"\n  - \"t2 B fence\"\n  - \"t1 A wr x\"\n  - \"t1 A fence\"\n",
+    )
+    .unwrap();
+    let o = tsoser(&[
+        "monitor",
+        f.to_str().unwrap(),
+        "--monitor",
+        "fenced",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "violation");
+    assert_eq!(v["report"]["implies_tso_violation"], true);
+    assert!(v["report"]["sc_ser"].is_object());
+    // ... and the deciders agree that the trace is not TSO-serializable.
+    let o = tsoser(&["check", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -95,21 +95,24 @@ fn bad_std_lines_exit_2_with_file_and_line() {
 proptest! {
     #![proptest_config(config(1500))]
 
-    /// The streaming SC-serializability monitor (two passes over the file, no trace in
-    /// memory) stops at the same event as the in-memory one.
+    /// Every monitor streamed over an STD file (two passes, no trace in memory) finds
+    /// what it finds on the trace in memory, and sc-ser what `first_violation` does.
     #[test]
-    fn streaming_monitor_agrees_with_the_in_memory_one(trace in traces(Params { min_events: 3, max_events: 12, threads: 3, vars: 2, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
-        use tsoser::monitor::{sc_ser::first_violation, sc_ser_stream};
+    fn streaming_monitors_agree_with_the_in_memory_ones(trace in traces(Params { min_events: 3, max_events: 12, threads: 3, vars: 2, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
+        use tsoser::monitor::{run, sc_ser::first_violation, stream, Kind, Outcome};
         let dir = std::env::temp_dir().join(format!("tsoser-stream-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("t.std");
         std::fs::write(&f, to_std(&trace)).unwrap();
         let back = tsoser::trace::std_format::read_std(&f).unwrap();
-        let s = sc_ser_stream(&f).unwrap();
-        prop_assert_eq!(s.violation.map(|v| v.0), first_violation(&back));
+        let s = stream(&f, &Kind::ALL).unwrap();
+        prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL));
+        let sc = match s.outcomes[0].1 { Outcome::ScSer(i) => Some(i), _ => None };
+        prop_assert_eq!(sc, first_violation(&back));
         prop_assert_eq!(first_violation(&back), first_violation(&trace));
-        if s.violation.is_none() {
-            prop_assert_eq!(s.events, trace.len());
+        let quiet = stream(&f, &[Kind::ScSer]).unwrap();
+        if quiet.outcomes[0].1 == Outcome::Clean {
+            prop_assert_eq!(quiet.events, trace.len());
         }
     }
 }

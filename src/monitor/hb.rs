@@ -107,30 +107,41 @@ impl HbClock {
     }
 }
 
-/// One `→hb` edge between two events of a trace, from the definitions: `a` before `b`
-/// in the SC run, and program order, reads-from (b reads a's value), coherence or
-/// from-read. `None` when there is none of these.
-pub fn edge(trace: &Trace, a: EventId, b: EventId) -> Option<HbKind> {
+/// Whether `a → b` is a `→hb` edge of kind `kind`, from the definitions: `a` before `b`
+/// in the SC run, and program order (same thread), reads-from (b reads a's value: a is
+/// the latest write of the variable before b), coherence (both write the variable) or
+/// from-read (a reads it, b writes it).
+pub fn holds(trace: &Trace, a: EventId, b: EventId, kind: HbKind) -> bool {
     if a >= b || b >= trace.len() {
-        return None;
+        return false;
     }
     let (ea, eb) = (&trace.events[a], &trace.events[b]);
-    if ea.thread == eb.thread {
-        return Some(HbKind::Po);
+    if kind == HbKind::Po {
+        return ea.thread == eb.thread;
     }
-    let x = ea.var.filter(|x| eb.var == Some(*x))?;
-    let latest_write_before_b = trace.events[..b]
-        .iter()
-        .rposition(|e| e.var == Some(x) && writes(e.op));
-    if writes(ea.op) && reads(eb.op) && latest_write_before_b == Some(a) {
-        Some(HbKind::Rf)
-    } else if writes(ea.op) && writes(eb.op) {
-        Some(HbKind::Co)
-    } else if reads(ea.op) && writes(eb.op) {
-        Some(HbKind::Fr)
-    } else {
-        None
+    let Some(x) = ea.var.filter(|x| eb.var == Some(*x)) else {
+        return false;
+    };
+    match kind {
+        HbKind::Rf => {
+            writes(ea.op)
+                && reads(eb.op)
+                && trace.events[..b]
+                    .iter()
+                    .rposition(|e| e.var == Some(x) && writes(e.op))
+                    == Some(a)
+        }
+        HbKind::Co => writes(ea.op) && writes(eb.op),
+        HbKind::Fr => reads(ea.op) && writes(eb.op),
+        HbKind::Po => unreachable!(),
     }
+}
+
+/// The kind of the `→hb` edge `a → b`, if any (program order first).
+pub fn edge(trace: &Trace, a: EventId, b: EventId) -> Option<HbKind> {
+    [HbKind::Po, HbKind::Rf, HbKind::Co, HbKind::Fr]
+        .into_iter()
+        .find(|&k| holds(trace, a, b, k))
 }
 
 /// A shortest `→hb` path from `from` to `to` among the events before `upto`, as edges;
@@ -213,8 +224,7 @@ pub fn path(
     None
 }
 
-/// Re-checks a path: consecutive, each edge a `→hb` edge of its stated kind (by
-/// [`edge`], except that program order is accepted wherever it holds).
+/// Re-checks a path: consecutive, each edge a `→hb` edge of its stated kind ([`holds`]).
 pub fn check_path(
     trace: &Trace,
     from: EventId,
@@ -226,14 +236,7 @@ pub fn check_path(
         if a != at {
             return Err(format!("the path breaks at #{a}"));
         }
-        let found = edge(trace, a, b);
-        let ok = match kind {
-            HbKind::Po => {
-                trace.events.get(a).map(|e| e.thread) == trace.events.get(b).map(|e| e.thread)
-                    && a < b
-            }
-            _ => found == Some(kind),
-        };
+        let ok = holds(trace, a, b, kind);
         if !ok {
             return Err(format!(
                 "#{a} -{kind}-> #{b} is not an hb edge of that kind"
