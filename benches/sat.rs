@@ -21,6 +21,7 @@ fn realistic(c: &mut Criterion) {
         let shape = Shape {
             serial: true,
             txn_fenced: fenced,
+            reads_first: false,
             ..Shape::realistic(100_000)
         };
         let trace = generate(&shape, 1);

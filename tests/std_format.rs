@@ -7,21 +7,20 @@ use proptest::prelude::*;
 use tsoser::check::{brute, Semantics};
 use tsoser::trace::std_format::{build, to_std, StdReader};
 use tsoser::trace::strategy::{traces, Params};
-use tsoser::trace::Op;
 
 proptest! {
     #![proptest_config(config(2000))]
 
-    /// Writing a trace as STD and reading it back keeps every event (a fence becomes an
-    /// rmw of a location of its own), the transactions, and the verdict in both semantics.
+    /// Writing a trace as STD and reading it back keeps every event (a fence goes out as
+    /// `acq(fence:T)` and comes back a fence), the transactions, and the verdict in both
+    /// semantics.
     #[test]
     fn std_round_trip_keeps_events_transactions_and_verdicts(trace in traces(Params { min_events: 3, max_events: 9, ..Params::default() })) {
         let back = build(StdReader::new(to_std(&trace).as_bytes())).unwrap();
         prop_assert_eq!(back.len(), trace.len());
         for (a, b) in trace.events.iter().zip(&back.events) {
             prop_assert_eq!(&trace.threads[a.thread], &back.threads[b.thread]);
-            let op = if a.op == Op::Fence { Op::Rmw } else { a.op };
-            prop_assert_eq!(op, b.op);
+            prop_assert_eq!(a.op, b.op);
             if let Some(v) = a.var {
                 prop_assert_eq!(&trace.vars[v], &back.vars[b.var.unwrap()]);
             }

@@ -308,6 +308,10 @@ enum Cmd {
         /// End every transaction with a fence (with `--schedule serial`: serializable traces).
         #[arg(long)]
         txn_fenced: bool,
+        /// No read after a write inside a transaction (with `--schedule serial
+        /// --txn-fenced`: robust traces the SC monitors read to their end).
+        #[arg(long)]
+        reads_first: bool,
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -530,6 +534,7 @@ fn run(cli: Cli) -> Result<u8> {
             seed,
             schedule,
             txn_fenced,
+            reads_first,
             output,
         } => {
             if threads == 0 || vars == 0 {
@@ -548,6 +553,7 @@ fn run(cli: Cli) -> Result<u8> {
                 write,
                 serial: schedule == Schedule::Serial,
                 txn_fenced,
+                reads_first,
             };
             let text = gen::to_compact_yaml(&gen::generate(&shape, seed));
             write_out(output.as_deref(), &text)?;

@@ -294,7 +294,10 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
                 if unfenced.is_none() {
                     x.verdict = "violation";
                     x.exit = 1;
-                    x.headline = no(outcome.at().expect("a part reported"), "by Theorem 3, from");
+                    x.headline = no(
+                        outcome.at().expect("a part reported"),
+                        "transaction-fenced and a part reports, so by Theorem 3 the program is not TSO-serializable; first report at",
+                    );
                 } else {
                     x.verdict = "unknown";
                     x.exit = 3;

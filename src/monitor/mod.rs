@@ -257,8 +257,10 @@ pub fn stream(path: &std::path::Path, kinds: &[Kind]) -> Result<Streamed, crate:
         for l in lowering.lower(&ev.map_err(named)?).map_err(named)? {
             let n = threads.len();
             threads.entry(l.thread).or_insert(n);
-            let n = vars.len();
-            vars.entry(l.var).or_insert(n);
+            if l.op != Op::Fence {
+                let n = vars.len();
+                vars.entry(l.var).or_insert(n);
+            }
         }
     }
     let mut suite = Suite::new(kinds, threads.len(), vars.len());
@@ -272,13 +274,14 @@ pub fn stream(path: &std::path::Path, kinds: &[Kind]) -> Result<Streamed, crate:
     'lines: for ev in open_std(path)? {
         let ev = ev.map_err(named)?;
         for l in lowering.lower(&ev).map_err(named)? {
-            let (t, x) = (threads[&l.thread], vars[&l.var]);
+            let t = threads[&l.thread];
+            let x = (l.op != Op::Fence).then(|| vars[&l.var]);
             if l.txn.is_none() || current[t] != l.txn {
                 current[t] = l.txn;
                 suite.begin(t);
                 out.transactions += 1;
             }
-            suite.step(t, l.op, Some(x));
+            suite.step(t, l.op, x);
             out.events += 1;
             if suite.all_reported() {
                 break 'lines;

@@ -24,6 +24,10 @@ pub struct Shape {
     pub serial: bool,
     /// End every transaction with a fence (transaction-fenced, Enea & Farzan §6.3).
     pub txn_fenced: bool,
+    /// No read after a write in a transaction (read-modify-write transactions): with
+    /// `serial` and `txn_fenced`, no store can be reordered past a later load, so the
+    /// trace is robust and the SC monitors read it to its end.
+    pub reads_first: bool,
 }
 
 impl Shape {
@@ -40,6 +44,7 @@ impl Shape {
             write: 0.4,
             serial: false,
             txn_fenced: false,
+            reads_first: false,
         }
     }
 }
@@ -58,6 +63,7 @@ impl Shape {
             write: 0.5,
             serial: false,
             txn_fenced: false,
+            reads_first: false,
         }
     }
 }
@@ -75,6 +81,7 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
     let mut left_in_txn = vec![0usize; shape.threads];
     let mut txn_no = vec![0usize; shape.threads];
     let mut txn_name = vec![String::new(); shape.threads];
+    let mut wrote = vec![false; shape.threads];
     let mut running: Option<usize> = None;
     for _ in 0..shape.events {
         let t = match running {
@@ -86,6 +93,7 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
             txn_no[t] += 1;
             txn_name[t] = format!("{}.{}", threads[t], txn_no[t]);
             left_in_txn[t] = 1 + rng.random_range(0..(2 * shape.txn_len.max(1) - 1));
+            wrote[t] = false;
         }
         left_in_txn[t] -= 1;
         let ends_txn = shape.txn_fenced && left_in_txn[t] == 0;
@@ -96,12 +104,13 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
                 let p: f64 = rng.random();
                 if p < shape.rmw {
                     Op::Rmw
-                } else if p < shape.rmw + shape.write {
+                } else if p < shape.rmw + shape.write || (shape.reads_first && wrote[t]) {
                     Op::Wr
                 } else {
                     Op::Rd
                 }
             };
+        wrote[t] |= matches!(op, Op::Wr | Op::Rmw);
         let var = op
             .has_var()
             .then(|| vars[rng.random_range(0..vars.len())].as_str());

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `r(x)`, `w(x)` | `rd x`, `wr x` |
 //! | `acq(l)`, `rel(l)` | `rmw l` (a lock operation is an interlocked read-modify-write of the lock) |
+//! | `acq(fence:T)`, `rel(fence:T)` by thread T | `fence` (what [`to_std`] writes for a fence) |
 //! | `fork(u)` | `rmw fork:u` by the parent, then `rmw fork:u` by u: u's events come after |
 //! | `join(u)` | `rmw join:u` by u (it has finished), then `rmw join:u` by the joiner |
 //! | `begin`, `end` (with or without `()`) | atomic blocks; the outermost block of a thread is one transaction |
@@ -13,8 +14,9 @@
 //! kept as the event's value. [`StdReader`] parses line by line without holding the
 //! file (the monitors can consume it as a stream); [`read_std`] builds a [`Trace`].
 //! [`to_std`] writes a trace back: `rmw x` as `acq(x)`, a fence as `acq(fence:T)` on a
-//! location of its own (the same conflicts and the same buffer drain, SEMANTICS.md §6),
-//! transactions of more than one event as `begin`/`end` blocks.
+//! location of its own (STD has no fence; under TSO that is the same conflicts and the
+//! same buffer drain, SEMANTICS.md §6, and it is read back as a fence, which also drains
+//! every PSO buffer), transactions of more than one event as `begin`/`end` blocks.
 
 use super::{Op, Trace, TraceBuilder};
 use crate::{Error, FileError};
@@ -169,7 +171,11 @@ impl Lowering {
         Ok(match &ev.op {
             StdOp::Read(x) => vec![one(t, self.txn(t), Op::Rd, x)],
             StdOp::Write(x) => vec![one(t, self.txn(t), Op::Wr, x)],
-            StdOp::Acquire(l) | StdOp::Release(l) => vec![one(t, self.txn(t), Op::Rmw, l)],
+            StdOp::Acquire(l) | StdOp::Release(l) => {
+                let fence = l.strip_prefix("fence:") == Some(t);
+                let op = if fence { Op::Fence } else { Op::Rmw };
+                vec![one(t, self.txn(t), op, l)]
+            }
             StdOp::Request(_) => vec![],
             StdOp::Fork(u) | StdOp::Join(u) => {
                 if u == t {
@@ -233,7 +239,7 @@ pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<T
                 &l.thread,
                 l.txn.as_deref(),
                 l.op,
-                Some(&l.var),
+                (l.op != Op::Fence).then_some(l.var.as_str()),
                 loc.clone(),
                 ev.line,
             );

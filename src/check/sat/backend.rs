@@ -2,7 +2,10 @@
 //! binding) can join: varisat (pure Rust, default) and z3 (feature `z3`, SMT with
 //! integer positions for the order atoms).
 
-use super::encode::{Atom, Formula, Lit};
+#[cfg(feature = "z3")]
+use super::encode::Atom;
+use super::encode::{Formula, Lit};
+#[cfg(feature = "z3")]
 use crate::trace::Trace;
 use varisat::ExtendFormula;
 
