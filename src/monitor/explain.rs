@@ -262,31 +262,25 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
                 .as_ref()
                 .map(|r| sober_evidence(trace, r))
                 .transpose()?;
-            let part = |name: &str, hit: bool| {
-                if hit {
-                    format!("{name}: reports")
+            let parts = [
+                (
+                    1,
+                    "SC-serializability (monitor sc-ser)",
+                    "sc-ser",
+                    &sc,
+                    "    ",
+                ),
+                (2, "robustness (SOBER)", "sober", &so, "  "),
+            ];
+            for (n, what, name, found, indent) in parts {
+                let hit = if found.is_some() {
+                    "reports"
                 } else {
-                    format!("{name}: nothing found")
-                }
-            };
-            let _ = writeln!(
-                s,
-                "  part 1, SC-serializability (monitor sc-ser) — {}",
-                part("sc-ser", sc.is_some())
-            );
-            if let Some((t, _)) = &sc {
-                for l in t.lines() {
-                    let _ = writeln!(s, "    {l}");
-                }
-            }
-            let _ = writeln!(
-                s,
-                "  part 2, robustness (SOBER) — {}",
-                part("sober", so.is_some())
-            );
-            if let Some((t, _)) = &so {
-                for l in t.lines() {
-                    let _ = writeln!(s, "  {l}");
+                    "nothing found"
+                };
+                let _ = writeln!(s, "  part {n}, {what} — {name}: {hit}");
+                for l in found.iter().flat_map(|(t, _)| t.lines()) {
+                    let _ = writeln!(s, "{indent}{l}");
                 }
             }
             let reported = sc.is_some() || so.is_some();
