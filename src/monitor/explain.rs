@@ -8,7 +8,7 @@ use super::burnim::{BurnimReport, Model};
 use super::hb::{self, HbKind};
 use super::sober::SoberReport;
 use super::{replay, Kind, Outcome};
-use crate::check::{self, Verdict, Witness};
+use crate::check::{self, Verdict};
 use crate::trace::exec::Step;
 use crate::trace::{EventId, Trace};
 use serde_json::{json, Value};
@@ -177,19 +177,15 @@ fn burnim_evidence(trace: &Trace, r: &BurnimReport) -> Result<(String, Value), S
 }
 
 fn sc_ser_evidence(trace: &Trace, at: EventId) -> Result<(String, Value), String> {
-    let cycle = check::sc::sc_graph_upto(trace, at + 1)
-        .find_cycle()
-        .ok_or("the prefix has no ⊙SC cycle")?;
-    let v = Verdict::Violation(Box::new(Witness::Sc { cycle }));
-    if let Verdict::Violation(w) = &v {
-        check::verify(trace, w)?;
-        Ok((
-            crate::report::witness_text(trace, w),
-            crate::report::witness_json(trace, &v),
-        ))
-    } else {
-        unreachable!()
-    }
+    let v = super::sc_ser_witness(trace, at).ok_or("the prefix has no ⊙SC cycle")?;
+    let Verdict::Violation(w) = &v else {
+        unreachable!("sc_ser_witness gives violations")
+    };
+    check::verify(trace, w)?;
+    Ok((
+        crate::report::witness_text(trace, w),
+        crate::report::witness_json(trace, &v),
+    ))
 }
 
 /// Explains an outcome; `Err` when its evidence does not re-check (an internal error).

@@ -5,7 +5,7 @@
 //! else touches, so it has program-order edges only.
 //!
 //! [`HbClock`] decides `→*hb` online with the classic vector clock (O(k) per event);
-//! [`path`] finds a shortest `→hb` path in a prefix for a witness and [`edge`] re-checks
+//! [`path`] finds a shortest `→hb` path in a prefix for a witness and [`holds`] re-checks
 //! one edge from the definitions, independently of both.
 
 use crate::trace::{EventId, Op, Trace};
@@ -135,13 +135,6 @@ pub fn holds(trace: &Trace, a: EventId, b: EventId, kind: HbKind) -> bool {
         HbKind::Fr => reads(ea.op) && writes(eb.op),
         HbKind::Po => unreachable!(),
     }
-}
-
-/// The kind of the `→hb` edge `a → b`, if any (program order first).
-pub fn edge(trace: &Trace, a: EventId, b: EventId) -> Option<HbKind> {
-    [HbKind::Po, HbKind::Rf, HbKind::Co, HbKind::Fr]
-        .into_iter()
-        .find(|&k| holds(trace, a, b, k))
 }
 
 /// A shortest `→hb` path from `from` to `to` among the events before `upto`, as edges;

@@ -222,10 +222,14 @@ pub fn check_sc_ser(trace: &Trace) -> (Verdict, Option<usize>) {
     let Some(i) = sc_ser::first_violation(trace) else {
         return (Verdict::Serializable, None);
     };
-    let cycle = crate::check::sc::sc_graph_upto(trace, i + 1)
-        .find_cycle()
-        .expect("the monitor stops only where the prefix has a cycle");
-    (Verdict::Violation(Box::new(Witness::Sc { cycle })), Some(i))
+    let v = sc_ser_witness(trace, i).expect("the monitor stops only where the prefix has a cycle");
+    (v, Some(i))
+}
+
+/// The ⊙SC cycle of the prefix that ends at event `at`, as a violation.
+pub fn sc_ser_witness(trace: &Trace, at: EventId) -> Option<Verdict> {
+    let cycle = crate::check::sc::sc_graph_upto(trace, at + 1).find_cycle()?;
+    Some(Verdict::Violation(Box::new(Witness::Sc { cycle })))
 }
 
 /// What a streaming run saw.
