@@ -229,6 +229,11 @@ proptest! {
         use tsoser::monitor::{check_sc_ser, sc_ser::first_violation};
         let want = (1..=trace.len()).find(|&n| sc_graph_upto(&trace, n).is_cyclic()).map(|n| n - 1);
         prop_assert_eq!(first_violation(&trace), want);
+        // The same trace among 80 threads (the monitor's path for more than 64 threads).
+        let mut wide = trace.clone();
+        wide.threads = (0..80).map(|t| format!("w{t}")).collect();
+        wide.events.iter_mut().for_each(|e| e.thread = e.thread * 20 + 3);
+        prop_assert_eq!(first_violation(&wide), want);
         let (v, _) = check_sc_ser(&trace);
         prop_assert_eq!(v.name(), sc::check_sc(&trace).name());
         if let Verdict::Violation(w) = &v {

@@ -201,7 +201,14 @@ impl Suite {
 
 /// Runs the monitors `kinds` on a trace in memory.
 pub fn run(trace: &Trace, kinds: &[Kind]) -> Vec<(Kind, Outcome)> {
-    let mut s = Suite::new(kinds, trace.threads.len(), trace.vars.len());
+    run_suite(
+        Suite::new(kinds, trace.threads.len(), trace.vars.len()),
+        trace,
+    )
+}
+
+/// [`run`] with a suite built beforehand (so a caller can time the pass alone).
+pub fn run_suite(mut s: Suite, trace: &Trace) -> Vec<(Kind, Outcome)> {
     let mut current: Vec<Option<usize>> = vec![None; trace.threads.len()];
     for e in &trace.events {
         if current[e.thread] != Some(e.txn) {

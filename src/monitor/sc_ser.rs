@@ -62,6 +62,10 @@ pub struct ScSer {
     has_read: Vec<bool>,
     scratch: Vec<u32>,
     joined: Vec<bool>,
+    /// Per thread (k ≤ 64): the threads whose current transaction C_t has seen, a bit each.
+    has: Vec<u64>,
+    /// The ending transaction's clock (a buffer kept across `begin`s).
+    fin: Vec<u32>,
     /// A stamp per content of a thread clock (fresh on every change), and per slot the
     /// stamp of the thread clock it last copied (0: changed since): a copy of an
     /// unchanged clock into a slot that already holds it is skipped.
@@ -79,12 +83,15 @@ impl ScSer {
             vals: vec![0; slots * k],
             idx: vec![0; k],
             mark: vec![0; slots * k],
-            seen: vec![Vec::new(); k],
+            // Room up front: the lists are reused, so they rarely grow during the pass.
+            seen: (0..k).map(|_| Vec::with_capacity(1024)).collect(),
             last_writer: vec![None; m],
-            readers: vec![Vec::new(); m],
+            readers: (0..m).map(|_| Vec::with_capacity(k.min(8))).collect(),
             has_read: vec![false; k * m],
             scratch: vec![0; k],
             joined: vec![false; k],
+            has: vec![0; k],
+            fin: Vec::with_capacity(k),
             stamp: (1..=k as u64).collect(),
             copied: vec![0; slots],
             next_stamp: k as u64 + 1,
@@ -101,10 +108,39 @@ impl ScSer {
 
     /// Records `slot` with every current transaction its clock has seen.
     fn register(&mut self, slot: usize) {
-        for y in 0..self.k {
-            let i = self.idx[y];
-            if i > 0 && self.vals[slot * self.k + y] >= i && self.mark[slot * self.k + y] != i {
-                self.mark[slot * self.k + y] = i;
+        let k = self.k;
+        if k <= 64 {
+            // Branch-free: a bit per thread whose current transaction the slot has seen.
+            let vals = &self.vals[slot * k..(slot + 1) * k];
+            let mut has = 0u64;
+            for (y, (&i, &v)) in self.idx.iter().zip(vals).enumerate() {
+                has |= (((v >= i) & (i > 0)) as u64) << y;
+            }
+            if slot < k {
+                self.has[slot] = has;
+            }
+            self.register_mask(slot, has);
+        } else {
+            let vals = &self.vals[slot * k..(slot + 1) * k];
+            let mark = &mut self.mark[slot * k..(slot + 1) * k];
+            for (y, (&i, (&v, m))) in self.idx.iter().zip(vals.iter().zip(mark)).enumerate() {
+                if i > 0 && v >= i && *m != i {
+                    *m = i;
+                    self.seen[y].push(slot);
+                }
+            }
+        }
+    }
+
+    /// Records `slot` with the current transactions of the threads in `has` (k ≤ 64),
+    /// once per transaction.
+    fn register_mask(&mut self, slot: usize, mut has: u64) {
+        while has != 0 {
+            let y = has.trailing_zeros() as usize;
+            has &= has - 1;
+            let m = &mut self.mark[slot * self.k + y];
+            if *m != self.idx[y] {
+                *m = self.idx[y];
                 self.seen[y].push(slot);
             }
         }
@@ -137,7 +173,12 @@ impl ScSer {
         let k = self.k;
         self.vals.copy_within(from * k..(from + 1) * k, slot * k);
         self.copied[slot] = self.stamp[from];
-        self.register(slot);
+        if self.k <= 64 {
+            // The slot now holds C_from, so it has seen what C_from has seen.
+            self.register_mask(slot, self.has[from]);
+        } else {
+            self.register(slot);
+        }
     }
 
     /// Thread t starts a new transaction (ending its previous one).
@@ -145,15 +186,25 @@ impl ScSer {
         let k = self.k;
         if self.idx[t] > 0 {
             // End: slots that saw the ending transaction get its final clock.
-            let fin: Vec<u32> = self.vals[t * k..(t + 1) * k].to_vec();
+            let mut fin = std::mem::take(&mut self.fin);
+            fin.clear();
+            fin.extend_from_slice(&self.vals[t * k..(t + 1) * k]);
             let i = self.idx[t];
-            for slot in std::mem::take(&mut self.seen[t]) {
+            let mut seen = std::mem::take(&mut self.seen[t]);
+            for &slot in &seen {
                 if slot != t && self.vals[slot * k + t] >= i {
                     self.join_into(slot, &fin);
                 }
             }
+            seen.clear();
+            self.seen[t] = seen;
+            self.fin = fin;
         }
         self.idx[t] += 1;
+        if k <= 64 {
+            // Nobody has seen the new transaction yet (its index is fresh).
+            self.has.iter_mut().for_each(|h| *h &= !(1u64 << t));
+        }
         self.vals[t * k + t] = self.idx[t];
         self.changed(t);
         self.register(t);
@@ -163,6 +214,19 @@ impl ScSer {
     /// it over the current transactions, checks, and joins. True on a violation.
     fn incoming(&mut self, t: usize) -> bool {
         let k = self.k;
+        // Fast path: S ≤ C_t. Every current transaction S has seen is already an
+        // ancestor of T; closing S could reach T only through a cycle of the prefix
+        // before this event, which the monitor would have reported. So only a direct
+        // S ⊒ T is a violation, and the join adds nothing C_t needs (the ancestors those
+        // current transactions gain reach C_t when they end, as C_t saw them).
+        if self
+            .scratch
+            .iter()
+            .zip(&self.vals[t * k..(t + 1) * k])
+            .all(|(a, b)| a <= b)
+        {
+            return self.scratch[t] >= self.idx[t];
+        }
         let mut s = std::mem::take(&mut self.scratch);
         let mut joined = std::mem::take(&mut self.joined);
         joined.iter_mut().for_each(|j| *j = false);
