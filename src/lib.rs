@@ -11,6 +11,7 @@ pub mod check;
 pub mod error;
 pub mod graph;
 pub mod monitor;
+pub mod program;
 pub mod report;
 pub mod trace;
 

@@ -12,6 +12,7 @@ use tsoser::check::sat::{self as satcheck, SolverKind};
 use tsoser::check::{self, brute, execution, sc, Semantics, Verdict};
 use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
 use tsoser::monitor;
+use tsoser::program::{self, explore};
 use tsoser::report::{self, Stats};
 use tsoser::trace::{self, gen, Trace};
 
@@ -328,6 +329,55 @@ enum Cmd {
         #[arg(long)]
         stats: bool,
     },
+    /// Explore every run of a program (`.prog`) or X86 litmus test (`.litmus`) under
+    /// SC, TSO or PSO: outcomes, the final condition, assertions, robustness.
+    Explore {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "tso")]
+        model: ProgModel,
+        /// Times a backward branch may be taken per thread before the run is cut.
+        #[arg(long, default_value_t = 4)]
+        unroll: u32,
+        /// Distinct states before the answer is unknown (exit 3).
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: usize,
+        /// Skip the robustness search.
+        #[arg(long)]
+        no_robustness: bool,
+        /// Replay one schedule (as printed for a witness) instead of exploring.
+        #[arg(long)]
+        replay: Option<String>,
+        /// Write the distinct traces of complete runs to DIR (SC runs as SC traces for
+        /// `monitor`; TSO/PSO runs as issue-order traces for `check`).
+        #[arg(long, value_name = "DIR")]
+        emit_traces: Option<PathBuf>,
+        /// At most this many traces with --emit-traces.
+        #[arg(long, default_value_t = 1000)]
+        max_traces: usize,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Explore every `.litmus` test of a directory in one process and compare the final
+    /// conditions with an expected-verdict CSV (`path,0|1`, as Dat3M's).
+    Suite {
+        dir: PathBuf,
+        #[arg(long, value_enum, default_value = "tso")]
+        model: ProgModel,
+        /// CSV of expected verdicts: a line `…/NAME.litmus,1` when the condition holds.
+        #[arg(long)]
+        expected: Option<PathBuf>,
+        #[arg(long, default_value_t = 4)]
+        unroll: u32,
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: usize,
+        /// Also decide robustness for each test.
+        #[arg(long)]
+        robustness: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Convert a trace between YAML and RAPID's STD format (README, "Trace format").
     Convert {
         file: PathBuf,
@@ -341,6 +391,24 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+/// Memory models of `tsoser explore`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ProgModel {
+    Sc,
+    Tso,
+    Pso,
+}
+
+impl ProgModel {
+    fn model(self) -> explore::Model {
+        match self {
+            ProgModel::Sc => explore::Model::Sc,
+            ProgModel::Tso => explore::Model::Tso,
+            ProgModel::Pso => explore::Model::Pso,
+        }
+    }
 }
 
 /// Monitors of `tsoser monitor`.
@@ -565,6 +633,43 @@ fn run(cli: Cli) -> Result<u8> {
             json,
             stats,
         } => cmd_monitor(&file, monitor, json, stats),
+        Cmd::Explore {
+            file,
+            model,
+            unroll,
+            max_states,
+            no_robustness,
+            replay,
+            emit_traces,
+            max_traces,
+            json,
+            stats,
+        } => {
+            let o = program::report::Options {
+                model: model.model(),
+                unroll,
+                max_states,
+                robustness: !no_robustness,
+            };
+            cmd_explore(&file, o, replay.as_deref(), emit_traces.as_deref(), max_traces, json, stats)
+        }
+        Cmd::Suite {
+            dir,
+            model,
+            expected,
+            unroll,
+            max_states,
+            robustness,
+            json,
+        } => {
+            let o = program::report::Options {
+                model: model.model(),
+                unroll,
+                max_states,
+                robustness,
+            };
+            cmd_suite(&dir, expected.as_deref(), o, json)
+        }
         Cmd::Convert {
             file,
             from,
@@ -1344,4 +1449,174 @@ fn cmd_graph(
         }
     }
     Ok(if forced_cycle { 1 } else { 0 })
+}
+
+fn cmd_explore(
+    file: &Path,
+    o: program::report::Options,
+    replay: Option<&str>,
+    emit: Option<&Path>,
+    max_traces: usize,
+    as_json: bool,
+    want_stats: bool,
+) -> Result<u8> {
+    let p = program::parse::read_program(file)?;
+    let fname = file.display().to_string();
+    if let Some(text) = replay {
+        let steps = explore::parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
+        let out = program::report::replay_text(&p, o.model, o.unroll, &steps)
+            .map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
+        out!("{out}");
+        return Ok(0);
+    }
+    let mut stats = Stats::default();
+    let r = stats.time("explore", || program::report::run(&p, o));
+    let r = match r {
+        Ok(r) => r,
+        Err(e) if e.starts_with("internal error") => {
+            eprintln!("tsoser: {e}; please report this program");
+            return Ok(4);
+        }
+        Err(e) => bail!("{fname}: {e}"),
+    };
+    if let Some(dir) = emit {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let ts = stats.time("emit traces", || program::traces::traces(&p, o.model, o.unroll, max_traces));
+        for (i, t) in ts.iter().enumerate() {
+            let path = dir.join(format!("{}-{}-{:04}.yaml", p.name, o.model.name(), i + 1));
+            std::fs::write(&path, trace::parse::to_yaml(t)).with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        if !as_json {
+            eprintln!("wrote {} trace{} to {}", ts.len(), if ts.len() == 1 { "" } else { "s" }, dir.display());
+        }
+    }
+    let secs: f64 = stats.phases.iter().filter(|p| p.0 == "explore").map(|p| p.1).sum();
+    let states = r.exploration.states + r.robustness.as_ref().map_or(0, |x| x.states);
+    stats.count("states (outcomes + robustness)", states as u64);
+    stats.count("states per second", (states as f64 / secs.max(1e-9)) as u64);
+    if as_json {
+        let mut v = program::report::json(&p, &fname, &r);
+        if want_stats {
+            v["stats"] = stats.to_json();
+        }
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        out!("{}", program::report::text(&p, &fname, &r));
+        if want_stats {
+            out!("{}", stats.to_text());
+        }
+    }
+    Ok(r.exit)
+}
+
+fn cmd_suite(dir: &Path, expected: Option<&Path>, o: program::report::Options, as_json: bool) -> Result<u8> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
+        .collect();
+    files.sort();
+    let mut want: std::collections::HashMap<String, bool> = Default::default();
+    if let Some(csv) = expected {
+        let text = std::fs::read_to_string(csv).with_context(|| format!("cannot read {}", csv.display()))?;
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let (path, v) = line
+                .rsplit_once(',')
+                .with_context(|| format!("{}:{}: expected `path,0|1`", csv.display(), i + 1))?;
+            let name = Path::new(path.trim()).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            let v = match v.trim() {
+                "1" => true,
+                "0" => false,
+                other => bail!("{}:{}: expected 0 or 1, found `{other}`", csv.display(), i + 1),
+            };
+            want.insert(name, v);
+        }
+    }
+    let started = std::time::Instant::now();
+    let mut rows = Vec::new();
+    let (mut mismatches, mut errors, mut unknown, mut not_robust) = (0, 0, 0, 0);
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let row = match program::parse::read_program(f) {
+            Err(e) => {
+                errors += 1;
+                json!({"test": name, "error": e.to_string()})
+            }
+            Ok(p) => match program::report::run(&p, o) {
+                Err(e) => {
+                    errors += 1;
+                    json!({"test": name, "error": e})
+                }
+                Ok(r) => {
+                    let holds = r.exploration.condition(&p);
+                    let exp = want.get(&name).copied();
+                    let ok = match (holds, exp) {
+                        (Some(h), Some(w)) => Some(h == w),
+                        _ => None,
+                    };
+                    if ok == Some(false) {
+                        mismatches += 1;
+                    }
+                    if holds.is_none() {
+                        unknown += 1;
+                    }
+                    let robust = r.robustness.as_ref().and_then(|x| x.robust);
+                    if robust == Some(false) {
+                        not_robust += 1;
+                    }
+                    json!({"test": name, "holds": holds, "expected": exp, "match": ok,
+                           "outcomes": r.exploration.outcomes.len(), "states": r.exploration.states,
+                           "robust": robust})
+                }
+            },
+        };
+        rows.push(row);
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let missing = if expected.is_some() {
+        rows.iter().filter(|r| r["expected"].is_null() && r.get("error").is_none()).count()
+    } else {
+        0
+    };
+    if as_json {
+        let v = json!({"dir": dir.display().to_string(), "model": o.model.name(), "tests": rows.len(),
+                       "mismatches": mismatches, "errors": errors, "unknown": unknown,
+                       "without_expectation": missing, "not_robust": not_robust,
+                       "seconds": secs, "results": rows});
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        for r in &rows {
+            let name = r["test"].as_str().unwrap_or("");
+            if let Some(e) = r.get("error") {
+                outln!("ERROR     {name}: {}", e.as_str().unwrap_or(""));
+            } else if r["match"] == json!(false) {
+                outln!("MISMATCH  {name}: condition {} (expected {})", r["holds"], r["expected"]);
+            }
+        }
+        let verdicts = if expected.is_some() {
+            format!(
+                "{} match, {mismatches} mismatch{}, {missing} without an expectation",
+                rows.len() - mismatches - errors - unknown - missing,
+                if mismatches == 1 { "" } else { "es" }
+            )
+        } else {
+            format!("{} explored (no --expected)", rows.len() - errors - unknown)
+        };
+        outln!(
+            "{} tests under {}: {verdicts}, {errors} error{}, {unknown} unknown{}; {secs:.2} s",
+            rows.len(),
+            o.model.name().to_uppercase(),
+            if errors == 1 { "" } else { "s" },
+            if o.robustness { format!(", {not_robust} not robust") } else { String::new() }
+        );
+    }
+    Ok(if errors > 0 {
+        2
+    } else if mismatches > 0 {
+        1
+    } else if unknown > 0 {
+        3
+    } else {
+        0
+    })
 }

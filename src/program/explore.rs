@@ -1,0 +1,633 @@
+//! Every run of a program under SC, TSO or PSO (SEMANTICS.md §7), explored with state
+//! memoisation.
+//!
+//! - SC: a store writes memory at once.
+//! - TSO: one FIFO store buffer per thread; a load reads the thread's latest buffered
+//!   store to its address, else memory; a *commit* step moves the oldest buffered
+//!   store to memory; `fence` and locked instructions wait for an empty buffer.
+//! - PSO: one FIFO per thread and address (Burnim et al. Fig. 3): a commit moves the
+//!   oldest store of one address; `fence` waits for all of the thread's buffers, a
+//!   locked instruction for its own address's.
+//!
+//! Register-only instructions (`Assign`, `Branch`, `Assume`, `Assert`, `Begin`, `End`)
+//! commute with every other step, so they run at once after each step; a run is a
+//! sequence of memory steps and commits. A backward branch taken more than the
+//! unrolling bound cuts the run, as does a false `assume`.
+
+use super::*;
+use std::collections::HashMap;
+
+/// The memory model of an exploration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Model {
+    Sc,
+    Tso,
+    Pso,
+}
+
+impl Model {
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Sc => "sc",
+            Model::Tso => "tso",
+            Model::Pso => "pso",
+        }
+    }
+}
+
+/// A machine state (after the register-only steps have run).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub pc: Vec<u32>,
+    /// All threads' registers, thread after thread.
+    pub regs: Vec<Val>,
+    pub mem: Vec<Val>,
+    /// Per thread: its buffered stores in issue order (PSO: the per-address FIFOs
+    /// interleaved; the oldest entry of an address is the head of its FIFO).
+    pub buf: Vec<Vec<(Loc, Val)>>,
+    /// Per thread: backward branches taken (bounded by the unrolling bound).
+    pub jumps: Vec<u32>,
+    /// Per thread: transaction nesting depth and the number of transactions begun.
+    pub depth: Vec<u16>,
+    pub txns: Vec<u32>,
+}
+
+/// One step of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Thread t runs its next memory instruction.
+    Exec(usize),
+    /// Thread t commits its oldest buffered store to the location (TSO: its only FIFO).
+    Commit(usize, Loc),
+}
+
+/// What a step did, for traces and happens-before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// `r = [x]`, reading `val`; `forwarded` when from the thread's own buffer (the
+    /// index of the entry read).
+    Load {
+        t: usize,
+        x: Loc,
+        val: Val,
+        forwarded: Option<usize>,
+    },
+    /// A store issued (SC: and committed).
+    Store { t: usize, x: Loc, val: Val },
+    Fence { t: usize },
+    /// A locked read-modify-write, reading `old`, writing `new` (None: a failed CAS).
+    Rmw {
+        t: usize,
+        x: Loc,
+        old: Val,
+        new: Option<Val>,
+    },
+    /// Entry `index` of thread t's buffer committed to x.
+    Commit { t: usize, x: Loc, index: usize },
+}
+
+/// How the register-only steps after a step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settled {
+    Ok,
+    /// A false `assume` or the unrolling bound: the run is dropped.
+    Cut,
+    /// `assert` failed in thread t at instruction pc.
+    Failed(usize, usize),
+}
+
+/// A program with a model and an unrolling bound: the transition system.
+pub struct Machine<'p> {
+    pub p: &'p Program,
+    pub model: Model,
+    pub unroll: u32,
+    offset: Vec<usize>,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(p: &'p Program, model: Model, unroll: u32) -> Machine<'p> {
+        let mut offset = Vec::new();
+        let mut n = 0;
+        for t in &p.threads {
+            offset.push(n);
+            n += t.regs.len();
+        }
+        Machine {
+            p,
+            model,
+            unroll,
+            offset,
+        }
+    }
+
+    /// The initial state, settled.
+    pub fn initial(&self) -> (State, Settled) {
+        let k = self.p.threads.len();
+        let mut s = State {
+            pc: vec![0; k],
+            regs: self.p.threads.iter().flat_map(|t| t.reg_init.iter().copied()).collect(),
+            mem: self.p.init.clone(),
+            buf: vec![Vec::new(); k],
+            jumps: vec![0; k],
+            depth: vec![0; k],
+            txns: vec![0; k],
+        };
+        let mut st = Settled::Ok;
+        for t in 0..k {
+            st = self.settle(&mut s, t);
+            if st != Settled::Ok {
+                break;
+            }
+        }
+        (s, st)
+    }
+
+    pub fn reg(&self, s: &State, t: usize, r: Reg) -> Val {
+        s.regs[self.offset[t] + r]
+    }
+
+    fn operand(&self, s: &State, t: usize, o: &Operand) -> Val {
+        match o {
+            Operand::Const(v) => *v,
+            Operand::Reg(r) => s.regs[self.offset[t] + r],
+        }
+    }
+
+    fn eval(&self, s: &State, t: usize, e: &Expr) -> Val {
+        match e {
+            Expr::Op(o) => self.operand(s, t, o),
+            Expr::Bin(b, x, y) => b.apply(self.operand(s, t, x), self.operand(s, t, y)),
+        }
+    }
+
+    /// Runs thread t's register-only instructions.
+    pub fn settle(&self, s: &mut State, t: usize) -> Settled {
+        let code = &self.p.threads[t].code;
+        loop {
+            let pc = s.pc[t] as usize;
+            let Some(i) = code.get(pc) else {
+                return Settled::Ok;
+            };
+            match i {
+                Instr::Assign(r, e) => {
+                    let v = self.eval(s, t, e);
+                    s.regs[self.offset[t] + r] = v;
+                }
+                Instr::Branch(e, to) => {
+                    if self.eval(s, t, e) != 0 {
+                        if *to <= pc {
+                            s.jumps[t] += 1;
+                            if s.jumps[t] > self.unroll {
+                                return Settled::Cut;
+                            }
+                        }
+                        s.pc[t] = *to as u32;
+                        continue;
+                    }
+                }
+                Instr::Assume(e) => {
+                    if self.eval(s, t, e) == 0 {
+                        return Settled::Cut;
+                    }
+                }
+                Instr::Assert(e) => {
+                    if self.eval(s, t, e) == 0 {
+                        return Settled::Failed(t, pc);
+                    }
+                }
+                Instr::Begin => {
+                    if s.depth[t] == 0 {
+                        s.txns[t] += 1;
+                    }
+                    s.depth[t] += 1;
+                }
+                Instr::End => s.depth[t] = s.depth[t].saturating_sub(1),
+                _ => return Settled::Ok,
+            }
+            s.pc[t] += 1;
+        }
+    }
+
+    /// Whether every thread is done and every buffer empty.
+    pub fn is_final(&self, s: &State) -> bool {
+        s.buf.iter().all(|b| b.is_empty())
+            && s.pc.iter().enumerate().all(|(t, &pc)| pc as usize == self.p.threads[t].code.len())
+    }
+
+    /// The steps enabled in s, in a fixed order (threads, then commits).
+    pub fn enabled(&self, s: &State, out: &mut Vec<Step>) {
+        out.clear();
+        for (t, th) in self.p.threads.iter().enumerate() {
+            let Some(i) = th.code.get(s.pc[t] as usize) else {
+                continue;
+            };
+            let ok = match (self.model, i) {
+                (Model::Sc, _) => true,
+                (_, Instr::Fence) => s.buf[t].is_empty(),
+                (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
+                (Model::Pso, Instr::Rmw(_, x, ..)) => s.buf[t].iter().all(|e| e.0 != *x),
+                _ => true,
+            };
+            if ok {
+                out.push(Step::Exec(t));
+            }
+        }
+        for (t, b) in s.buf.iter().enumerate() {
+            match self.model {
+                Model::Sc => {}
+                Model::Tso => {
+                    if let Some(&(x, _)) = b.first() {
+                        out.push(Step::Commit(t, x));
+                    }
+                }
+                Model::Pso => {
+                    for (i, &(x, _)) in b.iter().enumerate() {
+                        if b[..i].iter().all(|e| e.0 != x) {
+                            out.push(Step::Commit(t, x));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies an enabled step to s (then settles the thread).
+    pub fn apply(&self, s: &mut State, step: Step) -> (Effect, Settled) {
+        match step {
+            Step::Commit(t, x) => {
+                let index = s.buf[t].iter().position(|e| e.0 == x).expect("a buffered store of x");
+                let (_, v) = s.buf[t].remove(index);
+                s.mem[x] = v;
+                (Effect::Commit { t, x, index }, Settled::Ok)
+            }
+            Step::Exec(t) => {
+                let pc = s.pc[t] as usize;
+                let eff = match self.p.threads[t].code[pc] {
+                    Instr::Load(r, x) => {
+                        let fwd = s.buf[t].iter().rposition(|e| e.0 == x);
+                        let val = fwd.map_or(s.mem[x], |i| s.buf[t][i].1);
+                        s.regs[self.offset[t] + r] = val;
+                        Effect::Load {
+                            t,
+                            x,
+                            val,
+                            forwarded: fwd,
+                        }
+                    }
+                    Instr::Store(x, v) => {
+                        let val = self.operand(s, t, &v);
+                        if self.model == Model::Sc {
+                            s.mem[x] = val;
+                        } else {
+                            s.buf[t].push((x, val));
+                        }
+                        Effect::Store { t, x, val }
+                    }
+                    Instr::Fence => Effect::Fence { t },
+                    Instr::Rmw(r, x, k, flag) => {
+                        let old = s.mem[x];
+                        let new = match k {
+                            RmwKind::Xchg(v) => Some(self.operand(s, t, &v)),
+                            RmwKind::FetchAdd(v) => Some(old.wrapping_add(self.operand(s, t, &v))),
+                            RmwKind::Cas(e, n) => {
+                                let hit = old == self.operand(s, t, &e);
+                                if let Some(f) = flag {
+                                    s.regs[self.offset[t] + f] = hit as Val;
+                                }
+                                hit.then(|| self.operand(s, t, &n))
+                            }
+                        };
+                        if let Some(v) = new {
+                            s.mem[x] = v;
+                        }
+                        s.regs[self.offset[t] + r] = old;
+                        Effect::Rmw { t, x, old, new }
+                    }
+                    _ => unreachable!("register-only instructions are settled"),
+                };
+                s.pc[t] += 1;
+                (eff, self.settle(s, t))
+            }
+        }
+    }
+
+    /// The values of `places` in a final state.
+    pub fn observe(&self, s: &State, places: &[Place]) -> Vec<Val> {
+        places
+            .iter()
+            .map(|p| match p {
+                Place::Reg(t, r) => self.reg(s, *t, *r),
+                Place::Mem(x) => s.mem[*x],
+            })
+            .collect()
+    }
+}
+
+/// An assertion failure with the run that reaches it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub thread: usize,
+    pub pc: usize,
+    pub line: usize,
+    pub schedule: Vec<Step>,
+}
+
+/// The result of exploring every run.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    pub model: Model,
+    /// The places each outcome lists.
+    pub places: Vec<Place>,
+    /// Each final outcome with the number of runs reaching it, sorted by values.
+    pub outcomes: Vec<(Vec<Val>, u64)>,
+    /// Distinct states visited.
+    pub states: usize,
+    /// Whether the exploration finished within the budget (else the answers are partial).
+    pub complete: bool,
+    /// The first assertion failure found (depth-first), if any.
+    pub failure: Option<Failure>,
+    /// Runs cut by `assume` or the unrolling bound.
+    pub cut: u64,
+}
+
+impl Exploration {
+    /// Whether the final condition holds (None without one, or when incomplete and the
+    /// outcomes seen do not settle it).
+    pub fn condition(&self, p: &Program) -> Option<bool> {
+        let f = p.final_cond.as_ref()?;
+        let sat = |vals: &Vec<Val>| {
+            f.cond.eval(&|pl: &Place| {
+                let i = self.places.iter().position(|q| q == pl).expect("observed");
+                vals[i]
+            })
+        };
+        let any = self.outcomes.iter().any(|(v, _)| sat(v));
+        let all = self.outcomes.iter().all(|(v, _)| sat(v));
+        match f.quantifier {
+            Quantifier::Exists if any => Some(true),
+            Quantifier::NotExists if any => Some(false),
+            Quantifier::Forall if !all => Some(false),
+            _ if !self.complete => None,
+            Quantifier::Exists => Some(false),
+            Quantifier::NotExists => Some(true),
+            Quantifier::Forall => Some(true),
+        }
+    }
+}
+
+/// Explores every run of `p` under `model`; at most `max_states` distinct states.
+pub fn explore(p: &Program, model: Model, unroll: u32, max_states: usize) -> Exploration {
+    let m = Machine::new(p, model, unroll);
+    let places = p.observed();
+    let mut x = Explorer {
+        m: &m,
+        places: &places,
+        memo: HashMap::new(),
+        outcome_ix: HashMap::new(),
+        outcome_vals: Vec::new(),
+        path: Vec::new(),
+        failure: None,
+        max_states,
+        complete: true,
+        cut: 0,
+    };
+    let (s, st) = m.initial();
+    let root = x.visit_settled(s, st);
+    let mut outcomes: Vec<(Vec<Val>, u64)> = root
+        .iter()
+        .map(|&(o, n)| (x.outcome_vals[o as usize].clone(), n))
+        .collect();
+    outcomes.sort();
+    let (states, complete, failure, cut) = (x.memo.len(), x.complete, x.failure, x.cut);
+    Exploration {
+        model,
+        places,
+        outcomes,
+        states,
+        complete,
+        failure,
+        cut,
+    }
+}
+
+/// Run counts per outcome id.
+type Counts = std::rc::Rc<Vec<(u32, u64)>>;
+
+struct Explorer<'a, 'p> {
+    m: &'a Machine<'p>,
+    places: &'a [Place],
+    memo: HashMap<State, Counts>,
+    outcome_ix: HashMap<Vec<Val>, u32>,
+    outcome_vals: Vec<Vec<Val>>,
+    path: Vec<Step>,
+    failure: Option<Failure>,
+    max_states: usize,
+    complete: bool,
+    cut: u64,
+}
+
+impl Explorer<'_, '_> {
+    fn visit_settled(&mut self, s: State, st: Settled) -> Counts {
+        match st {
+            Settled::Ok => self.visit(s),
+            Settled::Cut => {
+                self.cut += 1;
+                Counts::default()
+            }
+            Settled::Failed(t, pc) => {
+                if self.failure.is_none() {
+                    self.failure = Some(Failure {
+                        thread: t,
+                        pc,
+                        line: self.m.p.threads[t].lines[pc],
+                        schedule: self.path.clone(),
+                    });
+                }
+                Counts::default()
+            }
+        }
+    }
+
+    fn visit(&mut self, s: State) -> Counts {
+        if let Some(c) = self.memo.get(&s) {
+            return c.clone();
+        }
+        if self.memo.len() >= self.max_states {
+            self.complete = false;
+            return Counts::default();
+        }
+        let counts = if self.m.is_final(&s) {
+            let vals = self.m.observe(&s, self.places);
+            let n = self.outcome_vals.len() as u32;
+            let id = *self.outcome_ix.entry(vals.clone()).or_insert(n);
+            if id == n {
+                self.outcome_vals.push(vals);
+            }
+            Counts::new(vec![(id, 1)])
+        } else {
+            let mut steps = Vec::new();
+            self.m.enabled(&s, &mut steps);
+            let mut acc: Vec<(u32, u64)> = Vec::new();
+            for step in steps {
+                let mut next = s.clone();
+                let (_, st) = self.m.apply(&mut next, step);
+                self.path.push(step);
+                let c = self.visit_settled(next, st);
+                self.path.pop();
+                for &(o, n) in c.iter() {
+                    match acc.iter_mut().find(|e| e.0 == o) {
+                        Some(e) => e.1 = e.1.saturating_add(n),
+                        None => acc.push((o, n)),
+                    }
+                }
+            }
+            Counts::new(acc)
+        };
+        self.memo.insert(s, counts.clone());
+        counts
+    }
+}
+
+/// Describes a step of a run from state s (before it), for schedules.
+pub fn describe_step(m: &Machine, s: &State, step: Step) -> String {
+    let p = m.p;
+    match step {
+        Step::Exec(t) => format!("{}: {}", p.threads[t].name, p.show_instr(t, s.pc[t] as usize)),
+        Step::Commit(t, x) => {
+            let v = s.buf[t].iter().find(|e| e.0 == x).map_or(0, |e| e.1);
+            format!("{}: commit [{}] = {v}", p.threads[t].name, p.locs[x])
+        }
+    }
+}
+
+/// A schedule as text: `P0 P1 c:P0:x …` (`c:` marks a commit); [`parse_schedule`] reads it back.
+pub fn schedule_text(p: &Program, steps: &[Step]) -> String {
+    steps
+        .iter()
+        .map(|s| match s {
+            Step::Exec(t) => p.threads[*t].name.clone(),
+            Step::Commit(t, x) => format!("c:{}:{}", p.threads[*t].name, p.locs[*x]),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads a schedule written by [`schedule_text`].
+pub fn parse_schedule(p: &Program, text: &str) -> Result<Vec<Step>, String> {
+    text.split_whitespace()
+        .map(|w| {
+            let th = |n: &str| p.thread_ix(n).ok_or_else(|| format!("unknown thread `{n}` in the schedule"));
+            match w.strip_prefix("c:") {
+                Some(rest) => {
+                    let (t, x) = rest
+                        .split_once(':')
+                        .ok_or_else(|| format!("`{w}`: a commit is `c:THREAD:LOCATION`"))?;
+                    let x = p
+                        .locs
+                        .iter()
+                        .position(|l| l == x)
+                        .ok_or_else(|| format!("unknown location `{x}` in the schedule"))?;
+                    Ok(Step::Commit(th(t)?, x))
+                }
+                None => Ok(Step::Exec(th(w)?)),
+            }
+        })
+        .collect()
+}
+
+/// One event of a replayed run, with its happens-before sources.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunEvent {
+    pub step: usize,
+    pub effect: Effect,
+    /// For loads and rmws: the event of the write read (None: the initial value).
+    pub rf: Option<usize>,
+    /// The transaction (per thread, 1-based count) when inside `begin … end`.
+    pub txn: Option<u32>,
+    pub text: String,
+}
+
+/// A replayed run: its events (stores at issue) and the commit order of each location.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    pub events: Vec<RunEvent>,
+    pub co: Vec<Vec<usize>>,
+    /// The state after the run.
+    pub end: Option<State>,
+    pub settled: Option<Settled>,
+}
+
+/// Replays `steps` from the initial state; Err names the first step that is not enabled.
+pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
+    let (mut s, st) = m.initial();
+    if st != Settled::Ok {
+        return Err("the initial register-only steps already end the run".into());
+    }
+    let mut run = Run {
+        co: vec![Vec::new(); m.p.locs.len()],
+        ..Run::default()
+    };
+    // The event of each buffered store (aligned with s.buf) and of each location's value.
+    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); m.p.threads.len()];
+    let mut latest: Vec<Option<usize>> = vec![None; m.p.locs.len()];
+    let mut enabled = Vec::new();
+    let mut last = Settled::Ok;
+    for (i, &step) in steps.iter().enumerate() {
+        if last != Settled::Ok {
+            return Err(format!("step {} comes after the run ended", i + 1));
+        }
+        m.enabled(&s, &mut enabled);
+        if !enabled.contains(&step) {
+            return Err(format!("step {} (`{}`) is not enabled", i + 1, schedule_text(m.p, &[step])));
+        }
+        let text = describe_step(m, &s, step);
+        let t = match step {
+            Step::Exec(t) | Step::Commit(t, _) => t,
+        };
+        let txn = (s.depth[t] > 0).then_some(s.txns[t]);
+        let (eff, st) = m.apply(&mut s, step);
+        last = st;
+        let id = run.events.len();
+        let mut rf = None;
+        match eff {
+            Effect::Load { x, forwarded, .. } => {
+                rf = match forwarded {
+                    Some(k) => Some(pending[t][k]),
+                    None => latest[x],
+                };
+            }
+            Effect::Store { x, .. } => {
+                if m.model == Model::Sc {
+                    run.co[x].push(id);
+                    latest[x] = Some(id);
+                } else {
+                    pending[t].push(id);
+                }
+            }
+            Effect::Rmw { x, new, .. } => {
+                rf = latest[x];
+                if new.is_some() {
+                    run.co[x].push(id);
+                    latest[x] = Some(id);
+                }
+            }
+            Effect::Commit { x, index, .. } => {
+                let w = pending[t].remove(index);
+                run.co[x].push(w);
+                latest[x] = Some(w);
+                continue;
+            }
+            Effect::Fence { .. } => {}
+        }
+        run.events.push(RunEvent {
+            step: i,
+            effect: eff,
+            rf,
+            txn,
+            text,
+        });
+    }
+    run.end = Some(s);
+    run.settled = Some(last);
+    Ok(run)
+}

@@ -1,0 +1,390 @@
+//! herd's X86 litmus format, read into a [`Program`]: the `X86 name` header (and any
+//! doc/key lines after it), the `{ … }` init block, the `P0 | P1 ;` columns, a
+//! `locations […]` line, and the condition (`exists`, `~exists`, `forall`, or the old
+//! `final (…); with tso: …;` form, read as `exists` — as herd and Dat3M do). `(* … *)`
+//! comments and `<< … >>` blocks are skipped.
+//!
+//! Instructions: `MOV` (store, load, register moves), `MFENCE`, `XCHG` (always locked),
+//! `LOCK ADD|SUB|INC|DEC|XADD|CMPXCHG` on memory, `ADD|SUB|INC|DEC|AND|OR|XOR` on
+//! registers, `CMP` (sets the zero flag `ZF`), `JE|JZ|JNE|JNZ|JMP` to labels.
+
+use super::parse::{fmt_err, final_cond, place_resolver, tokens, Cur, Tok};
+use super::*;
+use crate::error::Error;
+
+/// Blanks `(* … *)` comments and `<< … >>` blocks, keeping line breaks.
+fn strip(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let a = rest.find("(*");
+        let b = rest.find("<<");
+        let (start, close) = match (a, b) {
+            (Some(a), Some(b)) if b < a => (b, ">>"),
+            (Some(a), _) => (a, "*)"),
+            (None, Some(b)) => (b, ">>"),
+            (None, None) => break,
+        };
+        out.push_str(&rest[..start]);
+        let end = rest[start + 2..].find(close).map_or(rest.len(), |e| start + 2 + e + 2);
+        out.extend(rest[start..end].chars().filter(|&c| c == '\n'));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Parses an X86 litmus test.
+pub fn parse_litmus(text: &str) -> Result<Program, Error> {
+    let text = strip(text);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut n = lines
+        .iter()
+        .position(|l| !l.trim().is_empty())
+        .ok_or_else(|| fmt_err(1, "empty litmus file".into()))?;
+    let mut words = lines[n].split_whitespace();
+    let arch = words.next().unwrap_or("");
+    if !arch.eq_ignore_ascii_case("X86") {
+        return Err(fmt_err(
+            n + 1,
+            format!("expected an `X86 <name>` header, found `{arch}` (only X86 litmus tests are read)"),
+        ));
+    }
+    let mut p = Program::new(words.next().unwrap_or("litmus"));
+    // The init block: from the first `{` to its `}`.
+    let open = (n..lines.len())
+        .find(|&i| lines[i].contains('{'))
+        .ok_or_else(|| fmt_err(n + 1, "missing the `{ … }` init block".into()))?;
+    let mut init = String::new();
+    let mut i = open;
+    let after_init;
+    loop {
+        let l = lines[i];
+        let from = if i == open { l.find('{').unwrap() + 1 } else { 0 };
+        if let Some(close) = l[from..].find('}') {
+            init.push_str(&l[from..from + close]);
+            after_init = i + 1;
+            break;
+        }
+        init.push_str(&l[from..]);
+        init.push(' ');
+        i += 1;
+        if i == lines.len() {
+            return Err(fmt_err(open + 1, "the init block is not closed with `}`".into()));
+        }
+    }
+    let init_line = open + 1;
+    // The column header `P0 | P1 ;`.
+    n = (after_init..lines.len())
+        .find(|&i| !lines[i].trim().is_empty())
+        .ok_or_else(|| fmt_err(after_init, "missing the `P0 | P1 ;` thread header".into()))?;
+    let names: Vec<String> = lines[n]
+        .trim()
+        .trim_end_matches(';')
+        .split('|')
+        .map(|s| s.trim().to_string())
+        .collect();
+    if names.iter().any(|s| s.is_empty() || s.contains(char::is_whitespace)) {
+        return Err(fmt_err(n + 1, format!("expected thread names `P0 | P1 | … ;`, found `{}`", lines[n].trim())));
+    }
+    for name in &names {
+        p.threads.push(Thread::new(name));
+    }
+    let mut labels: Vec<Vec<(String, usize)>> = vec![Vec::new(); names.len()];
+    let mut fixups: Vec<Vec<(usize, String, usize)>> = vec![Vec::new(); names.len()];
+    n += 1;
+    let is_cond = |l: &str| {
+        let l = l.trim_start();
+        ["exists", "~exists", "~ exists", "forall", "final", "locations", "~"]
+            .iter()
+            .any(|k| l.starts_with(k))
+    };
+    while n < lines.len() && !is_cond(lines[n]) {
+        let line = n + 1;
+        let row = lines[n].trim();
+        n += 1;
+        if row.is_empty() {
+            continue;
+        }
+        let cells: Vec<&str> = row.trim_end_matches(';').split('|').collect();
+        if cells.len() > names.len() {
+            return Err(fmt_err(line, format!("{} columns, but {} threads", cells.len(), names.len())));
+        }
+        for (t, cell) in cells.iter().enumerate() {
+            instr(&mut p, t, cell, line, &mut labels[t], &mut fixups[t])?;
+        }
+    }
+    for t in 0..names.len() {
+        for (at, name, line) in std::mem::take(&mut fixups[t]) {
+            let target = labels[t]
+                .iter()
+                .find(|(l, _)| *l == name)
+                .map(|x| x.1)
+                .ok_or_else(|| fmt_err(line, format!("unknown label `{name}` in {}", names[t])))?;
+            if let Instr::Branch(_, to) = &mut p.threads[t].code[at] {
+                *to = target;
+            }
+        }
+    }
+    // Init: `x = 0; 0:EAX = 1; P1:EBX = 2; int y = 3;`.
+    for item in init.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let toks = tokens(item, init_line)?;
+        let mut c = Cur { toks: &toks, i: 0, line: init_line };
+        if matches!(c.peek(), Some(Tok::Ident(w)) if matches!(w.as_str(), "int" | "uint64_t" | "int64_t" | "uint32_t" | "int32_t"))
+        {
+            c.i += 1;
+        }
+        let thread = match (c.peek(), c.toks.get(c.i + 1)) {
+            (Some(Tok::Num(t)), Some(Tok::Sym(":"))) => {
+                c.i += 2;
+                Some(format!("P{t}"))
+            }
+            (Some(Tok::Ident(t)), Some(Tok::Sym(":"))) => {
+                c.i += 2;
+                Some(t.clone())
+            }
+            _ => None,
+        };
+        let bracket = c.eat("[");
+        let name = c.ident()?.to_string();
+        if bracket {
+            c.expect("]")?;
+        }
+        c.expect("=")?;
+        let v = c.num()?;
+        c.end()?;
+        match thread {
+            Some(t) => {
+                let ti = p
+                    .thread_ix(&t)
+                    .ok_or_else(|| fmt_err(init_line, format!("unknown thread `{t}` in the init block")))?;
+                let th = &mut p.threads[ti];
+                let r = th.reg(&name.to_ascii_uppercase());
+                th.reg_init[r] = v;
+            }
+            None => {
+                let x = p.loc(&name);
+                p.init[x] = v;
+            }
+        }
+    }
+    // `locations [x; 0:EAX; …]` and the condition.
+    let threads: Vec<String> = names.clone();
+    while n < lines.len() && lines[n].trim().is_empty() {
+        n += 1;
+    }
+    if n < lines.len() && lines[n].trim_start().starts_with("locations") {
+        let l = lines[n].trim_start().trim_start_matches("locations").trim();
+        let inner = l.trim_start_matches('[').trim_end_matches(']');
+        for item in inner.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            let (t, name) = match item.split_once(':') {
+                Some((t, r)) => (Some(t.trim()), r.trim().to_ascii_uppercase()),
+                None => (None, item.trim_start_matches('[').trim_end_matches(']').to_string()),
+            };
+            let place = place_resolver(&mut p, &threads)(t, &name).map_err(|m| fmt_err(n + 1, m))?;
+            p.show.push(place);
+        }
+        n += 1;
+    }
+    while n < lines.len() && lines[n].trim().is_empty() {
+        n += 1;
+    }
+    if n < lines.len() {
+        let line = n + 1;
+        let mut text = String::new();
+        for l in &lines[n..] {
+            let t = l.trim();
+            if t.starts_with("with") {
+                break;
+            }
+            text.push_str(t);
+            text.push(' ');
+        }
+        let mut body = text.trim().trim_end_matches(';').trim().to_string();
+        if let Some(rest) = body.strip_prefix("final") {
+            body = format!("exists {rest}");
+        }
+        let toks = tokens(&body, line)?;
+        // Registers in conditions are upper case, like the code's.
+        let toks: Vec<Tok> = toks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match t {
+                Tok::Ident(s) if i > 0 && toks[i - 1] == Tok::Sym(":") => Tok::Ident(s.to_ascii_uppercase()),
+                t => t.clone(),
+            })
+            .collect();
+        let f = final_cond(&toks, line, &body, &mut place_resolver(&mut p, &threads))?;
+        p.final_cond = Some(f);
+    }
+    Ok(p)
+}
+
+/// One cell of the program table: an optional label, then at most one instruction.
+fn instr(
+    p: &mut Program,
+    t: usize,
+    cell: &str,
+    line: usize,
+    labels: &mut Vec<(String, usize)>,
+    fixups: &mut Vec<(usize, String, usize)>,
+) -> Result<(), Error> {
+    let toks = tokens(cell, line)?;
+    let mut c = Cur { toks: &toks, i: 0, line };
+    if let (Some(Tok::Ident(l)), Some(Tok::Sym(":"))) = (c.toks.first(), c.toks.get(1)) {
+        labels.push((l.clone(), p.threads[t].code.len()));
+        c.i = 2;
+    }
+    if c.done() {
+        return Ok(());
+    }
+    let mut op = c.ident()?.to_ascii_uppercase();
+    let locked = op == "LOCK";
+    if locked {
+        op = c.ident()?.to_ascii_uppercase();
+    }
+    let args = operands(&mut c, p, t)?;
+    let th_name = p.threads[t].name.clone();
+    let bad = |m: &str| fmt_err(line, format!("{th_name}: `{}`: {m}", cell.trim()));
+    use Arg::*;
+    let tmp = |p: &mut Program| p.threads[t].reg("_tmp");
+    let zf = |p: &mut Program| p.threads[t].reg("ZF");
+    let mut out: Vec<Instr> = Vec::new();
+    match (op.as_str(), args.as_slice()) {
+        ("MOV", [Mem(x), v @ (Imm(_) | R(_))]) => out.push(Instr::Store(*x, v.operand())),
+        ("MOV", [R(r), Mem(x)]) => out.push(Instr::Load(*r, *x)),
+        ("MOV", [R(r), v @ (Imm(_) | R(_))]) => out.push(Instr::Assign(*r, Expr::Op(v.operand()))),
+        ("MFENCE", []) => out.push(Instr::Fence),
+        ("XCHG", [Mem(x), R(r)]) | ("XCHG", [R(r), Mem(x)]) => {
+            out.push(Instr::Rmw(*r, *x, RmwKind::Xchg(Operand::Reg(*r)), None))
+        }
+        ("XCHG", [R(a), R(b)]) => {
+            let tm = tmp(p);
+            out.push(Instr::Assign(tm, Expr::Op(Operand::Reg(*a))));
+            out.push(Instr::Assign(*a, Expr::Op(Operand::Reg(*b))));
+            out.push(Instr::Assign(*b, Expr::Op(Operand::Reg(tm))));
+        }
+        ("ADD" | "SUB" | "INC" | "DEC" | "XADD" | "CMPXCHG", [Mem(_), ..]) if !locked => {
+            return Err(bad("a read-modify-write on memory needs the LOCK prefix (without it, it is not atomic)"))
+        }
+        ("ADD" | "SUB", [Mem(x), v @ (Imm(_) | R(_))]) => {
+            let tm = tmp(p);
+            let v = match (op.as_str(), v) {
+                ("SUB", Imm(k)) => Operand::Const(-k),
+                ("SUB", R(_)) => return Err(bad("LOCK SUB with a register operand is not supported; negate the register and use LOCK ADD")),
+                (_, v) => v.operand(),
+            };
+            out.push(Instr::Rmw(tm, *x, RmwKind::FetchAdd(v), None))
+        }
+        ("INC" | "DEC", [Mem(x)]) => {
+            let tm = tmp(p);
+            let d = if op == "INC" { 1 } else { -1 };
+            out.push(Instr::Rmw(tm, *x, RmwKind::FetchAdd(Operand::Const(d)), None))
+        }
+        ("XADD", [Mem(x), R(r)]) => out.push(Instr::Rmw(*r, *x, RmwKind::FetchAdd(Operand::Reg(*r)), None)),
+        ("CMPXCHG", [Mem(x), R(r)]) => {
+            let eax = p.threads[t].reg("EAX");
+            let z = zf(p);
+            out.push(Instr::Rmw(eax, *x, RmwKind::Cas(Operand::Reg(eax), Operand::Reg(*r)), Some(z)))
+        }
+        (o @ ("ADD" | "SUB" | "AND" | "OR" | "XOR"), [R(r), v @ (Imm(_) | R(_))]) => {
+            let b = match o {
+                "ADD" => BinOp::Add,
+                "SUB" => BinOp::Sub,
+                "AND" => BinOp::And,
+                "OR" => BinOp::Or,
+                _ => BinOp::Xor,
+            };
+            out.push(Instr::Assign(*r, Expr::Bin(b, Operand::Reg(*r), v.operand())))
+        }
+        ("INC" | "DEC", [R(r)]) => {
+            let b = if op == "INC" { BinOp::Add } else { BinOp::Sub };
+            out.push(Instr::Assign(*r, Expr::Bin(b, Operand::Reg(*r), Operand::Const(1))))
+        }
+        ("CMP", [a, b]) => {
+            let a = match a {
+                Mem(x) => {
+                    let tm = tmp(p);
+                    out.push(Instr::Load(tm, *x));
+                    Operand::Reg(tm)
+                }
+                v => v.operand(),
+            };
+            let b = match b {
+                Mem(_) => return Err(bad("CMP with a memory second operand is not supported")),
+                v => v.operand(),
+            };
+            let z = zf(p);
+            out.push(Instr::Assign(z, Expr::Bin(BinOp::Eq, a, b)))
+        }
+        (j @ ("JE" | "JZ" | "JNE" | "JNZ" | "JMP"), [Label(l)]) => {
+            let z = zf(p);
+            let e = match j {
+                "JMP" => Expr::Op(Operand::Const(1)),
+                "JE" | "JZ" => Expr::Op(Operand::Reg(z)),
+                _ => Expr::Bin(BinOp::Eq, Operand::Reg(z), Operand::Const(0)),
+            };
+            fixups.push((p.threads[t].code.len(), l.clone(), line));
+            out.push(Instr::Branch(e, usize::MAX));
+        }
+        _ => return Err(bad("unsupported instruction or operands")),
+    }
+    for i in out {
+        p.threads[t].push(i, line);
+    }
+    Ok(())
+}
+
+/// An operand of an x86 instruction.
+#[derive(Clone, Debug)]
+enum Arg {
+    Mem(Loc),
+    Imm(Val),
+    R(Reg),
+    /// A name that is not a register (a jump target).
+    Label(String),
+}
+
+impl Arg {
+    fn operand(&self) -> Operand {
+        match self {
+            Arg::Imm(v) => Operand::Const(*v),
+            Arg::R(r) => Operand::Reg(*r),
+            _ => unreachable!("matched as a register or an immediate"),
+        }
+    }
+}
+
+const X86_REGS: [&str; 16] = [
+    "EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP", "RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "R8", "R9",
+];
+
+fn operands(c: &mut Cur, p: &mut Program, t: usize) -> Result<Vec<Arg>, Error> {
+    let mut out = Vec::new();
+    while !c.done() {
+        if !out.is_empty() {
+            c.expect(",")?;
+        }
+        let a = if c.eat("[") {
+            let x = c.ident()?.to_string();
+            c.expect("]")?;
+            Arg::Mem(p.loc(&x))
+        } else {
+            match c.peek() {
+                Some(Tok::Num(_)) | Some(Tok::Sym("-")) => Arg::Imm(c.num()?),
+                Some(Tok::Ident(s)) => {
+                    c.i += 1;
+                    let u = s.to_ascii_uppercase();
+                    if X86_REGS.contains(&u.as_str()) {
+                        Arg::R(p.threads[t].reg(&u))
+                    } else {
+                        Arg::Label(s.clone())
+                    }
+                }
+                _ => return Err(c.err("expected an operand".into())),
+            }
+        };
+        out.push(a);
+    }
+    Ok(out)
+}

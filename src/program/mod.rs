@@ -1,0 +1,395 @@
+//! Concurrent programs (SEMANTICS.md §7): threads of loads, stores, fences, locked
+//! read-modify-writes, register arithmetic, branches, `assume`/`assert` and transaction
+//! boundaries, with an initial state and a litmus-style final condition.
+//!
+//! - [`parse`]: tsoser's own program text format (`.prog`).
+//! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
+//! - [`explore`]: every run under SC, TSO or PSO, with state memoisation and a budget.
+//! - [`robust`]: robustness — a TSO/PSO run whose happens-before has a cycle.
+
+pub mod explore;
+pub mod litmus;
+pub mod parse;
+pub mod report;
+pub mod robust;
+pub mod traces;
+
+use std::fmt;
+
+/// Dense index of a shared variable (a memory location).
+pub type Loc = usize;
+/// Dense index of a register, per thread.
+pub type Reg = usize;
+/// Values are machine integers.
+pub type Val = i64;
+
+/// A constant or a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Const(Val),
+    Reg(Reg),
+}
+
+/// Binary register operations; comparisons give 1 or 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinOp {
+    pub fn apply(self, a: Val, b: Val) -> Val {
+        match self {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
+            BinOp::Eq => (a == b) as Val,
+            BinOp::Ne => (a != b) as Val,
+            BinOp::Lt => (a < b) as Val,
+            BinOp::Le => (a <= b) as Val,
+            BinOp::Gt => (a > b) as Val,
+            BinOp::Ge => (a >= b) as Val,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<BinOp> {
+        Some(match s {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "&" => BinOp::And,
+            "|" => BinOp::Or,
+            "^" => BinOp::Xor,
+            "==" => BinOp::Eq,
+            "!=" => BinOp::Ne,
+            "<" => BinOp::Lt,
+            "<=" => BinOp::Le,
+            ">" => BinOp::Gt,
+            ">=" => BinOp::Ge,
+            _ => return None,
+        })
+    }
+}
+
+/// A register expression: an operand or one binary operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    Op(Operand),
+    Bin(BinOp, Operand, Operand),
+}
+
+/// The locked read-modify-writes; each returns the old value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwKind {
+    /// `xchg`: store the operand.
+    Xchg(Operand),
+    /// `fadd`: store old + operand (x86 `LOCK XADD`, `LOCK ADD/INC/DEC`).
+    FetchAdd(Operand),
+    /// `cas`: if old = expected, store new (x86 `LOCK CMPXCHG`). Always locked: a
+    /// failing CAS still drains and orders like any locked instruction on x86.
+    Cas(Operand, Operand),
+}
+
+/// One instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Instr {
+    /// `r = [x]`
+    Load(Reg, Loc),
+    /// `[x] = v`
+    Store(Loc, Operand),
+    /// `fence` (MFENCE)
+    Fence,
+    /// `r = xchg|fadd|cas [x], …` (a flag register, if any, gets old = expected for cas)
+    Rmw(Reg, Loc, RmwKind, Option<Reg>),
+    /// `r = e`
+    Assign(Reg, Expr),
+    /// `if e goto L` (taken when e ≠ 0); `goto L` is `Branch(Op(Const(1)), L)`.
+    Branch(Expr, usize),
+    /// `assume e`: runs where e = 0 are cut (not counted).
+    Assume(Expr),
+    /// `assert e`: a run reaching it with e = 0 is an assertion failure.
+    Assert(Expr),
+    /// Transaction boundaries.
+    Begin,
+    End,
+}
+
+impl Instr {
+    /// Whether the instruction touches only the thread's registers (its step commutes
+    /// with every other step, so the explorer runs it at once).
+    pub fn is_local(&self) -> bool {
+        matches!(
+            self,
+            Instr::Assign(..)
+                | Instr::Branch(..)
+                | Instr::Assume(..)
+                | Instr::Begin
+                | Instr::End
+        )
+    }
+}
+
+/// A thread: its instructions (with their source lines) and registers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    pub name: String,
+    pub code: Vec<Instr>,
+    /// 1-based source line of each instruction (0 when built in memory).
+    pub lines: Vec<usize>,
+    pub regs: Vec<String>,
+    pub reg_init: Vec<Val>,
+}
+
+impl Thread {
+    pub fn new(name: &str) -> Thread {
+        Thread {
+            name: name.to_string(),
+            code: Vec::new(),
+            lines: Vec::new(),
+            regs: Vec::new(),
+            reg_init: Vec::new(),
+        }
+    }
+
+    /// The register named `name`, declared on first use (initially 0).
+    pub fn reg(&mut self, name: &str) -> Reg {
+        if let Some(r) = self.regs.iter().position(|n| n == name) {
+            return r;
+        }
+        self.regs.push(name.to_string());
+        self.reg_init.push(0);
+        self.regs.len() - 1
+    }
+
+    pub fn push(&mut self, i: Instr, line: usize) {
+        self.code.push(i);
+        self.lines.push(line);
+    }
+}
+
+/// What a condition's atom names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Place {
+    /// `T:r`: register r of thread T (thread index, register index).
+    Reg(usize, Reg),
+    /// `x`: the final value of a location.
+    Mem(Loc),
+}
+
+/// A propositional condition over final values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    True,
+    Atom(Place, Val),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+}
+
+impl Cond {
+    pub fn eval(&self, get: &dyn Fn(&Place) -> Val) -> bool {
+        match self {
+            Cond::True => true,
+            Cond::Atom(p, v) => get(p) == *v,
+            Cond::Not(c) => !c.eval(get),
+            Cond::And(a, b) => a.eval(get) && b.eval(get),
+            Cond::Or(a, b) => a.eval(get) || b.eval(get),
+        }
+    }
+
+    /// The places the condition mentions, in first-mention order.
+    pub fn places(&self, out: &mut Vec<Place>) {
+        match self {
+            Cond::True => {}
+            Cond::Atom(p, _) => {
+                if !out.contains(p) {
+                    out.push(p.clone())
+                }
+            }
+            Cond::Not(c) => c.places(out),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                a.places(out);
+                b.places(out);
+            }
+        }
+    }
+}
+
+/// The three litmus quantifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantifier {
+    /// Some final state satisfies the condition.
+    Exists,
+    /// No final state satisfies it.
+    NotExists,
+    /// Every final state satisfies it.
+    Forall,
+}
+
+impl Quantifier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        }
+    }
+}
+
+/// The final condition of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Final {
+    pub quantifier: Quantifier,
+    pub cond: Cond,
+    /// The source text of the condition, for printing.
+    pub text: String,
+    pub line: usize,
+}
+
+/// A concurrent program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub name: String,
+    pub locs: Vec<String>,
+    pub init: Vec<Val>,
+    pub threads: Vec<Thread>,
+    pub final_cond: Option<Final>,
+    /// Places to show in outcomes besides those of the condition (litmus `locations`).
+    pub show: Vec<Place>,
+}
+
+impl Program {
+    pub fn new(name: &str) -> Program {
+        Program {
+            name: name.to_string(),
+            locs: Vec::new(),
+            init: Vec::new(),
+            threads: Vec::new(),
+            final_cond: None,
+            show: Vec::new(),
+        }
+    }
+
+    /// The location named `name`, declared on first use (initially 0).
+    pub fn loc(&mut self, name: &str) -> Loc {
+        if let Some(x) = self.locs.iter().position(|n| n == name) {
+            return x;
+        }
+        self.locs.push(name.to_string());
+        self.init.push(0);
+        self.locs.len() - 1
+    }
+
+    /// The thread named `name`, if any.
+    pub fn thread_ix(&self, name: &str) -> Option<usize> {
+        self.threads.iter().position(|t| t.name == name)
+    }
+
+    /// The places an outcome shows: those of the final condition and `show`, or, with
+    /// neither, every register and every location.
+    pub fn observed(&self) -> Vec<Place> {
+        let mut out = Vec::new();
+        if let Some(f) = &self.final_cond {
+            f.cond.places(&mut out);
+        }
+        for p in &self.show {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+        if out.is_empty() {
+            for (t, th) in self.threads.iter().enumerate() {
+                out.extend((0..th.regs.len()).map(|r| Place::Reg(t, r)));
+            }
+            out.extend((0..self.locs.len()).map(Place::Mem));
+        }
+        out
+    }
+
+    pub fn place_name(&self, p: &Place) -> String {
+        match p {
+            Place::Reg(t, r) => format!("{}:{}", self.threads[*t].name, self.threads[*t].regs[*r]),
+            Place::Mem(x) => self.locs[*x].clone(),
+        }
+    }
+
+    /// Whether some thread marks transactions (`begin`/`end`).
+    pub fn uses_transactions(&self) -> bool {
+        self.threads
+            .iter()
+            .any(|t| t.code.iter().any(|i| matches!(i, Instr::Begin | Instr::End)))
+    }
+
+    /// A short description of instruction `pc` of thread `t`, for schedules.
+    pub fn show_instr(&self, t: usize, pc: usize) -> String {
+        let th = &self.threads[t];
+        let op = |o: &Operand| match o {
+            Operand::Const(v) => v.to_string(),
+            Operand::Reg(r) => th.regs[*r].clone(),
+        };
+        let ex = |e: &Expr| match e {
+            Expr::Op(o) => op(o),
+            Expr::Bin(b, x, y) => format!("{} {} {}", op(x), b.symbol(), op(y)),
+        };
+        match &th.code[pc] {
+            Instr::Load(r, x) => format!("{} = [{}]", th.regs[*r], self.locs[*x]),
+            Instr::Store(x, v) => format!("[{}] = {}", self.locs[*x], op(v)),
+            Instr::Fence => "fence".into(),
+            Instr::Rmw(r, x, k, _) => match k {
+                RmwKind::Xchg(v) => format!("{} = xchg [{}], {}", th.regs[*r], self.locs[*x], op(v)),
+                RmwKind::FetchAdd(v) => {
+                    format!("{} = fadd [{}], {}", th.regs[*r], self.locs[*x], op(v))
+                }
+                RmwKind::Cas(e, n) => format!(
+                    "{} = cas [{}], {}, {}",
+                    th.regs[*r],
+                    self.locs[*x],
+                    op(e),
+                    op(n)
+                ),
+            },
+            Instr::Assign(r, e) => format!("{} = {}", th.regs[*r], ex(e)),
+            Instr::Branch(e, l) => format!("if {} goto @{l}", ex(e)),
+            Instr::Assume(e) => format!("assume {}", ex(e)),
+            Instr::Assert(e) => format!("assert {}", ex(e)),
+            Instr::Begin => "begin".into(),
+            Instr::End => "end".into(),
+        }
+    }
+}
+
+impl fmt::Display for Quantifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

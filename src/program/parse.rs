@@ -1,0 +1,504 @@
+//! tsoser's program text format (`.prog`), documented in the README ("Program format").
+//! One statement per line; `#` or `//` start a comment. Errors carry the line.
+
+use super::*;
+use crate::error::Error;
+
+/// A token of a line.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Tok {
+    Ident(String),
+    Num(Val),
+    Sym(&'static str),
+}
+
+const SYMS: [&str; 24] = [
+    "/\\", "\\/", "==", "!=", "<=", ">=", "[", "]", ",", "{", "}", ":", "(", ")", "<", ">", "+",
+    "-", "*", "&", "|", "^", "=", "~",
+];
+
+/// Splits a line into tokens; `$` before a number (herd's immediates) is skipped.
+pub(crate) fn tokens(s: &str, line: usize) -> Result<Vec<Tok>, Error> {
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i] as char;
+        if c.is_whitespace() || c == '$' {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let j = (i..b.len()).find(|&j| !(b[j] as char).is_ascii_alphanumeric()).unwrap_or(b.len());
+            let text = &s[i..j];
+            let v = if let Some(h) = text.strip_prefix("0x") {
+                Val::from_str_radix(h, 16)
+            } else {
+                text.parse::<Val>()
+            };
+            out.push(Tok::Num(v.map_err(|_| fmt_err(line, format!("bad number `{text}`")))?));
+            i = j;
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let j = (i..b.len())
+                .find(|&j| !((b[j] as char).is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.'))
+                .unwrap_or(b.len());
+            out.push(Tok::Ident(s[i..j].to_string()));
+            i = j;
+        } else if let Some(sym) = SYMS.iter().find(|p| s[i..].starts_with(**p)) {
+            out.push(Tok::Sym(sym));
+            i += sym.len();
+        } else {
+            return Err(fmt_err(line, format!("unexpected character `{c}`")));
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn fmt_err(line: usize, message: String) -> Error {
+    Error::Format { line, message }
+}
+
+/// Strips a `#` or `//` comment.
+fn strip_comment(l: &str) -> &str {
+    let a = l.find('#').unwrap_or(l.len());
+    let b = l.find("//").unwrap_or(l.len());
+    &l[..a.min(b)]
+}
+
+/// A cursor over one line's tokens.
+pub(crate) struct Cur<'a> {
+    pub toks: &'a [Tok],
+    pub i: usize,
+    pub line: usize,
+}
+
+impl<'a> Cur<'a> {
+    pub fn peek(&self) -> Option<&'a Tok> {
+        self.toks.get(self.i)
+    }
+    pub fn next(&mut self) -> Option<&'a Tok> {
+        let t = self.toks.get(self.i);
+        self.i += 1;
+        t
+    }
+    pub fn eat(&mut self, sym: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Sym(s)) if *s == sym) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn expect(&mut self, sym: &str) -> Result<(), Error> {
+        if self.eat(sym) {
+            Ok(())
+        } else {
+            Err(self.err(format!("expected `{sym}`")))
+        }
+    }
+    pub fn ident(&mut self) -> Result<&'a str, Error> {
+        match self.next() {
+            Some(Tok::Ident(s)) => Ok(s),
+            _ => Err(self.err("expected a name".into())),
+        }
+    }
+    pub fn done(&self) -> bool {
+        self.i >= self.toks.len()
+    }
+    pub fn end(&self) -> Result<(), Error> {
+        if self.done() {
+            Ok(())
+        } else {
+            Err(self.err(format!("unexpected `{}`", show(&self.toks[self.i]))))
+        }
+    }
+    pub fn err(&self, m: String) -> Error {
+        fmt_err(self.line, m)
+    }
+    /// An integer, possibly negative.
+    pub fn num(&mut self) -> Result<Val, Error> {
+        let neg = self.eat("-");
+        match self.next() {
+            Some(Tok::Num(v)) => Ok(if neg { -v } else { *v }),
+            _ => Err(self.err("expected a number".into())),
+        }
+    }
+}
+
+pub(crate) fn show(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => s.clone(),
+        Tok::Num(v) => v.to_string(),
+        Tok::Sym(s) => s.to_string(),
+    }
+}
+
+/// A condition: atoms `T:r = v`, `x = v` (or `[x] = v`), `true`, `~`, `/\`, `\/`,
+/// parentheses. `place` resolves the name of an atom.
+pub(crate) fn cond(
+    c: &mut Cur,
+    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
+) -> Result<Cond, Error> {
+    let mut a = cond_and(c, place)?;
+    while c.eat("\\/") {
+        let b = cond_and(c, place)?;
+        a = Cond::Or(Box::new(a), Box::new(b));
+    }
+    Ok(a)
+}
+
+fn cond_and(
+    c: &mut Cur,
+    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
+) -> Result<Cond, Error> {
+    let mut a = cond_atom(c, place)?;
+    while c.eat("/\\") {
+        let b = cond_atom(c, place)?;
+        a = Cond::And(Box::new(a), Box::new(b));
+    }
+    Ok(a)
+}
+
+fn cond_atom(
+    c: &mut Cur,
+    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
+) -> Result<Cond, Error> {
+    if c.eat("~") {
+        return Ok(Cond::Not(Box::new(cond_atom(c, place)?)));
+    }
+    if c.eat("(") {
+        let a = cond(c, place)?;
+        c.expect(")")?;
+        return Ok(a);
+    }
+    let bracket = c.eat("[");
+    let (thread, name) = match c.next() {
+        Some(Tok::Ident(s)) if s == "true" && !bracket => return Ok(Cond::True),
+        Some(Tok::Ident(s)) => {
+            if !bracket && c.eat(":") {
+                (Some(s.as_str()), c.ident()?)
+            } else {
+                (None, s.as_str())
+            }
+        }
+        Some(Tok::Num(n)) if !bracket && c.eat(":") => {
+            // herd's `0:EAX`: thread by number.
+            let t = format!("{n}");
+            let r = c.ident()?;
+            let p = place(Some(&t), r).map_err(|m| c.err(m))?;
+            c.expect("=")?;
+            return Ok(Cond::Atom(p, c.num()?));
+        }
+        _ => return Err(c.err("expected a condition atom (`T:r = v` or `x = v`)".into())),
+    };
+    if bracket {
+        c.expect("]")?;
+    }
+    let p = place(thread, name).map_err(|m| c.err(m))?;
+    c.expect("=")?;
+    Ok(Cond::Atom(p, c.num()?))
+}
+
+/// Parses a quantifier word and the condition after it (the rest of the text).
+pub(crate) fn final_cond(
+    toks: &[Tok],
+    line: usize,
+    text: &str,
+    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
+) -> Result<Final, Error> {
+    let mut c = Cur { toks, i: 0, line };
+    let quantifier = if c.eat("~") {
+        match c.ident()? {
+            "exists" => Quantifier::NotExists,
+            w => return Err(c.err(format!("expected `exists` after `~`, found `{w}`"))),
+        }
+    } else {
+        match c.ident()? {
+            "exists" => Quantifier::Exists,
+            "forall" => Quantifier::Forall,
+            w => return Err(c.err(format!("unknown quantifier `{w}`"))),
+        }
+    };
+    let cond = cond(&mut c, place)?;
+    c.end()?;
+    Ok(Final {
+        quantifier,
+        cond,
+        text: text.trim().to_string(),
+        line,
+    })
+}
+
+fn operand(c: &mut Cur, th: &mut Thread) -> Result<Operand, Error> {
+    match c.peek() {
+        Some(Tok::Num(_)) | Some(Tok::Sym("-")) => Ok(Operand::Const(c.num()?)),
+        Some(Tok::Ident(s)) => {
+            c.i += 1;
+            Ok(Operand::Reg(th.reg(s)))
+        }
+        _ => Err(c.err("expected a register or a number".into())),
+    }
+}
+
+fn expr(c: &mut Cur, th: &mut Thread) -> Result<Expr, Error> {
+    let a = operand(c, th)?;
+    if let Some(Tok::Sym(s)) = c.peek() {
+        if let Some(op) = BinOp::parse(s) {
+            c.i += 1;
+            let b = operand(c, th)?;
+            return Ok(Expr::Bin(op, a, b));
+        }
+    }
+    Ok(Expr::Op(a))
+}
+
+fn mem(c: &mut Cur, p: &mut Program) -> Result<Loc, Error> {
+    c.expect("[")?;
+    let x = c.ident()?;
+    c.expect("]")?;
+    Ok(p.loc(x))
+}
+
+/// Parses a program from text (`file` is only for messages).
+pub fn parse_program(text: &str) -> Result<Program, Error> {
+    let mut p = Program::new("program");
+    let mut cur: Option<(Thread, Vec<(usize, String, usize)>, Vec<(String, usize)>)> = None;
+    let mut atomic_depth = 0usize;
+    // Condition lines: everything from the quantifier to the end of the file.
+    let lines: Vec<&str> = text.lines().collect();
+    let mut n = 0;
+    while n < lines.len() {
+        let line = n + 1;
+        let raw = strip_comment(lines[n]);
+        n += 1;
+        let toks = tokens(raw, line)?;
+        if toks.is_empty() {
+            continue;
+        }
+        let mut c = Cur { toks: &toks, i: 0, line };
+        let Some((th, fixups, labels)) = cur.as_mut() else {
+            // Top level.
+            let word = match &toks[0] {
+                Tok::Ident(w) => w.as_str(),
+                Tok::Sym("~") => "~",
+                t => return Err(c.err(format!("unexpected `{}` at top level", show(t)))),
+            };
+            match word {
+                "program" => {
+                    c.i = 1;
+                    p.name = c.ident()?.to_string();
+                    c.end()?;
+                }
+                "init" => {
+                    c.i = 1;
+                    loop {
+                        if c.eat("[") {
+                            let x = c.ident()?.to_string();
+                            c.expect("]")?;
+                            c.expect("=")?;
+                            let v = c.num()?;
+                            let x = p.loc(&x);
+                            p.init[x] = v;
+                        } else {
+                            let a = c.ident()?.to_string();
+                            if c.eat(":") {
+                                let r = c.ident()?.to_string();
+                                c.expect("=")?;
+                                let v = c.num()?;
+                                let ti = p.thread_ix(&a).ok_or_else(|| {
+                                    c.err(format!("unknown thread `{a}` (write a register's initial value after its thread)"))
+                                })?;
+                                let ri = p.threads[ti].reg(&r);
+                                p.threads[ti].reg_init[ri] = v;
+                            } else {
+                                c.expect("=")?;
+                                let v = c.num()?;
+                                let x = p.loc(&a);
+                                p.init[x] = v;
+                            }
+                        }
+                        if c.done() {
+                            break;
+                        }
+                        if !c.eat(",") && !c.eat(";") {
+                            return Err(c.err("expected `,` between initial values".into()));
+                        }
+                        if c.done() {
+                            break;
+                        }
+                    }
+                }
+                "thread" => {
+                    c.i = 1;
+                    let name = c.ident()?.to_string();
+                    if p.thread_ix(&name).is_some() {
+                        return Err(c.err(format!("thread `{name}` declared twice")));
+                    }
+                    c.expect("{")?;
+                    c.end()?;
+                    cur = Some((Thread::new(&name), Vec::new(), Vec::new()));
+                }
+                "exists" | "forall" | "~" => {
+                    let rest = lines[n - 1..].iter().map(|l| strip_comment(l)).collect::<Vec<_>>().join(" ");
+                    let toks = tokens(&rest, line)?;
+                    let threads: Vec<String> = p.threads.iter().map(|t| t.name.clone()).collect();
+                    let f = final_cond(&toks, line, &rest, &mut place_resolver(&mut p, &threads))?;
+                    p.final_cond = Some(f);
+                    n = lines.len();
+                }
+                w => return Err(c.err(format!("unknown top-level statement `{w}` (expected program, init, thread, exists, ~exists or forall)"))),
+            }
+            continue;
+        };
+        // Inside a thread: optional label, then one statement.
+        if let (Some(Tok::Ident(l)), Some(Tok::Sym(":"))) = (c.toks.first(), c.toks.get(1)) {
+            if labels.iter().any(|(n, _)| n == l) {
+                return Err(c.err(format!("label `{l}` defined twice")));
+            }
+            labels.push((l.clone(), th.code.len()));
+            c.i = 2;
+            if c.done() {
+                continue;
+            }
+        }
+        let instr = match c.peek() {
+            Some(Tok::Sym("}")) => {
+                c.i += 1;
+                c.end()?;
+                if atomic_depth > 0 {
+                    atomic_depth -= 1;
+                    th.push(Instr::End, line);
+                    continue;
+                }
+                let (mut th, fixups, labels) = cur.take().unwrap();
+                for (at, name, l) in fixups {
+                    let target = labels
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|x| x.1)
+                        .ok_or_else(|| fmt_err(l, format!("unknown label `{name}`")))?;
+                    if let Instr::Branch(_, t) = &mut th.code[at] {
+                        *t = target;
+                    }
+                }
+                p.threads.push(th);
+                continue;
+            }
+            Some(Tok::Sym("[")) => {
+                let x = mem(&mut c, &mut p)?;
+                c.expect("=")?;
+                Instr::Store(x, operand(&mut c, th)?)
+            }
+            Some(Tok::Ident(w)) => match w.as_str() {
+                "fence" | "mfence" => {
+                    c.i += 1;
+                    Instr::Fence
+                }
+                "begin" => {
+                    c.i += 1;
+                    Instr::Begin
+                }
+                "end" => {
+                    c.i += 1;
+                    Instr::End
+                }
+                "atomic" => {
+                    c.i += 1;
+                    c.expect("{")?;
+                    atomic_depth += 1;
+                    Instr::Begin
+                }
+                "goto" => {
+                    c.i += 1;
+                    let l = c.ident()?.to_string();
+                    fixups.push((th.code.len(), l, line));
+                    Instr::Branch(Expr::Op(Operand::Const(1)), usize::MAX)
+                }
+                "if" => {
+                    c.i += 1;
+                    let e = expr(&mut c, th)?;
+                    if c.ident()? != "goto" {
+                        return Err(c.err("expected `goto` after the condition of `if`".into()));
+                    }
+                    let l = c.ident()?.to_string();
+                    fixups.push((th.code.len(), l, line));
+                    Instr::Branch(e, usize::MAX)
+                }
+                "assume" => {
+                    c.i += 1;
+                    Instr::Assume(expr(&mut c, th)?)
+                }
+                "assert" => {
+                    c.i += 1;
+                    Instr::Assert(expr(&mut c, th)?)
+                }
+                _ => {
+                    let r = th.reg(c.ident()?);
+                    c.expect("=")?;
+                    match c.peek() {
+                        Some(Tok::Sym("[")) => Instr::Load(r, mem(&mut c, &mut p)?),
+                        Some(Tok::Ident(f)) if matches!(f.as_str(), "xchg" | "fadd" | "cas") && c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) => {
+                            c.i += 1;
+                            let x = mem(&mut c, &mut p)?;
+                            c.expect(",")?;
+                            let a = operand(&mut c, th)?;
+                            let k = match f.as_str() {
+                                "xchg" => RmwKind::Xchg(a),
+                                "fadd" => RmwKind::FetchAdd(a),
+                                _ => {
+                                    c.expect(",")?;
+                                    RmwKind::Cas(a, operand(&mut c, th)?)
+                                }
+                            };
+                            Instr::Rmw(r, x, k, None)
+                        }
+                        _ => Instr::Assign(r, expr(&mut c, th)?),
+                    }
+                }
+            },
+            Some(t) => return Err(c.err(format!("unexpected `{}`", show(t)))),
+            None => unreachable!("empty lines are skipped"),
+        };
+        c.end()?;
+        th.push(instr, line);
+    }
+    if let Some((th, _, _)) = cur {
+        return Err(fmt_err(lines.len(), format!("thread `{}` is not closed with `}}`", th.name)));
+    }
+    if p.threads.is_empty() {
+        return Err(fmt_err(1, "a program needs at least one thread".into()));
+    }
+    Ok(p)
+}
+
+/// Resolves `T:r` to a thread's register and `x` to a location (both must exist).
+pub(crate) fn place_resolver<'a>(
+    p: &'a mut Program,
+    threads: &'a [String],
+) -> impl FnMut(Option<&str>, &str) -> Result<Place, String> + 'a {
+    move |t, name| match t {
+        Some(t) => {
+            let ti = threads
+                .iter()
+                .position(|n| n == t || n.strip_prefix('P') == Some(t))
+                .ok_or_else(|| format!("unknown thread `{t}` in the condition"))?;
+            let th = &mut p.threads[ti];
+            // A register the code never names reads as its initial value (0).
+            Ok(Place::Reg(ti, th.reg(name)))
+        }
+        None => Ok(Place::Mem(p.loc(name))),
+    }
+}
+
+/// Reads a program file: `.litmus` files as herd X86 litmus tests, others as `.prog`.
+pub fn read_program(path: &std::path::Path) -> Result<Program, crate::error::FileError> {
+    let file = path.display().to_string();
+    let wrap = |error| crate::error::FileError {
+        file: file.clone(),
+        error,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| wrap(Error::Io(e)))?;
+    if path.extension().is_some_and(|e| e == "litmus") {
+        super::litmus::parse_litmus(&text).map_err(wrap)
+    } else {
+        parse_program(&text).map_err(wrap)
+    }
+}

@@ -1,0 +1,260 @@
+//! What `tsoser explore` prints: outcomes, the final condition, assertion failures and
+//! robustness, as text and as the stable JSON documented in the README.
+
+use super::explore::{explore, replay, schedule_text, Exploration, Machine, Model, Step};
+use super::robust::{check_witness, hb_cycle, robust, Robustness};
+use super::Program;
+use serde_json::{json, Value};
+
+/// Options of an exploration.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub model: Model,
+    pub unroll: u32,
+    pub max_states: usize,
+    /// Also decide robustness (TSO/PSO).
+    pub robustness: bool,
+}
+
+/// An explored program, ready to print.
+pub struct Report {
+    pub exploration: Exploration,
+    pub robustness: Option<Robustness>,
+    /// The witness's run described step by step, and its cycle, re-checked.
+    pub witness_text: Vec<String>,
+    pub cycle_text: Vec<String>,
+    pub failure_text: Vec<String>,
+    pub exit: u8,
+}
+
+/// Explores and checks every piece of evidence; Err for an internal inconsistency
+/// (a witness that does not re-check) or a robustness search too wide.
+pub fn run(p: &Program, o: Options) -> Result<Report, String> {
+    let exploration = explore(p, o.model, o.unroll, o.max_states);
+    let robustness = if o.robustness && o.model != Model::Sc {
+        Some(robust(p, o.model, o.unroll, o.max_states).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let m = Machine::new(p, o.model, o.unroll);
+    let mut witness_text = Vec::new();
+    let mut cycle_text = Vec::new();
+    if let Some(w) = robustness.as_ref().and_then(|r| r.witness.as_ref()) {
+        let (run, cyc) = check_witness(p, o.model, o.unroll, w)
+            .map_err(|e| format!("internal error: the robustness witness does not re-check: {e}"))?;
+        witness_text = steps_text(&m, w)?;
+        for (a, b, k) in &cyc {
+            cycle_text.push(format!(
+                "e{} {}  --{}-->  e{} {}",
+                a + 1,
+                run.events[*a].text,
+                k.name(),
+                b + 1,
+                run.events[*b].text
+            ));
+        }
+    }
+    let mut failure_text = Vec::new();
+    if let Some(f) = &exploration.failure {
+        let mut steps = steps_text(&m, &f.schedule)?;
+        steps.push(format!(
+            "{}: assert fails (line {})",
+            p.threads[f.thread].name, f.line
+        ));
+        failure_text = steps;
+    }
+    let not_robust = robustness.as_ref().is_some_and(|r| r.robust == Some(false));
+    let unknown = !exploration.complete || robustness.as_ref().is_some_and(|r| r.robust.is_none());
+    let exit = if exploration.failure.is_some() || not_robust {
+        1
+    } else if unknown {
+        3
+    } else {
+        0
+    };
+    Ok(Report {
+        exploration,
+        robustness,
+        witness_text,
+        cycle_text,
+        failure_text,
+        exit,
+    })
+}
+
+/// Each step of a schedule, numbered, as the replay saw it.
+fn steps_text(m: &Machine, steps: &[Step]) -> Result<Vec<String>, String> {
+    replay(m, steps)?;
+    // Describe each step from the state before it.
+    let (mut s, _) = m.initial();
+    let mut out = Vec::new();
+    for (i, &st) in steps.iter().enumerate() {
+        out.push(format!("{:>3}. {}", i + 1, super::explore::describe_step(m, &s, st)));
+        m.apply(&mut s, st);
+    }
+    Ok(out)
+}
+
+/// The outcome as `name=value` pairs.
+fn outcome_text(p: &Program, e: &Exploration, vals: &[i64]) -> String {
+    e.places
+        .iter()
+        .zip(vals)
+        .map(|(pl, v)| format!("{}={v}", p.place_name(pl)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn holds(p: &Program, e: &Exploration, vals: &[i64]) -> Option<bool> {
+    let f = p.final_cond.as_ref()?;
+    Some(f.cond.eval(&|pl| vals[e.places.iter().position(|q| q == pl).expect("observed")]))
+}
+
+/// The text report.
+pub fn text(p: &Program, file: &str, r: &Report) -> String {
+    let e = &r.exploration;
+    let model = e.model.name().to_uppercase();
+    let mut s = format!(
+        "{} ({file}) under {model}: {} outcome{}, {} states{}\n",
+        p.name,
+        e.outcomes.len(),
+        if e.outcomes.len() == 1 { "" } else { "s" },
+        e.states,
+        if e.complete { "" } else { " — budget exhausted, results partial" }
+    );
+    for (vals, runs) in &e.outcomes {
+        let mark = match holds(p, e, vals) {
+            Some(true) => "  *",
+            _ => "",
+        };
+        s += &format!("  {}  ({runs} run{}){mark}\n", outcome_text(p, e, vals), if *runs == 1 { "" } else { "s" });
+    }
+    if let Some(f) = &p.final_cond {
+        let verdict = match e.condition(p) {
+            Some(true) => "holds",
+            Some(false) => "does not hold",
+            None => "unknown (budget)",
+        };
+        s += &format!("condition: {} {}: {verdict}   (* marks outcomes satisfying it)\n", f.quantifier, cond_body(&f.text));
+    }
+    if e.cut > 0 {
+        s += &format!("runs cut by assume or the unrolling bound: {}\n", e.cut);
+    }
+    if r.failure_text.is_empty() {
+        if p.threads.iter().any(|t| t.code.iter().any(|i| matches!(i, super::Instr::Assert(_)))) {
+            s += "assertions: none fails\n";
+        }
+    } else {
+        let f = e.failure.as_ref().unwrap();
+        s += &format!(
+            "assertion FAILS: replay with --replay \"{}\"\n",
+            schedule_text(p, &f.schedule)
+        );
+        for l in &r.failure_text {
+            s += &format!("  {l}\n");
+        }
+    }
+    if let Some(rb) = &r.robustness {
+        match rb.robust {
+            Some(true) => s += &format!("robust: yes — every {model} run is SC ({} states with happens-before)\n", rb.states),
+            None => s += "robust: unknown (budget exhausted)\n",
+            Some(false) => {
+                let w = rb.witness.as_ref().unwrap();
+                s += &format!(
+                    "robust: NO — a shortest {model} run whose happens-before has a cycle ({} steps; replay with --replay \"{}\"):\n",
+                    w.len(),
+                    schedule_text(p, w)
+                );
+                for l in &r.witness_text {
+                    s += &format!("  {l}\n");
+                }
+                s += "  cycle (events numbered in issue order):\n";
+                for l in &r.cycle_text {
+                    s += &format!("    {l}\n");
+                }
+            }
+        }
+    }
+    s
+}
+
+fn cond_body(text: &str) -> &str {
+    let t = text.trim();
+    for q in ["~exists", "exists", "forall"] {
+        if let Some(rest) = t.strip_prefix(q) {
+            return rest.trim();
+        }
+    }
+    t.strip_prefix('~').map_or(t, |r| r.trim_start().strip_prefix("exists").unwrap_or(r).trim())
+}
+
+/// The JSON report (README, "explore --json").
+pub fn json(p: &Program, file: &str, r: &Report) -> Value {
+    let e = &r.exploration;
+    let outcomes: Vec<Value> = e
+        .outcomes
+        .iter()
+        .map(|(vals, runs)| {
+            let mut o = serde_json::Map::new();
+            for (pl, v) in e.places.iter().zip(vals) {
+                o.insert(p.place_name(pl), json!(v));
+            }
+            json!({"values": o, "runs": runs, "satisfies": holds(p, e, vals)})
+        })
+        .collect();
+    let condition = p.final_cond.as_ref().map(|f| {
+        json!({"quantifier": f.quantifier.name(), "text": f.text, "holds": e.condition(p)})
+    });
+    let failure = e.failure.as_ref().map(|f| {
+        json!({"thread": p.threads[f.thread].name, "line": f.line,
+               "schedule": schedule_text(p, &f.schedule), "steps": r.failure_text})
+    });
+    let robustness = r.robustness.as_ref().map(|rb| {
+        json!({"robust": rb.robust, "states": rb.states,
+               "witness": rb.witness.as_ref().map(|w| json!({
+                   "schedule": schedule_text(p, w), "steps": r.witness_text, "cycle": r.cycle_text}))})
+    });
+    json!({
+        "file": file,
+        "program": p.name,
+        "model": e.model.name(),
+        "complete": e.complete,
+        "states": e.states,
+        "outcomes": outcomes,
+        "condition": condition,
+        "cut": e.cut,
+        "assertion_failure": failure,
+        "robustness": robustness,
+        "exit": r.exit,
+    })
+}
+
+/// Replays a schedule: each step, the final state's observed values, and, under
+/// TSO/PSO, the happens-before cycle if the run has one.
+pub fn replay_text(p: &Program, model: Model, unroll: u32, steps: &[Step]) -> Result<String, String> {
+    let m = Machine::new(p, model, unroll);
+    let run = replay(&m, steps)?;
+    let mut s = format!("replay of {} steps under {}:\n", steps.len(), model.name().to_uppercase());
+    for l in steps_text(&m, steps)? {
+        s += &format!("  {l}\n");
+    }
+    let end = run.end.as_ref().expect("replayed");
+    s += &format!(
+        "state: {}\n",
+        p.observed()
+            .iter()
+            .map(|pl| format!("{}={}", p.place_name(pl), m.observe(end, std::slice::from_ref(pl))[0]))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    match hb_cycle(&run) {
+        Some(c) => {
+            s += "happens-before cycle:\n";
+            for (a, b, k) in c {
+                s += &format!("  e{} {}  --{}-->  e{} {}\n", a + 1, run.events[a].text, k.name(), b + 1, run.events[b].text);
+            }
+        }
+        None => s += "happens-before: acyclic (the run is SC)\n",
+    }
+    Ok(s)
+}
