@@ -75,13 +75,10 @@ pub enum Effect {
     /// A store issued (SC: and committed).
     Store { t: usize, x: Loc, val: Val },
     Fence { t: usize },
-    /// A locked read-modify-write, reading `old`, writing `new` (None: a failed CAS).
-    Rmw {
-        t: usize,
-        x: Loc,
-        old: Val,
-        new: Option<Val>,
-    },
+    /// A locked read-modify-write, reading `old`, writing `new`. A failed CAS writes
+    /// the old value back, as x86's `LOCK CMPXCHG` does (Intel SDM: "the destination
+    /// operand receives a write cycle without regard to the result of the comparison").
+    Rmw { t: usize, x: Loc, old: Val, new: Val },
     /// Entry `index` of thread t's buffer committed to x.
     Commit { t: usize, x: Loc, index: usize },
 }
@@ -287,19 +284,21 @@ impl<'p> Machine<'p> {
                     Instr::Rmw(r, x, k, flag) => {
                         let old = s.mem[x];
                         let new = match k {
-                            RmwKind::Xchg(v) => Some(self.operand(s, t, &v)),
-                            RmwKind::FetchAdd(v) => Some(old.wrapping_add(self.operand(s, t, &v))),
+                            RmwKind::Xchg(v) => self.operand(s, t, &v),
+                            RmwKind::FetchAdd(v) => old.wrapping_add(self.operand(s, t, &v)),
                             RmwKind::Cas(e, n) => {
                                 let hit = old == self.operand(s, t, &e);
                                 if let Some(f) = flag {
                                     s.regs[self.offset[t] + f] = hit as Val;
                                 }
-                                hit.then(|| self.operand(s, t, &n))
+                                if hit {
+                                    self.operand(s, t, &n)
+                                } else {
+                                    old
+                                }
                             }
                         };
-                        if let Some(v) = new {
-                            s.mem[x] = v;
-                        }
+                        s.mem[x] = new;
                         s.regs[self.offset[t] + r] = old;
                         Effect::Rmw { t, x, old, new }
                     }
@@ -604,12 +603,10 @@ pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
                     pending[t].push(id);
                 }
             }
-            Effect::Rmw { x, new, .. } => {
+            Effect::Rmw { x, .. } => {
                 rf = latest[x];
-                if new.is_some() {
-                    run.co[x].push(id);
-                    latest[x] = Some(id);
-                }
+                run.co[x].push(id);
+                latest[x] = Some(id);
             }
             Effect::Commit { x, index, .. } => {
                 let w = pending[t].remove(index);

@@ -12,6 +12,8 @@ pub mod litmus;
 pub mod parse;
 pub mod report;
 pub mod robust;
+#[cfg(feature = "proptest")]
+pub mod strategy;
 pub mod traces;
 
 use std::fmt;

@@ -283,9 +283,11 @@ pub fn parse_program(text: &str) -> Result<Program, Error> {
             };
             match word {
                 "program" => {
-                    c.i = 1;
-                    p.name = c.ident()?.to_string();
-                    c.end()?;
+                    let name = raw.trim().trim_start_matches("program").trim();
+                    if name.is_empty() || name.contains(char::is_whitespace) {
+                        return Err(c.err("expected `program NAME` (one word)".into()));
+                    }
+                    p.name = name.to_string();
                 }
                 "init" => {
                     c.i = 1;

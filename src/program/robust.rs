@@ -268,16 +268,12 @@ impl Frontier {
                 self.last[t] = Some(n);
             }
             Effect::Fence { .. } => {}
-            Effect::Rmw { t, x, new, .. } => {
+            Effect::Rmw { t, x, .. } => {
                 let mut srcs = vec![self.last[t], self.latest[x]];
                 srcs.extend_from_slice(&self.readers[x * k..(x + 1) * k]);
                 let n = self.add_node(&srcs)?;
-                if new.is_some() {
-                    self.latest[x] = Some(n);
-                    self.readers[x * k..(x + 1) * k].iter_mut().for_each(|r| *r = None);
-                } else {
-                    self.readers[x * k + t] = Some(n);
-                }
+                self.latest[x] = Some(n);
+                self.readers[x * k..(x + 1) * k].iter_mut().for_each(|r| *r = None);
                 self.last[t] = Some(n);
             }
             Effect::Commit { t, x, index } => {

@@ -1,0 +1,192 @@
+//! The programs of the papers (examples/programs) with the verdicts the literature
+//! states, the Dat3M x86 litmus suite against its expected TSO verdicts, and Enea &
+//! Farzan's theorems on the emitted traces.
+
+use std::path::Path;
+use tsoser::check::{brute, sc, Verdict};
+use tsoser::monitor::{run, Kind};
+use tsoser::program::explore::{explore, Model};
+use tsoser::program::parse::read_program;
+use tsoser::program::report::{run as report, Options};
+use tsoser::program::robust::robust;
+use tsoser::program::traces::traces;
+use tsoser::program::Program;
+
+fn load(name: &str) -> Program {
+    read_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs").join(name)).unwrap()
+}
+
+fn opts(model: Model) -> Options {
+    Options {
+        model,
+        unroll: 4,
+        max_states: 2_000_000,
+        robustness: true,
+    }
+}
+
+/// (condition holds, robust, an assertion fails) under the model.
+fn verdict(p: &Program, model: Model) -> (Option<bool>, Option<bool>, bool) {
+    let r = report(p, opts(model)).unwrap();
+    assert!(r.exploration.complete);
+    (
+        r.exploration.condition(p),
+        r.robustness.as_ref().and_then(|x| x.robust),
+        r.exploration.failure.is_some(),
+    )
+}
+
+#[test]
+fn store_buffering_is_not_robust_under_tso_and_fences_make_it_robust() {
+    let p = load("sb.prog");
+    assert_eq!(verdict(&p, Model::Sc).0, Some(false));
+    assert_eq!(verdict(&p, Model::Tso), (Some(true), Some(false), false));
+    let f = load("sb-fenced.prog");
+    assert_eq!(verdict(&f, Model::Tso), (Some(false), Some(true), false));
+    assert_eq!(verdict(&f, Model::Pso), (Some(false), Some(true), false));
+}
+
+#[test]
+fn mutual_exclusion_fails_under_tso_without_fences_and_holds_with_them() {
+    for (plain, fenced) in [
+        ("dekker.prog", "dekker-fenced.prog"),
+        ("peterson.prog", "peterson-fenced.prog"),
+        ("bakery.prog", "bakery-fenced.prog"),
+    ] {
+        let p = load(plain);
+        assert!(!verdict(&p, Model::Sc).2, "{plain}: mutual exclusion holds under SC");
+        assert_eq!(verdict(&p, Model::Tso), (None, Some(false), true), "{plain}");
+        let f = load(fenced);
+        assert_eq!(verdict(&f, Model::Tso), (None, Some(true), false), "{fenced}");
+    }
+}
+
+#[test]
+fn message_passing_is_robust_under_tso_not_under_pso() {
+    let p = load("mp.prog");
+    assert_eq!(verdict(&p, Model::Tso), (Some(false), Some(true), false));
+    assert_eq!(verdict(&p, Model::Pso), (Some(true), Some(false), false));
+}
+
+#[test]
+fn sober_idle_notify_loses_a_wake_up_under_tso_only_and_the_fix_is_robust() {
+    let p = load("sober-idle-notify.prog");
+    assert_eq!(verdict(&p, Model::Sc).0, Some(false));
+    assert_eq!(verdict(&p, Model::Tso), (Some(true), Some(false), false));
+    let f = load("sober-idle-notify-fixed.prog");
+    assert_eq!(verdict(&f, Model::Tso), (Some(false), Some(true), false));
+}
+
+/// Burnim et al. §4: Fig. 6 is not robust under TSO; monitor_TSO reports on one of its
+/// SC runs, SOBER on none (SOBER's TSO forbids the Fig. 7 trace). Reproduced.
+#[test]
+fn burnim_fig6_sober_misses_it_monitor_tso_reports() {
+    let p = load("burnim-fig6.prog");
+    assert_eq!(robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust, Some(false));
+    let ts = traces(&p, Model::Sc, 4, 100_000);
+    assert!(!ts.is_empty());
+    let report_on = |k: Kind| ts.iter().filter(|t| run(t, &[k])[0].1.is_violation()).count();
+    assert_eq!(report_on(Kind::Sober), 0, "SOBER reports on no SC run");
+    assert!(report_on(Kind::Tso) > 0, "monitor_TSO reports on some SC run");
+}
+
+/// Enea & Farzan Fig. 1: under TSO both threads take the one task; the program is not
+/// robust and some TSO run's trace is not TSO-serializable.
+///
+/// Finding: §1 says every SC execution of the task pool is conflict-serializable. With
+/// head + 1 = tail it is not: after α and δ (head = 1, tail = 0) both checks fail, and
+/// β and γ interleave their reads and undo writes — β reads tail before γ's `tail++`,
+/// γ reads head before β's `head--`: the cycle β → γ → β, in an SC run where no task is
+/// taken. So the transaction-fenced version is robust but not SC-serializable, and,
+/// as Theorem 3 then says, not TSO-serializable either.
+#[test]
+fn task_pool_and_its_transaction_fenced_version() {
+    let p = load("task-pool.prog");
+    assert_eq!(verdict(&p, Model::Sc).0, Some(false));
+    assert_eq!(verdict(&p, Model::Tso), (Some(true), Some(false), false));
+    let tso = traces(&p, Model::Tso, 4, 100_000);
+    assert!(tso.iter().any(|t| brute::check_exact(t, u64::MAX).0.is_violation()));
+    let sc_runs = traces(&p, Model::Sc, 4, 100_000);
+    let bad = sc_runs
+        .iter()
+        .find(|t| sc::check_sc(t).is_violation())
+        .expect("the both-undo interleaving");
+    // Both threads undo: each writes its own pointer back inside its second transaction.
+    let undo = |th: &str, x: &str| {
+        bad.events.iter().any(|e| {
+            bad.threads[e.thread] == th
+                && bad.txns[e.txn].name.ends_with(".t2")
+                && e.op == tsoser::trace::Op::Wr
+                && e.var.map(|v| bad.vars[v].as_str()) == Some(x)
+        })
+    };
+    assert!(undo("a", "head") && undo("b", "tail"));
+
+    let f = load("task-pool-fenced.prog");
+    assert_eq!(verdict(&f, Model::Tso), (Some(false), Some(true), false));
+    let tso = traces(&f, Model::Tso, 4, 100_000);
+    assert!(tso.iter().all(|t| t.is_transaction_fenced()));
+    // Theorem 3 on a transaction-fenced program: robust ∧ SC-serializable ⟺ TSO-serializable.
+    let sc_ser = traces(&f, Model::Sc, 4, 100_000).iter().all(|t| !sc::check_sc(t).is_violation());
+    let tso_ser = tso.iter().all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
+    assert!(!sc_ser);
+    assert_eq!(tso_ser, sc_ser);
+}
+
+/// The two programs after Enea & Farzan's Theorem 2: both TSO-serializable; the left
+/// is not robust, the right not SC-serializable (the converse of Thm. 2 fails).
+#[test]
+fn theorem_2_converse_fails_on_both_programs() {
+    let left = load("thm2-left.prog");
+    assert_eq!(robust(&left, Model::Tso, 4, 1000).unwrap().robust, Some(false));
+    for t in traces(&left, Model::Tso, 4, 1000) {
+        assert!(matches!(brute::check_exact(&t, u64::MAX).0, Verdict::Serializable));
+    }
+    let right = load("thm2-right.prog");
+    assert_eq!(robust(&right, Model::Tso, 4, 1000).unwrap().robust, Some(true));
+    assert!(traces(&right, Model::Sc, 4, 1000).iter().any(|t| sc::check_sc(t).is_violation()));
+    for t in traces(&right, Model::Tso, 4, 1000) {
+        assert!(matches!(brute::check_exact(&t, u64::MAX).0, Verdict::Serializable));
+    }
+}
+
+#[test]
+fn locked_instructions_of_the_litmus_import() {
+    let p = load("lock-inc.litmus");
+    for m in [Model::Sc, Model::Tso, Model::Pso] {
+        let e = explore(&p, m, 4, 100_000);
+        assert_eq!(e.condition(&p), Some(true), "{m:?}");
+        assert_eq!(e.outcomes.len(), 3);
+    }
+    let p = load("cmpxchg-spin.litmus");
+    assert_eq!(explore(&p, Model::Tso, 4, 100_000).condition(&p), Some(true));
+    // PSO: the unlock overtakes the store to x, the other thread loses the update.
+    assert_eq!(explore(&p, Model::Pso, 4, 100_000).condition(&p), Some(false));
+}
+
+/// Dat3M's 487 x86 litmus tests: every one parses, its final condition under TSO is the
+/// expected one, and for each the SC outcomes ⊆ TSO outcomes ⊆ PSO outcomes.
+#[test]
+fn dat3m_x86_suite_matches_expected_tso_verdicts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external/dat3m-x86");
+    let csv = std::fs::read_to_string(dir.join("TSO-expected.csv")).expect("the Dat3M suite (../shared/external/dat3m-x86)");
+    let mut n = 0;
+    for line in csv.lines().filter(|l| !l.trim().is_empty()) {
+        let (path, want) = line.rsplit_once(',').unwrap();
+        let name = Path::new(path).file_name().unwrap();
+        let p = read_program(&dir.join("litmus").join(name)).unwrap_or_else(|e| panic!("{e}"));
+        let mut sets = Vec::new();
+        for m in [Model::Sc, Model::Tso, Model::Pso] {
+            let e = explore(&p, m, 4, 1_000_000);
+            assert!(e.complete, "{path}");
+            if m == Model::Tso {
+                assert_eq!(e.condition(&p), Some(want.trim() == "1"), "{path}");
+            }
+            sets.push(e.outcomes.into_iter().map(|o| o.0).collect::<std::collections::BTreeSet<_>>());
+        }
+        assert!(sets[0].is_subset(&sets[1]), "{path}: SC ⊄ TSO");
+        assert!(sets[1].is_subset(&sets[2]), "{path}: TSO ⊄ PSO");
+        n += 1;
+    }
+    assert_eq!(n, 487);
+}
