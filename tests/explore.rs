@@ -13,7 +13,12 @@ use tsoser::program::Program;
 
 /// Every complete run of a program (no memoisation: the definition).
 fn all_runs(m: &Machine) -> Vec<Vec<Step>> {
-    fn go(m: &Machine, s: &tsoser::program::explore::State, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    fn go(
+        m: &Machine,
+        s: &tsoser::program::explore::State,
+        path: &mut Vec<Step>,
+        out: &mut Vec<Vec<Step>>,
+    ) {
         if m.is_final(s) {
             out.push(path.clone());
             return;
@@ -23,7 +28,11 @@ fn all_runs(m: &Machine) -> Vec<Vec<Step>> {
         for st in steps {
             let mut s2 = s.clone();
             let (_, settled) = m.apply(&mut s2, st);
-            assert_eq!(settled, Settled::Ok, "generated programs have no assume/assert");
+            assert_eq!(
+                settled,
+                Settled::Ok,
+                "generated programs have no assume/assert"
+            );
             path.push(st);
             go(m, &s2, path, out);
             path.pop();
@@ -43,7 +52,9 @@ fn oracle(p: &Program, model: Model) -> (BTreeMap<Vec<i64>, u64>, Option<usize>)
     let mut shortest: Option<usize> = None;
     for run in all_runs(&m) {
         let r = replay(&m, &run).expect("a run replays");
-        *outcomes.entry(m.observe(r.end.as_ref().unwrap(), &places)).or_insert(0) += 1;
+        *outcomes
+            .entry(m.observe(r.end.as_ref().unwrap(), &places))
+            .or_insert(0) += 1;
         if hb_cycle(&r).is_some() {
             let k = (1..=run.len())
                 .find(|&k| hb_cycle(&replay(&m, &run[..k]).unwrap()).is_some())
@@ -117,7 +128,10 @@ fn pso_store_overtaking_closes_a_cycle_tso_does_not() {
     assert_eq!(r.witness.as_ref().map(Vec::len), shortest);
     // Under TSO, U's stores commit in order: robust.
     assert_eq!(oracle(&p, Model::Tso).1, None);
-    assert_eq!(robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust, Some(true));
+    assert_eq!(
+        robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust,
+        Some(true)
+    );
 }
 
 /// Which monitors report on some SC run of the program (its SC traces).
@@ -126,7 +140,10 @@ fn monitors_on_sc_runs(p: &Program) -> [bool; 3] {
     let traces = tsoser::program::traces::traces(p, Model::Sc, 4, 1_000_000);
     let mut any = [false; 3];
     for t in &traces {
-        for (i, (_, o)) in run(t, &[Kind::Sober, Kind::Tso, Kind::Pso]).iter().enumerate() {
+        for (i, (_, o)) in run(t, &[Kind::Sober, Kind::Tso, Kind::Pso])
+            .iter()
+            .enumerate()
+        {
             any[i] |= o.is_violation();
         }
     }

@@ -13,7 +13,12 @@ use tsoser::program::traces::traces;
 use tsoser::program::Program;
 
 fn load(name: &str) -> Program {
-    read_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs").join(name)).unwrap()
+    read_program(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/programs")
+            .join(name),
+    )
+    .unwrap()
 }
 
 fn opts(model: Model) -> Options {
@@ -54,10 +59,21 @@ fn mutual_exclusion_fails_under_tso_without_fences_and_holds_with_them() {
         ("bakery.prog", "bakery-fenced.prog"),
     ] {
         let p = load(plain);
-        assert!(!verdict(&p, Model::Sc).2, "{plain}: mutual exclusion holds under SC");
-        assert_eq!(verdict(&p, Model::Tso), (None, Some(false), true), "{plain}");
+        assert!(
+            !verdict(&p, Model::Sc).2,
+            "{plain}: mutual exclusion holds under SC"
+        );
+        assert_eq!(
+            verdict(&p, Model::Tso),
+            (None, Some(false), true),
+            "{plain}"
+        );
         let f = load(fenced);
-        assert_eq!(verdict(&f, Model::Tso), (None, Some(true), false), "{fenced}");
+        assert_eq!(
+            verdict(&f, Model::Tso),
+            (None, Some(true), false),
+            "{fenced}"
+        );
     }
 }
 
@@ -82,12 +98,22 @@ fn sober_idle_notify_loses_a_wake_up_under_tso_only_and_the_fix_is_robust() {
 #[test]
 fn burnim_fig6_sober_misses_it_monitor_tso_reports() {
     let p = load("burnim-fig6.prog");
-    assert_eq!(robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust, Some(false));
+    assert_eq!(
+        robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust,
+        Some(false)
+    );
     let ts = traces(&p, Model::Sc, 4, 100_000);
     assert!(!ts.is_empty());
-    let report_on = |k: Kind| ts.iter().filter(|t| run(t, &[k])[0].1.is_violation()).count();
+    let report_on = |k: Kind| {
+        ts.iter()
+            .filter(|t| run(t, &[k])[0].1.is_violation())
+            .count()
+    };
     assert_eq!(report_on(Kind::Sober), 0, "SOBER reports on no SC run");
-    assert!(report_on(Kind::Tso) > 0, "monitor_TSO reports on some SC run");
+    assert!(
+        report_on(Kind::Tso) > 0,
+        "monitor_TSO reports on some SC run"
+    );
 }
 
 /// Enea & Farzan Fig. 1: under TSO both threads take the one task; the program is not
@@ -105,7 +131,9 @@ fn task_pool_and_its_transaction_fenced_version() {
     assert_eq!(verdict(&p, Model::Sc).0, Some(false));
     assert_eq!(verdict(&p, Model::Tso), (Some(true), Some(false), false));
     let tso = traces(&p, Model::Tso, 4, 100_000);
-    assert!(tso.iter().any(|t| brute::check_exact(t, u64::MAX).0.is_violation()));
+    assert!(tso
+        .iter()
+        .any(|t| brute::check_exact(t, u64::MAX).0.is_violation()));
     let sc_runs = traces(&p, Model::Sc, 4, 100_000);
     let bad = sc_runs
         .iter()
@@ -127,8 +155,12 @@ fn task_pool_and_its_transaction_fenced_version() {
     let tso = traces(&f, Model::Tso, 4, 100_000);
     assert!(tso.iter().all(|t| t.is_transaction_fenced()));
     // Theorem 3 on a transaction-fenced program: robust ∧ SC-serializable ⟺ TSO-serializable.
-    let sc_ser = traces(&f, Model::Sc, 4, 100_000).iter().all(|t| !sc::check_sc(t).is_violation());
-    let tso_ser = tso.iter().all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
+    let sc_ser = traces(&f, Model::Sc, 4, 100_000)
+        .iter()
+        .all(|t| !sc::check_sc(t).is_violation());
+    let tso_ser = tso
+        .iter()
+        .all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
     assert!(!sc_ser);
     assert_eq!(tso_ser, sc_ser);
 }
@@ -138,15 +170,29 @@ fn task_pool_and_its_transaction_fenced_version() {
 #[test]
 fn theorem_2_converse_fails_on_both_programs() {
     let left = load("thm2-left.prog");
-    assert_eq!(robust(&left, Model::Tso, 4, 1000).unwrap().robust, Some(false));
+    assert_eq!(
+        robust(&left, Model::Tso, 4, 1000).unwrap().robust,
+        Some(false)
+    );
     for t in traces(&left, Model::Tso, 4, 1000) {
-        assert!(matches!(brute::check_exact(&t, u64::MAX).0, Verdict::Serializable));
+        assert!(matches!(
+            brute::check_exact(&t, u64::MAX).0,
+            Verdict::Serializable
+        ));
     }
     let right = load("thm2-right.prog");
-    assert_eq!(robust(&right, Model::Tso, 4, 1000).unwrap().robust, Some(true));
-    assert!(traces(&right, Model::Sc, 4, 1000).iter().any(|t| sc::check_sc(t).is_violation()));
+    assert_eq!(
+        robust(&right, Model::Tso, 4, 1000).unwrap().robust,
+        Some(true)
+    );
+    assert!(traces(&right, Model::Sc, 4, 1000)
+        .iter()
+        .any(|t| sc::check_sc(t).is_violation()));
     for t in traces(&right, Model::Tso, 4, 1000) {
-        assert!(matches!(brute::check_exact(&t, u64::MAX).0, Verdict::Serializable));
+        assert!(matches!(
+            brute::check_exact(&t, u64::MAX).0,
+            Verdict::Serializable
+        ));
     }
 }
 
@@ -159,9 +205,15 @@ fn locked_instructions_of_the_litmus_import() {
         assert_eq!(e.outcomes.len(), 3);
     }
     let p = load("cmpxchg-spin.litmus");
-    assert_eq!(explore(&p, Model::Tso, 4, 100_000).condition(&p), Some(true));
+    assert_eq!(
+        explore(&p, Model::Tso, 4, 100_000).condition(&p),
+        Some(true)
+    );
     // PSO: the unlock overtakes the store to x, the other thread loses the update.
-    assert_eq!(explore(&p, Model::Pso, 4, 100_000).condition(&p), Some(false));
+    assert_eq!(
+        explore(&p, Model::Pso, 4, 100_000).condition(&p),
+        Some(false)
+    );
 }
 
 /// Dat3M's 487 x86 litmus tests: every one parses, its final condition under TSO is the
@@ -169,7 +221,8 @@ fn locked_instructions_of_the_litmus_import() {
 #[test]
 fn dat3m_x86_suite_matches_expected_tso_verdicts() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external/dat3m-x86");
-    let csv = std::fs::read_to_string(dir.join("TSO-expected.csv")).expect("the Dat3M suite (../shared/external/dat3m-x86)");
+    let csv = std::fs::read_to_string(dir.join("TSO-expected.csv"))
+        .expect("the Dat3M suite (../shared/external/dat3m-x86)");
     let mut n = 0;
     for line in csv.lines().filter(|l| !l.trim().is_empty()) {
         let (path, want) = line.rsplit_once(',').unwrap();
@@ -182,7 +235,12 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
             if m == Model::Tso {
                 assert_eq!(e.condition(&p), Some(want.trim() == "1"), "{path}");
             }
-            sets.push(e.outcomes.into_iter().map(|o| o.0).collect::<std::collections::BTreeSet<_>>());
+            sets.push(
+                e.outcomes
+                    .into_iter()
+                    .map(|o| o.0)
+                    .collect::<std::collections::BTreeSet<_>>(),
+            );
         }
         assert!(sets[0].is_subset(&sets[1]), "{path}: SC ⊄ TSO");
         assert!(sets[1].is_subset(&sets[2]), "{path}: TSO ⊄ PSO");

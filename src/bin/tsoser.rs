@@ -651,7 +651,15 @@ fn run(cli: Cli) -> Result<u8> {
                 max_states,
                 robustness: !no_robustness,
             };
-            cmd_explore(&file, o, replay.as_deref(), emit_traces.as_deref(), max_traces, json, stats)
+            cmd_explore(
+                &file,
+                o,
+                replay.as_deref(),
+                emit_traces.as_deref(),
+                max_traces,
+                json,
+                stats,
+            )
         }
         Cmd::Suite {
             dir,
@@ -1463,7 +1471,8 @@ fn cmd_explore(
     let p = program::parse::read_program(file)?;
     let fname = file.display().to_string();
     if let Some(text) = replay {
-        let steps = explore::parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
+        let steps =
+            explore::parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
         let out = program::report::replay_text(&p, o.model, o.unroll, &steps)
             .map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
         out!("{out}");
@@ -1481,16 +1490,29 @@ fn cmd_explore(
     };
     if let Some(dir) = emit {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let ts = stats.time("emit traces", || program::traces::traces(&p, o.model, o.unroll, max_traces));
+        let ts = stats.time("emit traces", || {
+            program::traces::traces(&p, o.model, o.unroll, max_traces)
+        });
         for (i, t) in ts.iter().enumerate() {
             let path = dir.join(format!("{}-{}-{:04}.yaml", p.name, o.model.name(), i + 1));
-            std::fs::write(&path, trace::parse::to_yaml(t)).with_context(|| format!("cannot write {}", path.display()))?;
+            std::fs::write(&path, trace::parse::to_yaml(t))
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
         if !as_json {
-            eprintln!("wrote {} trace{} to {}", ts.len(), if ts.len() == 1 { "" } else { "s" }, dir.display());
+            eprintln!(
+                "wrote {} trace{} to {}",
+                ts.len(),
+                if ts.len() == 1 { "" } else { "s" },
+                dir.display()
+            );
         }
     }
-    let secs: f64 = stats.phases.iter().filter(|p| p.0 == "explore").map(|p| p.1).sum();
+    let secs: f64 = stats
+        .phases
+        .iter()
+        .filter(|p| p.0 == "explore")
+        .map(|p| p.1)
+        .sum();
     let states = r.exploration.states + r.robustness.as_ref().map_or(0, |x| x.states);
     stats.count("states (outcomes + robustness)", states as u64);
     stats.count("states per second", (states as f64 / secs.max(1e-9)) as u64);
@@ -1509,7 +1531,12 @@ fn cmd_explore(
     Ok(r.exit)
 }
 
-fn cmd_suite(dir: &Path, expected: Option<&Path>, o: program::report::Options, as_json: bool) -> Result<u8> {
+fn cmd_suite(
+    dir: &Path,
+    expected: Option<&Path>,
+    o: program::report::Options,
+    as_json: bool,
+) -> Result<u8> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -1518,16 +1545,28 @@ fn cmd_suite(dir: &Path, expected: Option<&Path>, o: program::report::Options, a
     files.sort();
     let mut want: std::collections::HashMap<String, bool> = Default::default();
     if let Some(csv) = expected {
-        let text = std::fs::read_to_string(csv).with_context(|| format!("cannot read {}", csv.display()))?;
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let text = std::fs::read_to_string(csv)
+            .with_context(|| format!("cannot read {}", csv.display()))?;
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let (path, v) = line
                 .rsplit_once(',')
                 .with_context(|| format!("{}:{}: expected `path,0|1`", csv.display(), i + 1))?;
-            let name = Path::new(path.trim()).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            let name = Path::new(path.trim())
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
             let v = match v.trim() {
                 "1" => true,
                 "0" => false,
-                other => bail!("{}:{}: expected 0 or 1, found `{other}`", csv.display(), i + 1),
+                other => bail!(
+                    "{}:{}: expected 0 or 1, found `{other}`",
+                    csv.display(),
+                    i + 1
+                ),
             };
             want.insert(name, v);
         }
@@ -1574,7 +1613,9 @@ fn cmd_suite(dir: &Path, expected: Option<&Path>, o: program::report::Options, a
     }
     let secs = started.elapsed().as_secs_f64();
     let missing = if expected.is_some() {
-        rows.iter().filter(|r| r["expected"].is_null() && r.get("error").is_none()).count()
+        rows.iter()
+            .filter(|r| r["expected"].is_null() && r.get("error").is_none())
+            .count()
     } else {
         0
     };
@@ -1590,7 +1631,11 @@ fn cmd_suite(dir: &Path, expected: Option<&Path>, o: program::report::Options, a
             if let Some(e) = r.get("error") {
                 outln!("ERROR     {name}: {}", e.as_str().unwrap_or(""));
             } else if r["match"] == json!(false) {
-                outln!("MISMATCH  {name}: condition {} (expected {})", r["holds"], r["expected"]);
+                outln!(
+                    "MISMATCH  {name}: condition {} (expected {})",
+                    r["holds"],
+                    r["expected"]
+                );
             }
         }
         let verdicts = if expected.is_some() {
@@ -1607,7 +1652,11 @@ fn cmd_suite(dir: &Path, expected: Option<&Path>, o: program::report::Options, a
             rows.len(),
             o.model.name().to_uppercase(),
             if errors == 1 { "" } else { "s" },
-            if o.robustness { format!(", {not_robust} not robust") } else { String::new() }
+            if o.robustness {
+                format!(", {not_robust} not robust")
+            } else {
+                String::new()
+            }
         );
     }
     Ok(if errors > 0 {

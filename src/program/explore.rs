@@ -73,14 +73,29 @@ pub enum Effect {
         forwarded: Option<usize>,
     },
     /// A store issued (SC: and committed).
-    Store { t: usize, x: Loc, val: Val },
-    Fence { t: usize },
+    Store {
+        t: usize,
+        x: Loc,
+        val: Val,
+    },
+    Fence {
+        t: usize,
+    },
     /// A locked read-modify-write, reading `old`, writing `new`. A failed CAS writes
     /// the old value back, as x86's `LOCK CMPXCHG` does (Intel SDM: "the destination
     /// operand receives a write cycle without regard to the result of the comparison").
-    Rmw { t: usize, x: Loc, old: Val, new: Val },
+    Rmw {
+        t: usize,
+        x: Loc,
+        old: Val,
+        new: Val,
+    },
     /// Entry `index` of thread t's buffer committed to x.
-    Commit { t: usize, x: Loc, index: usize },
+    Commit {
+        t: usize,
+        x: Loc,
+        index: usize,
+    },
 }
 
 /// How the register-only steps after a step ended.
@@ -122,7 +137,12 @@ impl<'p> Machine<'p> {
         let k = self.p.threads.len();
         let mut s = State {
             pc: vec![0; k],
-            regs: self.p.threads.iter().flat_map(|t| t.reg_init.iter().copied()).collect(),
+            regs: self
+                .p
+                .threads
+                .iter()
+                .flat_map(|t| t.reg_init.iter().copied())
+                .collect(),
             mem: self.p.init.clone(),
             buf: vec![Vec::new(); k],
             jumps: vec![0; k],
@@ -208,7 +228,10 @@ impl<'p> Machine<'p> {
     /// Whether every thread is done and every buffer empty.
     pub fn is_final(&self, s: &State) -> bool {
         s.buf.iter().all(|b| b.is_empty())
-            && s.pc.iter().enumerate().all(|(t, &pc)| pc as usize == self.p.threads[t].code.len())
+            && s.pc
+                .iter()
+                .enumerate()
+                .all(|(t, &pc)| pc as usize == self.p.threads[t].code.len())
     }
 
     /// The steps enabled in s, in a fixed order (threads, then commits).
@@ -252,7 +275,10 @@ impl<'p> Machine<'p> {
     pub fn apply(&self, s: &mut State, step: Step) -> (Effect, Settled) {
         match step {
             Step::Commit(t, x) => {
-                let index = s.buf[t].iter().position(|e| e.0 == x).expect("a buffered store of x");
+                let index = s.buf[t]
+                    .iter()
+                    .position(|e| e.0 == x)
+                    .expect("a buffered store of x");
                 let (_, v) = s.buf[t].remove(index);
                 s.mem[x] = v;
                 (Effect::Commit { t, x, index }, Settled::Ok)
@@ -491,7 +517,11 @@ impl Explorer<'_, '_> {
 pub fn describe_step(m: &Machine, s: &State, step: Step) -> String {
     let p = m.p;
     match step {
-        Step::Exec(t) => format!("{}: {}", p.threads[t].name, p.show_instr(t, s.pc[t] as usize)),
+        Step::Exec(t) => format!(
+            "{}: {}",
+            p.threads[t].name,
+            p.show_instr(t, s.pc[t] as usize)
+        ),
         Step::Commit(t, x) => {
             let v = s.buf[t].iter().find(|e| e.0 == x).map_or(0, |e| e.1);
             format!("{}: commit [{}] = {v}", p.threads[t].name, p.locs[x])
@@ -515,7 +545,10 @@ pub fn schedule_text(p: &Program, steps: &[Step]) -> String {
 pub fn parse_schedule(p: &Program, text: &str) -> Result<Vec<Step>, String> {
     text.split_whitespace()
         .map(|w| {
-            let th = |n: &str| p.thread_ix(n).ok_or_else(|| format!("unknown thread `{n}` in the schedule"));
+            let th = |n: &str| {
+                p.thread_ix(n)
+                    .ok_or_else(|| format!("unknown thread `{n}` in the schedule"))
+            };
             match w.strip_prefix("c:") {
                 Some(rest) => {
                     let (t, x) = rest
@@ -577,7 +610,11 @@ pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
         }
         m.enabled(&s, &mut enabled);
         if !enabled.contains(&step) {
-            return Err(format!("step {} (`{}`) is not enabled", i + 1, schedule_text(m.p, &[step])));
+            return Err(format!(
+                "step {} (`{}`) is not enabled",
+                i + 1,
+                schedule_text(m.p, &[step])
+            ));
         }
         let text = describe_step(m, &s, step);
         let t = match step {

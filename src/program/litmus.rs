@@ -8,7 +8,7 @@
 //! `LOCK ADD|SUB|INC|DEC|XADD|CMPXCHG` on memory, `ADD|SUB|INC|DEC|AND|OR|XOR` on
 //! registers, `CMP` (sets the zero flag `ZF`), `JE|JZ|JNE|JNZ|JMP` to labels.
 
-use super::parse::{fmt_err, final_cond, place_resolver, tokens, Cur, Tok};
+use super::parse::{final_cond, fmt_err, place_resolver, tokens, Cur, Tok};
 use super::*;
 use crate::error::Error;
 
@@ -26,7 +26,9 @@ fn strip(text: &str) -> String {
             (None, None) => break,
         };
         out.push_str(&rest[..start]);
-        let end = rest[start + 2..].find(close).map_or(rest.len(), |e| start + 2 + e + 2);
+        let end = rest[start + 2..]
+            .find(close)
+            .map_or(rest.len(), |e| start + 2 + e + 2);
         out.extend(rest[start..end].chars().filter(|&c| c == '\n'));
         rest = &rest[end..];
     }
@@ -47,7 +49,9 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     if !arch.eq_ignore_ascii_case("X86") {
         return Err(fmt_err(
             n + 1,
-            format!("expected an `X86 <name>` header, found `{arch}` (only X86 litmus tests are read)"),
+            format!(
+                "expected an `X86 <name>` header, found `{arch}` (only X86 litmus tests are read)"
+            ),
         ));
     }
     let mut p = Program::new(words.next().unwrap_or("litmus"));
@@ -60,7 +64,11 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     let after_init;
     loop {
         let l = lines[i];
-        let from = if i == open { l.find('{').unwrap() + 1 } else { 0 };
+        let from = if i == open {
+            l.find('{').unwrap() + 1
+        } else {
+            0
+        };
         if let Some(close) = l[from..].find('}') {
             init.push_str(&l[from..from + close]);
             after_init = i + 1;
@@ -70,7 +78,10 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
         init.push(' ');
         i += 1;
         if i == lines.len() {
-            return Err(fmt_err(open + 1, "the init block is not closed with `}`".into()));
+            return Err(fmt_err(
+                open + 1,
+                "the init block is not closed with `}`".into(),
+            ));
         }
     }
     let init_line = open + 1;
@@ -84,8 +95,17 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
         .split('|')
         .map(|s| s.trim().to_string())
         .collect();
-    if names.iter().any(|s| s.is_empty() || s.contains(char::is_whitespace)) {
-        return Err(fmt_err(n + 1, format!("expected thread names `P0 | P1 | … ;`, found `{}`", lines[n].trim())));
+    if names
+        .iter()
+        .any(|s| s.is_empty() || s.contains(char::is_whitespace))
+    {
+        return Err(fmt_err(
+            n + 1,
+            format!(
+                "expected thread names `P0 | P1 | … ;`, found `{}`",
+                lines[n].trim()
+            ),
+        ));
     }
     for name in &names {
         p.threads.push(Thread::new(name));
@@ -95,9 +115,17 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     n += 1;
     let is_cond = |l: &str| {
         let l = l.trim_start();
-        ["exists", "~exists", "~ exists", "forall", "final", "locations", "~"]
-            .iter()
-            .any(|k| l.starts_with(k))
+        [
+            "exists",
+            "~exists",
+            "~ exists",
+            "forall",
+            "final",
+            "locations",
+            "~",
+        ]
+        .iter()
+        .any(|k| l.starts_with(k))
     };
     while n < lines.len() && !is_cond(lines[n]) {
         let line = n + 1;
@@ -108,7 +136,10 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
         }
         let cells: Vec<&str> = row.trim_end_matches(';').split('|').collect();
         if cells.len() > names.len() {
-            return Err(fmt_err(line, format!("{} columns, but {} threads", cells.len(), names.len())));
+            return Err(fmt_err(
+                line,
+                format!("{} columns, but {} threads", cells.len(), names.len()),
+            ));
         }
         for (t, cell) in cells.iter().enumerate() {
             instr(&mut p, t, cell, line, &mut labels[t], &mut fixups[t])?;
@@ -129,7 +160,11 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     // Init: `x = 0; 0:EAX = 1; P1:EBX = 2; int y = 3;`.
     for item in init.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         let toks = tokens(item, init_line)?;
-        let mut c = Cur { toks: &toks, i: 0, line: init_line };
+        let mut c = Cur {
+            toks: &toks,
+            i: 0,
+            line: init_line,
+        };
         if matches!(c.peek(), Some(Tok::Ident(w)) if matches!(w.as_str(), "int" | "uint64_t" | "int64_t" | "uint32_t" | "int32_t"))
         {
             c.i += 1;
@@ -155,9 +190,9 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
         c.end()?;
         match thread {
             Some(t) => {
-                let ti = p
-                    .thread_ix(&t)
-                    .ok_or_else(|| fmt_err(init_line, format!("unknown thread `{t}` in the init block")))?;
+                let ti = p.thread_ix(&t).ok_or_else(|| {
+                    fmt_err(init_line, format!("unknown thread `{t}` in the init block"))
+                })?;
                 let th = &mut p.threads[ti];
                 let r = th.reg(&name.to_ascii_uppercase());
                 th.reg_init[r] = v;
@@ -179,9 +214,15 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
         for item in inner.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             let (t, name) = match item.split_once(':') {
                 Some((t, r)) => (Some(t.trim()), r.trim().to_ascii_uppercase()),
-                None => (None, item.trim_start_matches('[').trim_end_matches(']').to_string()),
+                None => (
+                    None,
+                    item.trim_start_matches('[')
+                        .trim_end_matches(']')
+                        .to_string(),
+                ),
             };
-            let place = place_resolver(&mut p, &threads)(t, &name).map_err(|m| fmt_err(n + 1, m))?;
+            let place =
+                place_resolver(&mut p, &threads)(t, &name).map_err(|m| fmt_err(n + 1, m))?;
             p.show.push(place);
         }
         n += 1;
@@ -210,7 +251,9 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             .iter()
             .enumerate()
             .map(|(i, t)| match t {
-                Tok::Ident(s) if i > 0 && toks[i - 1] == Tok::Sym(":") => Tok::Ident(s.to_ascii_uppercase()),
+                Tok::Ident(s) if i > 0 && toks[i - 1] == Tok::Sym(":") => {
+                    Tok::Ident(s.to_ascii_uppercase())
+                }
                 t => t.clone(),
             })
             .collect();
@@ -230,7 +273,11 @@ fn instr(
     fixups: &mut Vec<(usize, String, usize)>,
 ) -> Result<(), Error> {
     let toks = tokens(cell, line)?;
-    let mut c = Cur { toks: &toks, i: 0, line };
+    let mut c = Cur {
+        toks: &toks,
+        i: 0,
+        line,
+    };
     if let (Some(Tok::Ident(l)), Some(Tok::Sym(":"))) = (c.toks.first(), c.toks.get(1)) {
         labels.push((l.clone(), p.threads[t].code.len()));
         c.i = 2;
@@ -356,7 +403,8 @@ impl Arg {
 }
 
 const X86_REGS: [&str; 16] = [
-    "EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP", "RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "R8", "R9",
+    "EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP", "RAX", "RBX", "RCX", "RDX", "RSI",
+    "RDI", "R8", "R9",
 ];
 
 fn operands(c: &mut Cur, p: &mut Program, t: usize) -> Result<Vec<Arg>, Error> {

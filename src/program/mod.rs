@@ -152,11 +152,7 @@ impl Instr {
     pub fn is_local(&self) -> bool {
         matches!(
             self,
-            Instr::Assign(..)
-                | Instr::Branch(..)
-                | Instr::Assume(..)
-                | Instr::Begin
-                | Instr::End
+            Instr::Assign(..) | Instr::Branch(..) | Instr::Assume(..) | Instr::Begin | Instr::End
         )
     }
 }
@@ -347,9 +343,11 @@ impl Program {
 
     /// Whether some thread marks transactions (`begin`/`end`).
     pub fn uses_transactions(&self) -> bool {
-        self.threads
-            .iter()
-            .any(|t| t.code.iter().any(|i| matches!(i, Instr::Begin | Instr::End)))
+        self.threads.iter().any(|t| {
+            t.code
+                .iter()
+                .any(|i| matches!(i, Instr::Begin | Instr::End))
+        })
     }
 
     /// A short description of instruction `pc` of thread `t`, for schedules.
@@ -368,7 +366,9 @@ impl Program {
             Instr::Store(x, v) => format!("[{}] = {}", self.locs[*x], op(v)),
             Instr::Fence => "fence".into(),
             Instr::Rmw(r, x, k, _) => match k {
-                RmwKind::Xchg(v) => format!("{} = xchg [{}], {}", th.regs[*r], self.locs[*x], op(v)),
+                RmwKind::Xchg(v) => {
+                    format!("{} = xchg [{}], {}", th.regs[*r], self.locs[*x], op(v))
+                }
                 RmwKind::FetchAdd(v) => {
                     format!("{} = fadd [{}], {}", th.regs[*r], self.locs[*x], op(v))
                 }

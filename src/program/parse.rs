@@ -4,6 +4,12 @@
 use super::*;
 use crate::error::Error;
 
+/// Resolves a condition atom's (thread, name) to a place.
+pub(crate) type Resolve<'a> = dyn FnMut(Option<&str>, &str) -> Result<Place, String> + 'a;
+
+/// A thread being parsed: its code, pending jumps (instruction, label, line), labels.
+type Open = (Thread, Vec<(usize, String, usize)>, Vec<(String, usize)>);
+
 /// A token of a line.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Tok {
@@ -27,18 +33,24 @@ pub(crate) fn tokens(s: &str, line: usize) -> Result<Vec<Tok>, Error> {
         if c.is_whitespace() || c == '$' {
             i += 1;
         } else if c.is_ascii_digit() {
-            let j = (i..b.len()).find(|&j| !(b[j] as char).is_ascii_alphanumeric()).unwrap_or(b.len());
+            let j = (i..b.len())
+                .find(|&j| !(b[j] as char).is_ascii_alphanumeric())
+                .unwrap_or(b.len());
             let text = &s[i..j];
             let v = if let Some(h) = text.strip_prefix("0x") {
                 Val::from_str_radix(h, 16)
             } else {
                 text.parse::<Val>()
             };
-            out.push(Tok::Num(v.map_err(|_| fmt_err(line, format!("bad number `{text}`")))?));
+            out.push(Tok::Num(
+                v.map_err(|_| fmt_err(line, format!("bad number `{text}`")))?,
+            ));
             i = j;
         } else if c.is_ascii_alphabetic() || c == '_' {
             let j = (i..b.len())
-                .find(|&j| !((b[j] as char).is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.'))
+                .find(|&j| {
+                    !((b[j] as char).is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.')
+                })
                 .unwrap_or(b.len());
             out.push(Tok::Ident(s[i..j].to_string()));
             i = j;
@@ -133,10 +145,7 @@ pub(crate) fn show(t: &Tok) -> String {
 
 /// A condition: atoms `T:r = v`, `x = v` (or `[x] = v`), `true`, `~`, `/\`, `\/`,
 /// parentheses. `place` resolves the name of an atom.
-pub(crate) fn cond(
-    c: &mut Cur,
-    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
-) -> Result<Cond, Error> {
+pub(crate) fn cond(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
     let mut a = cond_and(c, place)?;
     while c.eat("\\/") {
         let b = cond_and(c, place)?;
@@ -145,10 +154,7 @@ pub(crate) fn cond(
     Ok(a)
 }
 
-fn cond_and(
-    c: &mut Cur,
-    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
-) -> Result<Cond, Error> {
+fn cond_and(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
     let mut a = cond_atom(c, place)?;
     while c.eat("/\\") {
         let b = cond_atom(c, place)?;
@@ -157,10 +163,7 @@ fn cond_and(
     Ok(a)
 }
 
-fn cond_atom(
-    c: &mut Cur,
-    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
-) -> Result<Cond, Error> {
+fn cond_atom(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
     if c.eat("~") {
         return Ok(Cond::Not(Box::new(cond_atom(c, place)?)));
     }
@@ -202,7 +205,7 @@ pub(crate) fn final_cond(
     toks: &[Tok],
     line: usize,
     text: &str,
-    place: &mut dyn FnMut(Option<&str>, &str) -> Result<Place, String>,
+    place: &mut Resolve,
 ) -> Result<Final, Error> {
     let mut c = Cur { toks, i: 0, line };
     let quantifier = if c.eat("~") {
@@ -257,10 +260,29 @@ fn mem(c: &mut Cur, p: &mut Program) -> Result<Loc, Error> {
     Ok(p.loc(x))
 }
 
-/// Parses a program from text (`file` is only for messages).
+/// Parses a program from text; an error names the line and quotes the statement.
 pub fn parse_program(text: &str) -> Result<Program, Error> {
+    parse_lines(text).map_err(|e| match e {
+        Error::Format { line, message } => {
+            let stmt = text
+                .lines()
+                .nth(line.wrapping_sub(1))
+                .map(|l| strip_comment(l).trim())
+                .unwrap_or("");
+            let message = if stmt.is_empty() || stmt.len() > 60 || message.contains(stmt) {
+                message
+            } else {
+                format!("{message} in `{stmt}`")
+            };
+            Error::Format { line, message }
+        }
+        e => e,
+    })
+}
+
+fn parse_lines(text: &str) -> Result<Program, Error> {
     let mut p = Program::new("program");
-    let mut cur: Option<(Thread, Vec<(usize, String, usize)>, Vec<(String, usize)>)> = None;
+    let mut cur: Option<Open> = None;
     let mut atomic_depth = 0usize;
     // Condition lines: everything from the quantifier to the end of the file.
     let lines: Vec<&str> = text.lines().collect();
@@ -273,7 +295,11 @@ pub fn parse_program(text: &str) -> Result<Program, Error> {
         if toks.is_empty() {
             continue;
         }
-        let mut c = Cur { toks: &toks, i: 0, line };
+        let mut c = Cur {
+            toks: &toks,
+            i: 0,
+            line,
+        };
         let Some((th, fixups, labels)) = cur.as_mut() else {
             // Top level.
             let word = match &toks[0] {
@@ -437,7 +463,10 @@ pub fn parse_program(text: &str) -> Result<Program, Error> {
                     c.expect("=")?;
                     match c.peek() {
                         Some(Tok::Sym("[")) => Instr::Load(r, mem(&mut c, &mut p)?),
-                        Some(Tok::Ident(f)) if matches!(f.as_str(), "xchg" | "fadd" | "cas") && c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) => {
+                        Some(Tok::Ident(f))
+                            if matches!(f.as_str(), "xchg" | "fadd" | "cas")
+                                && c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) =>
+                        {
                             c.i += 1;
                             let x = mem(&mut c, &mut p)?;
                             c.expect(",")?;
@@ -463,7 +492,10 @@ pub fn parse_program(text: &str) -> Result<Program, Error> {
         th.push(instr, line);
     }
     if let Some((th, _, _)) = cur {
-        return Err(fmt_err(lines.len(), format!("thread `{}` is not closed with `}}`", th.name)));
+        return Err(fmt_err(
+            lines.len(),
+            format!("thread `{}` is not closed with `}}`", th.name),
+        ));
     }
     if p.threads.is_empty() {
         return Err(fmt_err(1, "a program needs at least one thread".into()));

@@ -40,8 +40,9 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
     let mut witness_text = Vec::new();
     let mut cycle_text = Vec::new();
     if let Some(w) = robustness.as_ref().and_then(|r| r.witness.as_ref()) {
-        let (run, cyc) = check_witness(p, o.model, o.unroll, w)
-            .map_err(|e| format!("internal error: the robustness witness does not re-check: {e}"))?;
+        let (run, cyc) = check_witness(p, o.model, o.unroll, w).map_err(|e| {
+            format!("internal error: the robustness witness does not re-check: {e}")
+        })?;
         witness_text = steps_text(&m, w)?;
         for (a, b, k) in &cyc {
             cycle_text.push(format!(
@@ -89,7 +90,11 @@ fn steps_text(m: &Machine, steps: &[Step]) -> Result<Vec<String>, String> {
     let (mut s, _) = m.initial();
     let mut out = Vec::new();
     for (i, &st) in steps.iter().enumerate() {
-        out.push(format!("{:>3}. {}", i + 1, super::explore::describe_step(m, &s, st)));
+        out.push(format!(
+            "{:>3}. {}",
+            i + 1,
+            super::explore::describe_step(m, &s, st)
+        ));
         m.apply(&mut s, st);
     }
     Ok(out)
@@ -107,7 +112,10 @@ fn outcome_text(p: &Program, e: &Exploration, vals: &[i64]) -> String {
 
 fn holds(p: &Program, e: &Exploration, vals: &[i64]) -> Option<bool> {
     let f = p.final_cond.as_ref()?;
-    Some(f.cond.eval(&|pl| vals[e.places.iter().position(|q| q == pl).expect("observed")]))
+    Some(
+        f.cond
+            .eval(&|pl| vals[e.places.iter().position(|q| q == pl).expect("observed")]),
+    )
 }
 
 /// The text report.
@@ -120,14 +128,22 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         e.outcomes.len(),
         if e.outcomes.len() == 1 { "" } else { "s" },
         e.states,
-        if e.complete { "" } else { " — budget exhausted, results partial" }
+        if e.complete {
+            ""
+        } else {
+            " — budget exhausted, results partial"
+        }
     );
     for (vals, runs) in &e.outcomes {
         let mark = match holds(p, e, vals) {
             Some(true) => "  *",
             _ => "",
         };
-        s += &format!("  {}  ({runs} run{}){mark}\n", outcome_text(p, e, vals), if *runs == 1 { "" } else { "s" });
+        s += &format!(
+            "  {}  ({runs} run{}){mark}\n",
+            outcome_text(p, e, vals),
+            if *runs == 1 { "" } else { "s" }
+        );
     }
     if let Some(f) = &p.final_cond {
         let verdict = match e.condition(p) {
@@ -135,13 +151,20 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             Some(false) => "does not hold",
             None => "unknown (budget)",
         };
-        s += &format!("condition: {} {}: {verdict}   (* marks outcomes satisfying it)\n", f.quantifier, cond_body(&f.text));
+        s += &format!(
+            "condition: {} {}: {verdict}   (* marks outcomes satisfying it)\n",
+            f.quantifier,
+            cond_body(&f.text)
+        );
     }
     if e.cut > 0 {
         s += &format!("runs cut by assume or the unrolling bound: {}\n", e.cut);
     }
     if r.failure_text.is_empty() {
-        if p.threads.iter().any(|t| t.code.iter().any(|i| matches!(i, super::Instr::Assert(_)))) {
+        if p.threads
+            .iter()
+            .any(|t| t.code.iter().any(|i| matches!(i, super::Instr::Assert(_))))
+        {
             s += "assertions: none fails\n";
         }
     } else {
@@ -156,7 +179,12 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     }
     if let Some(rb) = &r.robustness {
         match rb.robust {
-            Some(true) => s += &format!("robust: yes — every {model} run is SC ({} states with happens-before)\n", rb.states),
+            Some(true) => {
+                s += &format!(
+                    "robust: yes — every {model} run is SC ({} states with happens-before)\n",
+                    rb.states
+                )
+            }
             None => s += "robust: unknown (budget exhausted)\n",
             Some(false) => {
                 let w = rb.witness.as_ref().unwrap();
@@ -185,7 +213,9 @@ fn cond_body(text: &str) -> &str {
             return rest.trim();
         }
     }
-    t.strip_prefix('~').map_or(t, |r| r.trim_start().strip_prefix("exists").unwrap_or(r).trim())
+    t.strip_prefix('~').map_or(t, |r| {
+        r.trim_start().strip_prefix("exists").unwrap_or(r).trim()
+    })
 }
 
 /// The JSON report (README, "explore --json").
@@ -202,9 +232,9 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
             json!({"values": o, "runs": runs, "satisfies": holds(p, e, vals)})
         })
         .collect();
-    let condition = p.final_cond.as_ref().map(|f| {
-        json!({"quantifier": f.quantifier.name(), "text": f.text, "holds": e.condition(p)})
-    });
+    let condition = p.final_cond.as_ref().map(
+        |f| json!({"quantifier": f.quantifier.name(), "text": f.text, "holds": e.condition(p)}),
+    );
     let failure = e.failure.as_ref().map(|f| {
         json!({"thread": p.threads[f.thread].name, "line": f.line,
                "schedule": schedule_text(p, &f.schedule), "steps": r.failure_text})
@@ -231,10 +261,19 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
 
 /// Replays a schedule: each step, the final state's observed values, and, under
 /// TSO/PSO, the happens-before cycle if the run has one.
-pub fn replay_text(p: &Program, model: Model, unroll: u32, steps: &[Step]) -> Result<String, String> {
+pub fn replay_text(
+    p: &Program,
+    model: Model,
+    unroll: u32,
+    steps: &[Step],
+) -> Result<String, String> {
     let m = Machine::new(p, model, unroll);
     let run = replay(&m, steps)?;
-    let mut s = format!("replay of {} steps under {}:\n", steps.len(), model.name().to_uppercase());
+    let mut s = format!(
+        "replay of {} steps under {}:\n",
+        steps.len(),
+        model.name().to_uppercase()
+    );
     for l in steps_text(&m, steps)? {
         s += &format!("  {l}\n");
     }
@@ -243,7 +282,11 @@ pub fn replay_text(p: &Program, model: Model, unroll: u32, steps: &[Step]) -> Re
         "state: {}\n",
         p.observed()
             .iter()
-            .map(|pl| format!("{}={}", p.place_name(pl), m.observe(end, std::slice::from_ref(pl))[0]))
+            .map(|pl| format!(
+                "{}={}",
+                p.place_name(pl),
+                m.observe(end, std::slice::from_ref(pl))[0]
+            ))
             .collect::<Vec<_>>()
             .join(" ")
     );
@@ -251,7 +294,14 @@ pub fn replay_text(p: &Program, model: Model, unroll: u32, steps: &[Step]) -> Re
         Some(c) => {
             s += "happens-before cycle:\n";
             for (a, b, k) in c {
-                s += &format!("  e{} {}  --{}-->  e{} {}\n", a + 1, run.events[a].text, k.name(), b + 1, run.events[b].text);
+                s += &format!(
+                    "  e{} {}  --{}-->  e{} {}\n",
+                    a + 1,
+                    run.events[a].text,
+                    k.name(),
+                    b + 1,
+                    run.events[b].text
+                );
             }
         }
         None => s += "happens-before: acyclic (the run is SC)\n",

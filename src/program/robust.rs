@@ -16,6 +16,9 @@ use super::explore::{replay, Effect, Machine, Model, Run, Settled, State, Step};
 use super::Program;
 use std::collections::{HashMap, HashSet, VecDeque};
 
+/// A happens-before cycle: edges (from, to, kind) between run events.
+pub type Cycle = Vec<(usize, usize, Edge)>;
+
 /// The kinds of happens-before edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Edge {
@@ -83,7 +86,7 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, Edge)> {
 }
 
 /// A shortest happens-before cycle of the run, as edges, if there is one.
-pub fn hb_cycle(run: &Run) -> Option<Vec<(usize, usize, Edge)>> {
+pub fn hb_cycle(run: &Run) -> Option<Cycle> {
     let n = run.events.len();
     let edges = hb_edges(run);
     let mut succ: Vec<Vec<(usize, Edge)>> = vec![Vec::new(); n];
@@ -241,7 +244,11 @@ impl Frontier {
             pending: self
                 .pending
                 .iter()
-                .map(|p| p.iter().map(|(a, b)| (m(&Some(*a)).unwrap(), m(b))).collect())
+                .map(|p| {
+                    p.iter()
+                        .map(|(a, b)| (m(&Some(*a)).unwrap(), m(b)))
+                        .collect()
+                })
                 .collect(),
         }
     }
@@ -250,7 +257,9 @@ impl Frontier {
     fn step(&mut self, eff: Effect) -> Result<bool, TooMany> {
         let k = self.last.len();
         match eff {
-            Effect::Load { t, x, forwarded, .. } => {
+            Effect::Load {
+                t, x, forwarded, ..
+            } => {
                 let src = match forwarded {
                     Some(i) => Some(self.pending[t][i].0),
                     None => self.latest[x],
@@ -273,7 +282,9 @@ impl Frontier {
                 srcs.extend_from_slice(&self.readers[x * k..(x + 1) * k]);
                 let n = self.add_node(&srcs)?;
                 self.latest[x] = Some(n);
-                self.readers[x * k..(x + 1) * k].iter_mut().for_each(|r| *r = None);
+                self.readers[x * k..(x + 1) * k]
+                    .iter_mut()
+                    .for_each(|r| *r = None);
                 self.last[t] = Some(n);
             }
             Effect::Commit { t, x, index } => {
@@ -284,7 +295,9 @@ impl Frontier {
                     return Ok(true);
                 }
                 self.latest[x] = Some(n);
-                self.readers[x * k..(x + 1) * k].iter_mut().for_each(|r| *r = None);
+                self.readers[x * k..(x + 1) * k]
+                    .iter_mut()
+                    .for_each(|r| *r = None);
                 self.readers[x * k + t] = fwd;
             }
         }
@@ -304,7 +317,12 @@ impl std::fmt::Display for TooMany {
 
 /// Whether every run of `p` under `model` (TSO or PSO) is SC; at most `max_states`
 /// (state, frontier) pairs. SC is robust by definition.
-pub fn robust(p: &Program, model: Model, unroll: u32, max_states: usize) -> Result<Robustness, TooMany> {
+pub fn robust(
+    p: &Program,
+    model: Model,
+    unroll: u32,
+    max_states: usize,
+) -> Result<Robustness, TooMany> {
     if model == Model::Sc {
         return Ok(Robustness {
             robust: Some(true),
@@ -368,7 +386,12 @@ pub fn robust(p: &Program, model: Model, unroll: u32, max_states: usize) -> Resu
 
 /// Replays a witness and returns its run and happens-before cycle (re-checked from the
 /// definitions by [`hb_cycle`]).
-pub fn check_witness(p: &Program, model: Model, unroll: u32, steps: &[Step]) -> Result<(Run, Vec<(usize, usize, Edge)>), String> {
+pub fn check_witness(
+    p: &Program,
+    model: Model,
+    unroll: u32,
+    steps: &[Step],
+) -> Result<(Run, Cycle), String> {
     let m = Machine::new(p, model, unroll);
     let run = replay(&m, steps)?;
     let cyc = hb_cycle(&run).ok_or("the run's happens-before is acyclic")?;

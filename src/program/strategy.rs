@@ -91,7 +91,13 @@ fn build(p: ProgParams, ths: &[Vec<Gen>]) -> Program {
                 Gen::Skip(v) => {
                     if let Some(r) = last {
                         let to = th.code.len() + 2;
-                        th.push(Instr::Branch(Expr::Bin(BinOp::Eq, Operand::Reg(r), Operand::Const(v)), to), i + 1);
+                        th.push(
+                            Instr::Branch(
+                                Expr::Bin(BinOp::Eq, Operand::Reg(r), Operand::Const(v)),
+                                to,
+                            ),
+                            i + 1,
+                        );
                     }
                 }
             }

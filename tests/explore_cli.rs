@@ -1,0 +1,299 @@
+//! `tsoser explore` and `tsoser suite` end to end: exit codes, witnesses that replay,
+//! emitted traces that the checkers and monitors read, JSON shape, every input error.
+
+mod common;
+
+use common::{stderr, stdout, tsoser};
+
+/// (input, line, words): each program/litmus error names file:line and exits 2.
+const ERRORS: &[(&str, &str, &str)] = &[
+    ("unknown-label.prog", ":3:", "unknown label `Nowhere`"),
+    (
+        "missing-operand.prog",
+        ":3:",
+        "expected a register or a number in `[x] =`",
+    ),
+    ("unclosed.prog", ":2:", "not closed"),
+    ("unknown-thread.prog", ":4:", "unknown thread `Q`"),
+    ("duplicate-thread.prog", ":4:", "declared twice"),
+    (
+        "bad-statement.prog",
+        ":2:",
+        "unexpected `x` in `r = load x`",
+    ),
+    ("not-x86.litmus", ":1:", "expected an `X86 <name>` header"),
+    ("no-lock.litmus", ":4:", "needs the LOCK prefix"),
+    ("too-many-columns.litmus", ":4:", "3 columns, but 2 threads"),
+    (
+        "unknown-instruction.litmus",
+        ":4:",
+        "P0: `FROB EAX`: unsupported",
+    ),
+    ("bad-condition.litmus", ":5:", "expected a condition atom"),
+];
+
+#[test]
+fn every_program_error_names_file_and_line_and_exits_2() {
+    for &(name, line, words) in ERRORS {
+        let f = format!("tests/inputs/programs/{name}");
+        let o = tsoser(&["explore", &f]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.starts_with(&format!("tsoser: {f}{line}")),
+            "{name}: {err}"
+        );
+        assert!(err.contains(words), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+    }
+    let o = tsoser(&["explore", "no/such.prog"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no/such.prog: cannot read"));
+}
+
+#[test]
+fn explore_exit_codes_follow_robustness_assertions_and_budget() {
+    for (args, want) in [
+        (vec!["explore", "examples/programs/sb.prog"], 1),
+        (
+            vec!["explore", "examples/programs/sb.prog", "--model", "sc"],
+            0,
+        ),
+        (
+            vec!["explore", "examples/programs/sb.prog", "--no-robustness"],
+            0,
+        ),
+        (vec!["explore", "examples/programs/sb-fenced.prog"], 0),
+        (vec!["explore", "examples/programs/mp.prog"], 0),
+        (
+            vec!["explore", "examples/programs/mp.prog", "--model", "pso"],
+            1,
+        ),
+        (
+            vec![
+                "explore",
+                "examples/programs/dekker.prog",
+                "--model",
+                "tso",
+                "--no-robustness",
+            ],
+            1,
+        ),
+        (
+            vec![
+                "explore",
+                "examples/programs/sb-fenced.prog",
+                "--max-states",
+                "3",
+            ],
+            3,
+        ),
+        // A failure found within the budget is a definite answer.
+        (
+            vec![
+                "explore",
+                "examples/programs/bakery.prog",
+                "--max-states",
+                "50",
+            ],
+            1,
+        ),
+    ] {
+        let o = tsoser(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(want),
+            "{args:?}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn the_robustness_witness_replays_to_its_cycle() {
+    let o = tsoser(&["explore", "examples/programs/sb.prog"]);
+    let out = stdout(&o);
+    assert!(out.contains("robust: NO"), "{out}");
+    let sched = out
+        .split("--replay \"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(sched, "P0 P0 P1 P1 c:P0:x c:P1:y");
+    let o = tsoser(&["explore", "examples/programs/sb.prog", "--replay", &sched]);
+    assert_eq!(o.status.code(), Some(0));
+    let r = stdout(&o);
+    assert!(r.contains("happens-before cycle:"), "{r}");
+    assert!(r.contains("--fr-->") && r.contains("--po-->"), "{r}");
+    assert!(r.contains("P0:r0=0 P1:r1=0"), "{r}");
+    // Under SC the same schedule is not a run (there are no buffers to commit).
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/sb.prog",
+        "--model",
+        "sc",
+        "--replay",
+        &sched,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("step 5 (`c:P0:x`) is not enabled"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn an_assertion_failure_prints_a_schedule_that_replays() {
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/dekker.prog",
+        "--no-robustness",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("assertion FAILS"), "{out}");
+    let sched = out
+        .split("--replay \"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/dekker.prog",
+        "--replay",
+        &sched,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn explore_json_has_the_documented_shape() {
+    let o = tsoser(&["explore", "examples/programs/sb.prog", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in [
+        "file",
+        "program",
+        "model",
+        "complete",
+        "states",
+        "outcomes",
+        "condition",
+        "cut",
+        "assertion_failure",
+        "robustness",
+        "exit",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert_eq!(v["model"], "tso");
+    assert_eq!(v["condition"]["holds"], true);
+    assert_eq!(v["condition"]["quantifier"], "exists");
+    assert_eq!(v["outcomes"].as_array().unwrap().len(), 4);
+    assert_eq!(v["outcomes"][0]["values"]["P0:r0"], 0);
+    assert!(v["outcomes"][0]["runs"].as_u64().unwrap() > 0);
+    assert_eq!(v["robustness"]["robust"], false);
+    assert_eq!(
+        v["robustness"]["witness"]["cycle"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    assert_eq!(v["exit"], 1);
+}
+
+#[test]
+fn emitted_traces_feed_check_and_monitor() {
+    let dir = std::env::temp_dir().join(format!("tsoser-emit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/sb.prog",
+        "--model",
+        "sc",
+        "--emit-traces",
+        &format!("{d}/sc"),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let sc: Vec<_> = std::fs::read_dir(dir.join("sc"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    // SB has 6 SC interleavings of its 4 events.
+    assert_eq!(sc.len(), 6);
+    // SOBER reports on the SC runs where the two loads come after both stores.
+    let reports = sc
+        .iter()
+        .filter(|p| {
+            tsoser(&["monitor", p.to_str().unwrap(), "--monitor", "sober"])
+                .status
+                .code()
+                == Some(1)
+        })
+        .count();
+    assert!(reports > 0 && reports < 6, "{reports}");
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/task-pool.prog",
+        "--emit-traces",
+        &format!("{d}/tso"),
+        "--max-traces",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let tso: Vec<_> = std::fs::read_dir(dir.join("tso"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(tso.len(), 5);
+    for p in &tso {
+        let o = tsoser(&["check", p.to_str().unwrap()]);
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+        let text = std::fs::read_to_string(p).unwrap();
+        assert!(
+            text.contains("a.t1") && text.contains("b.t1"),
+            "transactions named by thread: {text}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn suite_compares_with_the_expected_csv() {
+    let o = tsoser(&[
+        "suite",
+        "tests/inputs/suite",
+        "--expected",
+        "tests/inputs/suite/expected.csv",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("2 tests under TSO: 2 match, 0 mismatches"));
+    let o = tsoser(&[
+        "suite",
+        "tests/inputs/suite",
+        "--expected",
+        "tests/inputs/suite/wrong.csv",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("MISMATCH  sb.litmus: condition true (expected false)"));
+    let o = tsoser(&[
+        "suite",
+        "tests/inputs/suite",
+        "--model",
+        "pso",
+        "--robustness",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["not_robust"], 2);
+    assert_eq!(v["tests"], 2);
+}
