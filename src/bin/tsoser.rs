@@ -1576,7 +1576,8 @@ fn cmd_suite(
     let (mut mismatches, mut errors, mut unknown, mut not_robust) = (0, 0, 0, 0);
     for f in &files {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
-        let row = match program::parse::read_program(f) {
+        let t0 = std::time::Instant::now();
+        let mut row = match program::parse::read_program(f) {
             Err(e) => {
                 errors += 1;
                 json!({"test": name, "error": e.to_string()})
@@ -1609,6 +1610,7 @@ fn cmd_suite(
                 }
             },
         };
+        row["ms"] = json!((t0.elapsed().as_secs_f64() * 1e3 * 1000.0).round() / 1000.0);
         rows.push(row);
     }
     let secs = started.elapsed().as_secs_f64();

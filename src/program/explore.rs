@@ -15,7 +15,7 @@
 //! unrolling bound cuts the run, as does a false `assume`.
 
 use super::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The memory model of an exploration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -407,8 +407,8 @@ pub fn explore(p: &Program, model: Model, unroll: u32, max_states: usize) -> Exp
     let mut x = Explorer {
         m: &m,
         places: &places,
-        memo: HashMap::new(),
-        outcome_ix: HashMap::new(),
+        memo: HashMap::default(),
+        outcome_ix: HashMap::default(),
         outcome_vals: Vec::new(),
         path: Vec::new(),
         failure: None,

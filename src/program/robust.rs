@@ -14,7 +14,8 @@
 
 use super::explore::{replay, Effect, Machine, Model, Run, Settled, State, Step};
 use super::Program;
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 
 /// A happens-before cycle: edges (from, to, kind) between run events.
 pub type Cycle = Vec<(usize, usize, Edge)>;
@@ -49,7 +50,7 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, Edge)> {
         | Effect::Rmw { t, .. }
         | Effect::Commit { t, .. } => t,
     };
-    let mut last: HashMap<usize, usize> = HashMap::new();
+    let mut last: HashMap<usize, usize> = HashMap::default();
     for (i, e) in run.events.iter().enumerate() {
         let t = thread(&e.effect);
         if let Some(&j) = last.get(&t) {
@@ -332,7 +333,7 @@ pub fn robust(
     }
     let m = Machine::new(p, model, unroll);
     let (s0, st) = m.initial();
-    let mut seen: HashSet<(State, Frontier)> = HashSet::new();
+    let mut seen: HashSet<(State, Frontier)> = HashSet::default();
     // Parent links for the witness: (parent index, step).
     let mut links: Vec<(usize, Option<Step>)> = vec![(0, None)];
     let mut q: VecDeque<(State, Frontier, usize)> = VecDeque::new();

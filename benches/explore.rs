@@ -1,0 +1,46 @@
+//! The explorer: the Dat3M x86 suite under TSO (outcomes and conditions, as `tsoser
+//! suite`), and the bakery under PSO with and without the robustness search.
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::path::Path;
+use tsoser::program::explore::{explore, Model};
+use tsoser::program::parse::read_program;
+use tsoser::program::robust::robust;
+
+fn suite(c: &mut Criterion) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external/dat3m-x86/litmus");
+    let mut progs = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        for e in rd.flatten() {
+            progs.push(read_program(&e.path()).unwrap());
+        }
+    }
+    let mut g = c.benchmark_group("explore");
+    g.sample_size(10);
+    if !progs.is_empty() {
+        g.bench_function("dat3m-487-tso", |b| {
+            b.iter(|| {
+                progs
+                    .iter()
+                    .filter(|p| explore(p, Model::Tso, 4, 1_000_000).condition(p) == Some(true))
+                    .count()
+            })
+        });
+    }
+    let bakery =
+        read_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs/bakery.prog"))
+            .unwrap();
+    g.bench_function("bakery-pso-unroll8", |b| {
+        b.iter(|| explore(&bakery, Model::Pso, 8, 10_000_000).states)
+    });
+    let fenced = read_program(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs/bakery-fenced.prog"),
+    )
+    .unwrap();
+    g.bench_function("bakery-fenced-pso-robustness", |b| {
+        b.iter(|| robust(&fenced, Model::Pso, 8, 10_000_000).unwrap().states)
+    });
+    g.finish();
+}
+
+criterion_group!(benches, suite);
+criterion_main!(benches);
