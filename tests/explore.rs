@@ -72,7 +72,7 @@ proptest! {
     /// enumeration; the robustness search answers as enumeration does, with a witness of
     /// the shortest length that re-checks; SC ⊆ TSO ⊆ PSO outcomes.
     #[test]
-    fn explorer_and_robustness_match_run_enumeration(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 1] })) {
+    fn explorer_and_robustness_match_run_enumeration(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 1], ..ProgParams::default() })) {
         let mut sets = Vec::new();
         for model in [Model::Sc, Model::Tso, Model::Pso] {
             let (want, shortest) = oracle(&p, model);
@@ -97,7 +97,7 @@ proptest! {
 
     /// Three threads: the same agreement on wider programs.
     #[test]
-    fn three_threads_match_run_enumeration(p in programs(ProgParams { threads: 3, locs: 2, max_len: 2, weights: [5, 5, 1, 1, 0] })) {
+    fn three_threads_match_run_enumeration(p in programs(ProgParams { threads: 3, locs: 2, max_len: 2, weights: [5, 5, 1, 1, 0], ..ProgParams::default() })) {
         for model in [Model::Tso, Model::Pso] {
             let (want, shortest) = oracle(&p, model);
             let e = explore(&p, model, 4, 1_000_000);
@@ -158,12 +158,48 @@ proptest! {
     /// reports only on non-robust programs (soundness). SOBER's completeness is checked
     /// on the examples (it misses Burnim's Fig. 6, see `burnim_fig6_*`).
     #[test]
-    fn monitors_on_sc_runs_decide_robustness(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 1] })) {
+    fn monitors_on_sc_runs_decide_robustness(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 1], ..ProgParams::default() })) {
         let [sober, tso, pso] = monitors_on_sc_runs(&p);
         let robust_tso = robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust.unwrap();
         let robust_pso = robust(&p, Model::Pso, 4, 1_000_000).unwrap().robust.unwrap();
         prop_assert_eq!(tso, !robust_tso, "monitor_TSO vs TSO robustness");
         prop_assert_eq!(pso, !robust_pso, "monitor_PSO vs PSO robustness");
         prop_assert!(!sober || !robust_tso, "SOBER reported on a robust program");
+    }
+}
+
+/// (robust under TSO, every SC trace SC-serializable, every TSO trace TSO-serializable)
+/// of a branch-free program: its TSO executions are exactly the TSO executions of its
+/// issue-order traces, so trace-level answers are program-level answers.
+fn enea_farzan_facts(p: &Program) -> (bool, bool, bool) {
+    use tsoser::check::{brute, sc};
+    use tsoser::program::traces::traces;
+    let robust_tso = robust(p, Model::Tso, 4, 1_000_000).unwrap().robust.unwrap();
+    let sc_ser = traces(p, Model::Sc, 4, 1_000_000)
+        .iter()
+        .all(|t| !sc::check_sc(t).is_violation());
+    let tso_ser = traces(p, Model::Tso, 4, 1_000_000)
+        .iter()
+        .all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
+    (robust_tso, sc_ser, tso_ser)
+}
+
+proptest! {
+    #![proptest_config(config(1000))]
+
+    /// Enea & Farzan Theorem 2 on random programs with transactions: robust and
+    /// SC-serializable ⟹ TSO-serializable (the explorer, the SC checker and brute agree).
+    #[test]
+    fn theorem_2_robust_and_sc_serializable_implies_tso_serializable(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 0], txns: true, fenced: false })) {
+        let (robust_tso, sc_ser, tso_ser) = enea_farzan_facts(&p);
+        prop_assert!(!(robust_tso && sc_ser) || tso_ser);
+    }
+
+    /// Theorem 3: for transaction-fenced programs, TSO-serializable ⟺ robust and
+    /// SC-serializable.
+    #[test]
+    fn theorem_3_on_transaction_fenced_programs(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 0, 1, 0], txns: true, fenced: true })) {
+        let (robust_tso, sc_ser, tso_ser) = enea_farzan_facts(&p);
+        prop_assert_eq!(tso_ser, robust_tso && sc_ser);
     }
 }

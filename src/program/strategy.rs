@@ -14,6 +14,10 @@ pub struct ProgParams {
     pub max_len: usize,
     /// Relative weights of load, store, fence, rmw, forward branch.
     pub weights: [u32; 5],
+    /// Cut each thread into one or two transactions (`begin … end`).
+    pub txns: bool,
+    /// With `txns`: end every transaction with a fence (transaction-fenced).
+    pub fenced: bool,
 }
 
 impl Default for ProgParams {
@@ -23,6 +27,8 @@ impl Default for ProgParams {
             locs: 2,
             max_len: 3,
             weights: [5, 5, 1, 1, 1],
+            txns: false,
+            fenced: false,
         }
     }
 }
@@ -52,20 +58,37 @@ fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
 /// Random programs of the given shape; the condition-free outcome lists every register
 /// and location.
 pub fn programs(p: ProgParams) -> impl Strategy<Value = Program> {
-    let thread = proptest::collection::vec(gen_instr(p), 1..=p.max_len);
+    let thread = (
+        proptest::collection::vec(gen_instr(p), 1..=p.max_len),
+        0..=p.max_len,
+    );
     proptest::collection::vec(thread, p.threads..=p.threads).prop_map(move |ths| build(p, &ths))
 }
 
-fn build(p: ProgParams, ths: &[Vec<Gen>]) -> Program {
+fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
     let mut prog = Program::new("random");
     for x in 0..p.locs {
         prog.loc(&format!("x{x}"));
     }
-    for (t, gens) in ths.iter().enumerate() {
+    for (t, (gens, cut)) in ths.iter().enumerate() {
         let mut th = Thread::new(&format!("P{t}"));
+        // Transaction boundaries: before the first instruction and at `cut`.
+        let close = |th: &mut Thread, line: usize| {
+            if p.fenced {
+                th.push(Instr::Fence, line);
+            }
+            th.push(Instr::End, line);
+        };
+        if p.txns {
+            th.push(Instr::Begin, 0);
+        }
         let mut last: Option<Reg> = None;
         let mut n = 0;
         for (i, g) in gens.iter().enumerate() {
+            if p.txns && i == *cut && i > 0 {
+                close(&mut th, i + 1);
+                th.push(Instr::Begin, i + 1);
+            }
             let fresh = |th: &mut Thread, n: &mut usize| {
                 *n += 1;
                 th.reg(&format!("r{n}"))
@@ -101,6 +124,9 @@ fn build(p: ProgParams, ths: &[Vec<Gen>]) -> Program {
                     }
                 }
             }
+        }
+        if p.txns {
+            close(&mut th, gens.len());
         }
         // A branch past the end lands on the end.
         let len = th.code.len();
