@@ -297,3 +297,21 @@ fn suite_compares_with_the_expected_csv() {
     assert_eq!(v["not_robust"], 2);
     assert_eq!(v["tests"], 2);
 }
+
+#[test]
+fn a_program_too_wide_for_the_robustness_search_is_unknown_not_an_error() {
+    let o = tsoser(&["explore", "tests/inputs/programs/wide.prog"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("robust: unknown (the robustness search holds at most 128"),
+        "{out}"
+    );
+    assert!(out.contains("the count saturated"), "{out}");
+    let o = tsoser(&[
+        "explore",
+        "tests/inputs/programs/wide.prog",
+        "--no-robustness",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -24,6 +24,8 @@ pub struct Report {
     pub witness_text: Vec<String>,
     pub cycle_text: Vec<String>,
     pub failure_text: Vec<String>,
+    /// Why robustness is unknown, when not for the budget.
+    pub robustness_note: Option<String>,
     pub exit: u8,
 }
 
@@ -31,8 +33,20 @@ pub struct Report {
 /// (a witness that does not re-check) or a robustness search too wide.
 pub fn run(p: &Program, o: Options) -> Result<Report, String> {
     let exploration = explore(p, o.model, o.unroll, o.max_states);
+    let mut robustness_note = None;
     let robustness = if o.robustness && o.model != Model::Sc {
-        Some(robust(p, o.model, o.unroll, o.max_states).map_err(|e| e.to_string())?)
+        match robust(p, o.model, o.unroll, o.max_states) {
+            Ok(r) => Some(r),
+            // Too wide for the frontier matrix: robustness stays unknown (exit 3).
+            Err(e) => {
+                robustness_note = Some(e.to_string());
+                Some(Robustness {
+                    robust: None,
+                    witness: None,
+                    states: 0,
+                })
+            }
+        }
     } else {
         None
     };
@@ -79,6 +93,7 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
         witness_text,
         cycle_text,
         failure_text,
+        robustness_note,
         exit,
     })
 }
@@ -139,11 +154,12 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             Some(true) => "  *",
             _ => "",
         };
-        s += &format!(
-            "  {}  ({runs} run{}){mark}\n",
-            outcome_text(p, e, vals),
-            if *runs == 1 { "" } else { "s" }
-        );
+        let count = match *runs {
+            1 => "1 run".to_string(),
+            u64::MAX => "≥ 2⁶⁴−1 runs: the count saturated".to_string(),
+            n => format!("{n} runs"),
+        };
+        s += &format!("  {}  ({count}){mark}\n", outcome_text(p, e, vals));
     }
     if let Some(f) = &p.final_cond {
         let verdict = match e.condition(p) {
@@ -185,7 +201,10 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
                     rb.states
                 )
             }
-            None => s += "robust: unknown (budget exhausted)\n",
+            None => {
+                let why = r.robustness_note.as_deref().unwrap_or("budget exhausted");
+                s += &format!("robust: unknown ({why})\n")
+            }
             Some(false) => {
                 let w = rb.witness.as_ref().unwrap();
                 s += &format!(
@@ -240,7 +259,7 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
                "schedule": schedule_text(p, &f.schedule), "steps": r.failure_text})
     });
     let robustness = r.robustness.as_ref().map(|rb| {
-        json!({"robust": rb.robust, "states": rb.states,
+        json!({"robust": rb.robust, "states": rb.states, "note": r.robustness_note,
                "witness": rb.witness.as_ref().map(|w| json!({
                    "schedule": schedule_text(p, w), "steps": r.witness_text, "cycle": r.cycle_text}))})
     });
