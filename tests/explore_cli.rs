@@ -315,3 +315,18 @@ fn a_program_too_wide_for_the_robustness_search_is_unknown_not_an_error() {
     ]);
     assert_eq!(o.status.code(), Some(0));
 }
+
+#[test]
+fn suite_reports_tests_that_do_not_parse_and_exits_2() {
+    let o = tsoser(&["suite", "tests/inputs/programs"]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(
+        out.contains("ERROR     no-lock.litmus: tests/inputs/programs/no-lock.litmus:4:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("5 tests under TSO: 0 explored (no --expected), 5 errors"),
+        "{out}"
+    );
+}

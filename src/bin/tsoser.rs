@@ -1572,45 +1572,62 @@ fn cmd_suite(
         }
     }
     let started = std::time::Instant::now();
+    // Each test on its own (in parallel, one per core); rows in file order.
+    use rayon::prelude::*;
+    let results: Vec<(
+        serde_json::Value,
+        Option<program::report::Report>,
+        Option<program::Program>,
+    )> = files
+        .par_iter()
+        .map(|f| {
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            let t0 = std::time::Instant::now();
+            let (row, rep, prog) = match program::parse::read_program(f) {
+                Err(e) => (json!({"test": name, "error": e.to_string()}), None, None),
+                Ok(p) => match program::report::run(&p, o) {
+                    Err(e) => (json!({"test": name, "error": e}), None, None),
+                    Ok(r) => (json!({"test": name}), Some(r), Some(p)),
+                },
+            };
+            let mut row = row;
+            row["ms"] = json!((t0.elapsed().as_secs_f64() * 1e6).round() / 1e3);
+            (row, rep, prog)
+        })
+        .collect();
     let mut rows = Vec::new();
     let (mut mismatches, mut errors, mut unknown, mut not_robust) = (0, 0, 0, 0);
-    for f in &files {
-        let name = f.file_name().unwrap().to_string_lossy().to_string();
-        let t0 = std::time::Instant::now();
-        let mut row = match program::parse::read_program(f) {
-            Err(e) => {
-                errors += 1;
-                json!({"test": name, "error": e.to_string()})
+    for (row0, rep, prog) in results {
+        let name = row0["test"].as_str().unwrap_or("").to_string();
+        let ms = row0["ms"].clone();
+        let mut row = match (rep, prog) {
+            (Some(r), Some(p)) => {
+                let holds = r.exploration.condition(&p);
+                let exp = want.get(&name).copied();
+                let ok = match (holds, exp) {
+                    (Some(h), Some(w)) => Some(h == w),
+                    _ => None,
+                };
+                if ok == Some(false) {
+                    mismatches += 1;
+                }
+                if holds.is_none() {
+                    unknown += 1;
+                }
+                let robust = r.robustness.as_ref().and_then(|x| x.robust);
+                if robust == Some(false) {
+                    not_robust += 1;
+                }
+                json!({"test": name, "holds": holds, "expected": exp, "match": ok,
+                       "outcomes": r.exploration.outcomes.len(), "states": r.exploration.states,
+                       "robust": robust})
             }
-            Ok(p) => match program::report::run(&p, o) {
-                Err(e) => {
-                    errors += 1;
-                    json!({"test": name, "error": e})
-                }
-                Ok(r) => {
-                    let holds = r.exploration.condition(&p);
-                    let exp = want.get(&name).copied();
-                    let ok = match (holds, exp) {
-                        (Some(h), Some(w)) => Some(h == w),
-                        _ => None,
-                    };
-                    if ok == Some(false) {
-                        mismatches += 1;
-                    }
-                    if holds.is_none() {
-                        unknown += 1;
-                    }
-                    let robust = r.robustness.as_ref().and_then(|x| x.robust);
-                    if robust == Some(false) {
-                        not_robust += 1;
-                    }
-                    json!({"test": name, "holds": holds, "expected": exp, "match": ok,
-                           "outcomes": r.exploration.outcomes.len(), "states": r.exploration.states,
-                           "robust": robust})
-                }
-            },
+            _ => {
+                errors += 1;
+                row0
+            }
         };
-        row["ms"] = json!((t0.elapsed().as_secs_f64() * 1e3 * 1000.0).round() / 1000.0);
+        row["ms"] = ms;
         rows.push(row);
     }
     let secs = started.elapsed().as_secs_f64();
