@@ -6,6 +6,7 @@ pub mod dot;
 pub mod exact;
 pub mod forced;
 pub mod paper;
+pub mod path;
 
 use crate::check::conflict::Rule;
 use crate::trace::exec::Node;

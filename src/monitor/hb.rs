@@ -9,7 +9,6 @@
 //! one edge from the definitions, independently of both.
 
 use crate::trace::{EventId, Op, Trace};
-use std::collections::VecDeque;
 use std::fmt;
 
 /// The kind of a `→hb` edge.
@@ -180,24 +179,11 @@ pub fn path(
             }
         }
     }
-    let mut pred: Vec<Option<(EventId, HbKind)>> = vec![None; upto];
-    let mut queue = VecDeque::from([from]);
-    let mut seen = vec![false; upto];
-    seen[from] = true;
-    while let Some(u) = queue.pop_front() {
-        if u == to {
-            let mut out = Vec::new();
-            let mut v = to;
-            while v != from {
-                let (p, kind) = pred[v].expect("reached nodes have a predecessor");
-                out.push((p, v, kind));
-                v = p;
-            }
-            out.reverse();
-            return Some(out);
-        }
+    if from == to {
+        return Some(Vec::new());
+    }
+    crate::graph::path::shortest(upto, from, to, |u, succ| {
         let e = &evs[u];
-        let mut succ: Vec<(EventId, HbKind)> = Vec::new();
         if let Some(v) = next_po[u] {
             succ.push((v, HbKind::Po));
         }
@@ -206,15 +192,7 @@ pub fn path(
             succ.push((v, kind));
         }
         succ.extend(readers[u].iter().map(|&v| (v, HbKind::Rf)));
-        for (v, kind) in succ {
-            if !seen[v] {
-                seen[v] = true;
-                pred[v] = Some((u, kind));
-                queue.push_back(v);
-            }
-        }
-    }
-    None
+    })
 }
 
 /// Re-checks a path: consecutive, each edge a `→hb` edge of its stated kind ([`holds`]).

@@ -94,37 +94,13 @@ pub fn hb_cycle(run: &Run) -> Option<Cycle> {
     for &(a, b, k) in &edges {
         succ[a].push((b, k));
     }
-    let mut best: Option<Vec<(usize, usize, Edge)>> = None;
+    let mut best: Option<Cycle> = None;
     for start in 0..n {
-        // Breadth-first from start back to start.
-        let mut prev: Vec<Option<(usize, Edge)>> = vec![None; n];
-        let mut q = VecDeque::from([start]);
-        let mut seen = vec![false; n];
-        let mut found = None;
-        'bfs: while let Some(a) = q.pop_front() {
-            for &(b, k) in &succ[a] {
-                if b == start {
-                    found = Some((a, k));
-                    break 'bfs;
-                }
-                if !seen[b] {
-                    seen[b] = true;
-                    prev[b] = Some((a, k));
-                    q.push_back(b);
-                }
-            }
-        }
-        if let Some((a, k)) = found {
-            let mut cyc = vec![(a, start, k)];
-            let mut cur = a;
-            while cur != start {
-                let (p, k) = prev[cur].expect("on the path");
-                cyc.push((p, cur, k));
-                cur = p;
-            }
-            cyc.reverse();
-            if best.as_ref().is_none_or(|b| cyc.len() < b.len()) {
-                best = Some(cyc);
+        let cyc =
+            crate::graph::path::shortest(n, start, start, |u, out| out.extend_from_slice(&succ[u]));
+        if let Some(c) = cyc {
+            if best.as_ref().is_none_or(|b| c.len() < b.len()) {
+                best = Some(c);
             }
         }
     }
