@@ -330,3 +330,50 @@ fn suite_reports_tests_that_do_not_parse_and_exits_2() {
         "{out}"
     );
 }
+
+/// The printed reports, compared with `tests/golden/explore/` (rewrite them with
+/// `TSOSER_BLESS=1` after an intended change, and review the diff).
+#[test]
+fn explore_output_matches_the_golden_files() {
+    for (args, golden) in [
+        (vec!["explore", "examples/programs/sb.prog"], "sb.txt"),
+        (
+            vec!["explore", "examples/programs/sb.prog", "--json"],
+            "sb.json",
+        ),
+        (
+            vec!["explore", "tests/inputs/suite/mp.litmus", "--model", "pso"],
+            "mp-pso.txt",
+        ),
+        (
+            vec![
+                "explore",
+                "examples/programs/dekker.prog",
+                "--no-robustness",
+            ],
+            "dekker.txt",
+        ),
+        (
+            vec![
+                "explore",
+                "examples/programs/sb.prog",
+                "--replay",
+                "P0 P0 P1 P1 c:P0:x c:P1:y",
+            ],
+            "sb-replay.txt",
+        ),
+    ] {
+        let out = stdout(&tsoser(&args));
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden/explore")
+            .join(golden);
+        if std::env::var_os("TSOSER_BLESS").is_some() {
+            std::fs::write(&path, &out).unwrap();
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            out, want,
+            "{args:?} differs from {golden} (TSOSER_BLESS=1 rewrites it)"
+        );
+    }
+}
