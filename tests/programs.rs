@@ -232,7 +232,7 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
             dir.display()
         )
     });
-    let mut n = 0;
+    let (mut n, mut stated) = (0, 0);
     for line in csv.lines().filter(|l| !l.trim().is_empty()) {
         let (path, want) = line.rsplit_once(',').unwrap();
         let name = Path::new(path).file_name().unwrap();
@@ -243,6 +243,11 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
             assert!(e.complete, "{path}");
             if m == Model::Tso {
                 assert_eq!(e.condition(&p), Some(want.trim() == "1"), "{path}");
+                // Old-style tests state their TSO answer (`with tso: ~exists;`).
+                if let Some((_, agrees)) = tsoser::program::report::stated(&p, &e) {
+                    assert_eq!(agrees, Some(true), "{path}: the test's own `with tso:`");
+                    stated += 1;
+                }
             }
             sets.push(
                 e.outcomes
@@ -256,4 +261,5 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
         n += 1;
     }
     assert_eq!(n, 487);
+    assert_eq!(stated, 7, "the old-style tests with a `with tso:` block");
 }

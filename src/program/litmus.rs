@@ -233,13 +233,37 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     if n < lines.len() {
         let line = n + 1;
         let mut text = String::new();
-        for l in &lines[n..] {
+        let mut with = None;
+        for (i, l) in lines[n..].iter().enumerate() {
             let t = l.trim();
             if t.starts_with("with") {
+                with = Some(n + i + 1);
                 break;
             }
             text.push_str(t);
             text.push(' ');
+        }
+        // `with` block: `model: exists;` or `model: ~exists;` per line.
+        if let Some(w) = with {
+            for (i, l) in lines[w..].iter().enumerate() {
+                let Some((model, q)) = l.trim().trim_end_matches(';').split_once(':') else {
+                    continue;
+                };
+                let q = match q.trim() {
+                    "exists" => Quantifier::Exists,
+                    "~exists" | "~ exists" => Quantifier::NotExists,
+                    other => {
+                        return Err(fmt_err(
+                            w + i + 1,
+                            format!(
+                                "expected `{}: exists;` or `~exists;`, found `{other}`",
+                                model.trim()
+                            ),
+                        ))
+                    }
+                };
+                p.expect.push((model.trim().to_ascii_lowercase(), q));
+            }
         }
         let mut body = text.trim().trim_end_matches(';').trim().to_string();
         if let Some(rest) = body.strip_prefix("final") {

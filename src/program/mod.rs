@@ -284,6 +284,8 @@ pub struct Program {
     pub final_cond: Option<Final>,
     /// Places to show in outcomes besides those of the condition (litmus `locations`).
     pub show: Vec<Place>,
+    /// A litmus test's stated answers per model (old `final … with tso: ~exists;`).
+    pub expect: Vec<(String, Quantifier)>,
 }
 
 impl Program {
@@ -295,6 +297,7 @@ impl Program {
             threads: Vec::new(),
             final_cond: None,
             show: Vec::new(),
+            expect: Vec::new(),
         }
     }
 

@@ -172,6 +172,14 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             f.quantifier,
             cond_body(&f.text)
         );
+        if let Some((q, agrees)) = stated(p, e) {
+            let word = match agrees {
+                Some(true) => "agrees",
+                Some(false) => "DISAGREES",
+                None => "unknown",
+            };
+            s += &format!("the test states under {model}: {q} — {word}\n");
+        }
     }
     if e.cut > 0 {
         s += &format!("runs cut by assume or the unrolling bound: {}\n", e.cut);
@@ -225,6 +233,15 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     s
 }
 
+/// The litmus test's own answer for this model (`with tso: ~exists;`), and whether
+/// the exploration agrees (the condition is then an `exists` condition).
+pub fn stated(p: &Program, e: &Exploration) -> Option<(super::Quantifier, Option<bool>)> {
+    let (_, q) = p.expect.iter().find(|(m, _)| m == e.model.name())?;
+    let reachable = e.condition(p);
+    let agrees = reachable.map(|r| r == (*q == super::Quantifier::Exists));
+    Some((*q, agrees))
+}
+
 fn cond_body(text: &str) -> &str {
     let t = text.trim();
     for q in ["~exists", "exists", "forall"] {
@@ -251,9 +268,10 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
             json!({"values": o, "runs": runs, "satisfies": holds(p, e, vals)})
         })
         .collect();
-    let condition = p.final_cond.as_ref().map(
-        |f| json!({"quantifier": f.quantifier.name(), "text": f.text, "holds": e.condition(p)}),
-    );
+    let condition = p.final_cond.as_ref().map(|f| {
+        let stated = stated(p, e).map(|(q, agrees)| json!({"quantifier": q.name(), "agrees": agrees}));
+        json!({"quantifier": f.quantifier.name(), "text": f.text, "holds": e.condition(p), "stated": stated})
+    });
     let failure = e.failure.as_ref().map(|f| {
         json!({"thread": p.threads[f.thread].name, "line": f.line,
                "schedule": schedule_text(p, &f.schedule), "steps": r.failure_text})
