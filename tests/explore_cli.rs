@@ -30,6 +30,11 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "P0: `FROB EAX`: unsupported",
     ),
     ("bad-condition.litmus", ":5:", "expected a condition atom"),
+    (
+        "bad-with.litmus",
+        ":7:",
+        "expected `tso: exists;` or `~exists;`, found `maybe`",
+    ),
 ];
 
 #[test]
@@ -326,7 +331,7 @@ fn suite_reports_tests_that_do_not_parse_and_exits_2() {
         "{out}"
     );
     assert!(
-        out.contains("5 tests under TSO: 0 explored (no --expected), 5 errors"),
+        out.contains("6 tests under TSO: 0 explored (no --expected), 6 errors"),
         "{out}"
     );
 }
