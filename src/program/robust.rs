@@ -16,6 +16,7 @@ use super::explore::{replay, Effect, Machine, Model, Run, Settled, State, Step};
 use super::Program;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 /// A happens-before cycle: edges (from, to, kind) between run events.
 pub type Cycle = Vec<(usize, usize, Edge)>;
@@ -309,19 +310,22 @@ pub fn robust(
     }
     let m = Machine::new(p, model, unroll);
     let (s0, st) = m.initial();
-    let mut seen: HashSet<(State, Frontier)> = HashSet::default();
+    // The set and the queue share each (state, frontier) pair.
+    let mut seen: HashSet<Rc<(State, Frontier)>> = HashSet::default();
     // Parent links for the witness: (parent index, step).
     let mut links: Vec<(usize, Option<Step>)> = vec![(0, None)];
-    let mut q: VecDeque<(State, Frontier, usize)> = VecDeque::new();
+    let mut q: VecDeque<(Rc<(State, Frontier)>, usize)> = VecDeque::new();
     if st == Settled::Ok {
         let f = Frontier::new(p.threads.len(), p.locs.len());
-        seen.insert((s0.clone(), f.clone()));
-        q.push_back((s0, f, 0));
+        let key = Rc::new((s0, f));
+        seen.insert(key.clone());
+        q.push_back((key, 0));
     }
     let mut steps = Vec::new();
     let mut complete = true;
-    while let Some((s, f, at)) = q.pop_front() {
-        m.enabled(&s, &mut steps);
+    while let Some((key, at)) = q.pop_front() {
+        let (s, f) = &*key;
+        m.enabled(s, &mut steps);
         for &step in &steps {
             let mut s2 = s.clone();
             let mut f2 = f.clone();
@@ -348,9 +352,10 @@ pub fn robust(
                 complete = false;
                 continue;
             }
-            if seen.insert((s2.clone(), f2.clone())) {
+            let key = Rc::new((s2, f2));
+            if seen.insert(key.clone()) {
                 links.push((at, Some(step)));
-                q.push_back((s2, f2, links.len() - 1));
+                q.push_back((key, links.len() - 1));
             }
         }
     }
