@@ -570,6 +570,7 @@ pub fn parse_schedule(p: &Program, text: &str) -> Result<Vec<Step>, String> {
 /// One event of a replayed run, with its happens-before sources.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunEvent {
+    /// The index of the step that issued it.
     pub step: usize,
     pub effect: Effect,
     /// For loads and rmws: the event of the write read (None: the initial value).
@@ -586,7 +587,8 @@ pub struct Run {
     pub co: Vec<Vec<usize>>,
     /// The state after the run.
     pub end: Option<State>,
-    pub settled: Option<Settled>,
+    /// Each step described from the state before it (commits included).
+    pub steps: Vec<String>,
 }
 
 /// Replays `steps` from the initial state; Err names the first step that is not enabled.
@@ -617,6 +619,7 @@ pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
             ));
         }
         let text = describe_step(m, &s, step);
+        run.steps.push(text.clone());
         let t = match step {
             Step::Exec(t) | Step::Commit(t, _) => t,
         };
@@ -662,6 +665,5 @@ pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
         });
     }
     run.end = Some(s);
-    run.settled = Some(last);
     Ok(run)
 }

@@ -146,17 +146,6 @@ pub enum Instr {
     End,
 }
 
-impl Instr {
-    /// Whether the instruction touches only the thread's registers (its step commutes
-    /// with every other step, so the explorer runs it at once).
-    pub fn is_local(&self) -> bool {
-        matches!(
-            self,
-            Instr::Assign(..) | Instr::Branch(..) | Instr::Assume(..) | Instr::Begin | Instr::End
-        )
-    }
-}
-
 /// A thread: its instructions (with their source lines) and registers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Thread {
@@ -342,15 +331,6 @@ impl Program {
             Place::Reg(t, r) => format!("{}:{}", self.threads[*t].name, self.threads[*t].regs[*r]),
             Place::Mem(x) => self.locs[*x].clone(),
         }
-    }
-
-    /// Whether some thread marks transactions (`begin`/`end`).
-    pub fn uses_transactions(&self) -> bool {
-        self.threads.iter().any(|t| {
-            t.code
-                .iter()
-                .any(|i| matches!(i, Instr::Begin | Instr::End))
-        })
     }
 
     /// A short description of instruction `pc` of thread `t`, for schedules.

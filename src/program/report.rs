@@ -57,7 +57,7 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
         let (run, cyc) = check_witness(p, o.model, o.unroll, w).map_err(|e| {
             format!("internal error: the robustness witness does not re-check: {e}")
         })?;
-        witness_text = steps_text(&m, w)?;
+        witness_text = numbered(&run);
         for (a, b, k) in &cyc {
             cycle_text.push(format!(
                 "e{} {}  --{}-->  e{} {}",
@@ -100,19 +100,16 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
 
 /// Each step of a schedule, numbered, as the replay saw it.
 fn steps_text(m: &Machine, steps: &[Step]) -> Result<Vec<String>, String> {
-    replay(m, steps)?;
-    // Describe each step from the state before it.
-    let (mut s, _) = m.initial();
-    let mut out = Vec::new();
-    for (i, &st) in steps.iter().enumerate() {
-        out.push(format!(
-            "{:>3}. {}",
-            i + 1,
-            super::explore::describe_step(m, &s, st)
-        ));
-        m.apply(&mut s, st);
-    }
-    Ok(out)
+    Ok(numbered(&replay(m, steps)?))
+}
+
+/// A replayed run's steps, numbered.
+fn numbered(run: &super::explore::Run) -> Vec<String> {
+    run.steps
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{:>3}. {t}", i + 1))
+        .collect()
 }
 
 /// The outcome as `name=value` pairs.
@@ -311,7 +308,7 @@ pub fn replay_text(
         steps.len(),
         model.name().to_uppercase()
     );
-    for l in steps_text(&m, steps)? {
+    for l in numbered(&run) {
         s += &format!("  {l}\n");
     }
     let end = run.end.as_ref().expect("replayed");
