@@ -382,3 +382,21 @@ fn explore_output_matches_the_golden_files() {
         );
     }
 }
+
+#[test]
+fn a_bad_expectation_csv_names_its_line_and_exits_2() {
+    let o = tsoser(&[
+        "suite",
+        "tests/inputs/suite",
+        "--expected",
+        "tests/inputs/suite-bad.csv",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o).trim(),
+        "tsoser: tests/inputs/suite-bad.csv:2: expected `path,0|1`"
+    );
+    let o = tsoser(&["suite", "no/such/dir"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read no/such/dir"));
+}

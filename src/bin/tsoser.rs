@@ -1537,154 +1537,52 @@ fn cmd_suite(
     o: program::report::Options,
     as_json: bool,
 ) -> Result<u8> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
-        .collect();
-    files.sort();
-    let mut want: std::collections::HashMap<String, bool> = Default::default();
-    if let Some(csv) = expected {
-        let text = std::fs::read_to_string(csv)
-            .with_context(|| format!("cannot read {}", csv.display()))?;
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let (path, v) = line
-                .rsplit_once(',')
-                .with_context(|| format!("{}:{}: expected `path,0|1`", csv.display(), i + 1))?;
-            let name = Path::new(path.trim())
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default();
-            let v = match v.trim() {
-                "1" => true,
-                "0" => false,
-                other => bail!(
-                    "{}:{}: expected 0 or 1, found `{other}`",
-                    csv.display(),
-                    i + 1
-                ),
-            };
-            want.insert(name, v);
-        }
-    }
-    let started = std::time::Instant::now();
-    // Each test on its own (in parallel, one per core); rows in file order.
-    use rayon::prelude::*;
-    let results: Vec<(
-        serde_json::Value,
-        Option<program::report::Report>,
-        Option<program::Program>,
-    )> = files
-        .par_iter()
-        .map(|f| {
-            let name = f.file_name().unwrap().to_string_lossy().to_string();
-            let t0 = std::time::Instant::now();
-            let (row, rep, prog) = match program::parse::read_program(f) {
-                Err(e) => (json!({"test": name, "error": e.to_string()}), None, None),
-                Ok(p) => match program::report::run(&p, o) {
-                    Err(e) => (json!({"test": name, "error": e}), None, None),
-                    Ok(r) => (json!({"test": name}), Some(r), Some(p)),
-                },
-            };
-            let mut row = row;
-            row["ms"] = json!((t0.elapsed().as_secs_f64() * 1e6).round() / 1e3);
-            (row, rep, prog)
-        })
-        .collect();
-    let mut rows = Vec::new();
-    let (mut mismatches, mut errors, mut unknown, mut not_robust) = (0, 0, 0, 0);
-    for (row0, rep, prog) in results {
-        let name = row0["test"].as_str().unwrap_or("").to_string();
-        let ms = row0["ms"].clone();
-        let mut row = match (rep, prog) {
-            (Some(r), Some(p)) => {
-                let holds = r.exploration.condition(&p);
-                let exp = want.get(&name).copied();
-                let ok = match (holds, exp) {
-                    (Some(h), Some(w)) => Some(h == w),
-                    _ => None,
-                };
-                if ok == Some(false) {
-                    mismatches += 1;
-                }
-                if holds.is_none() {
-                    unknown += 1;
-                }
-                let robust = r.robustness.as_ref().and_then(|x| x.robust);
-                if robust == Some(false) {
-                    not_robust += 1;
-                }
-                json!({"test": name, "holds": holds, "expected": exp, "match": ok,
-                       "outcomes": r.exploration.outcomes.len(), "states": r.exploration.states,
-                       "robust": robust})
-            }
-            _ => {
-                errors += 1;
-                row0
-            }
-        };
-        row["ms"] = ms;
-        rows.push(row);
-    }
-    let secs = started.elapsed().as_secs_f64();
-    let missing = if expected.is_some() {
-        rows.iter()
-            .filter(|r| r["expected"].is_null() && r.get("error").is_none())
-            .count()
-    } else {
-        0
-    };
+    use program::suite;
+    let want = expected.map(suite::read_expected).transpose()?;
+    let sum = suite::run(dir, o, want.as_ref())
+        .with_context(|| format!("cannot read {}", dir.display()))?;
+    let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
+    let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
     if as_json {
-        let v = json!({"dir": dir.display().to_string(), "model": o.model.name(), "tests": rows.len(),
+        let rows: Vec<_> = sum.rows.iter().map(|r| r.json()).collect();
+        let v = json!({"dir": dir.display().to_string(), "model": o.model.name(), "tests": n,
                        "mismatches": mismatches, "errors": errors, "unknown": unknown,
                        "without_expectation": missing, "not_robust": not_robust,
-                       "seconds": secs, "results": rows});
+                       "seconds": sum.seconds, "results": rows});
         outln!("{}", serde_json::to_string_pretty(&v)?);
-    } else {
-        for r in &rows {
-            let name = r["test"].as_str().unwrap_or("");
-            if let Some(e) = r.get("error") {
-                outln!("ERROR     {name}: {}", e.as_str().unwrap_or(""));
-            } else if r["match"] == json!(false) {
-                outln!(
-                    "MISMATCH  {name}: condition {} (expected {})",
-                    r["holds"],
-                    r["expected"]
-                );
-            }
-        }
-        let verdicts = if expected.is_some() {
-            format!(
-                "{} match, {mismatches} mismatch{}, {missing} without an expectation",
-                rows.len() - mismatches - errors - unknown - missing,
-                if mismatches == 1 { "" } else { "es" }
-            )
-        } else {
-            format!("{} explored (no --expected)", rows.len() - errors - unknown)
-        };
-        outln!(
-            "{} tests under {}: {verdicts}, {errors} error{}, {unknown} unknown{}; {secs:.2} s",
-            rows.len(),
-            o.model.name().to_uppercase(),
-            if errors == 1 { "" } else { "s" },
-            if o.robustness {
-                format!(", {not_robust} not robust")
-            } else {
-                String::new()
-            }
-        );
+        return Ok(sum.exit());
     }
-    Ok(if errors > 0 {
-        2
-    } else if mismatches > 0 {
-        1
-    } else if unknown > 0 {
-        3
+    for r in &sum.rows {
+        if let Some(e) = &r.error {
+            outln!("ERROR     {}: {e}", r.test);
+        } else if r.matches() == Some(false) {
+            outln!(
+                "MISMATCH  {}: condition {} (expected {})",
+                r.test,
+                r.holds.unwrap(),
+                r.expected.unwrap()
+            );
+        }
+    }
+    let verdicts = if expected.is_some() {
+        format!(
+            "{} match, {mismatches} mismatch{}, {missing} without an expectation",
+            n - mismatches - errors - unknown - missing,
+            if mismatches == 1 { "" } else { "es" }
+        )
     } else {
-        0
-    })
+        format!("{} explored (no --expected)", n - errors - unknown)
+    };
+    outln!(
+        "{n} tests under {}: {verdicts}, {errors} error{}, {unknown} unknown{}; {:.2} s",
+        o.model.name().to_uppercase(),
+        if errors == 1 { "" } else { "s" },
+        if o.robustness {
+            format!(", {not_robust} not robust")
+        } else {
+            String::new()
+        },
+        sum.seconds
+    );
+    Ok(sum.exit())
 }

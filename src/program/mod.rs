@@ -6,6 +6,7 @@
 //! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
 //! - [`explore`]: every run under SC, TSO or PSO, with state memoisation and a budget.
 //! - [`robust`]: robustness — a TSO/PSO run whose happens-before has a cycle.
+//! - [`suite`]: a directory of litmus tests against expected verdicts.
 
 pub mod explore;
 pub mod litmus;
@@ -14,6 +15,7 @@ pub mod report;
 pub mod robust;
 #[cfg(feature = "proptest")]
 pub mod strategy;
+pub mod suite;
 pub mod traces;
 
 use std::fmt;

@@ -1,0 +1,179 @@
+//! `tsoser suite`: every `.litmus` test of a directory explored in one process (in
+//! parallel, one test per core), each final condition compared with an
+//! expected-verdict CSV in Dat3M's format (`…/NAME.litmus,1` when the condition holds).
+
+use super::parse::read_program;
+use super::report::{run as explore_one, Options};
+use crate::error::{Error, FileError};
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Expected verdicts by test file name.
+pub type Expected = HashMap<String, bool>;
+
+/// Reads an expected-verdict CSV: `path,0|1` per line; the key is the file name.
+pub fn read_expected(csv: &Path) -> Result<Expected, FileError> {
+    let wrap = |error| FileError {
+        file: csv.display().to_string(),
+        error,
+    };
+    let text = std::fs::read_to_string(csv).map_err(|e| wrap(Error::Io(e)))?;
+    let mut want = Expected::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let bad = |message: String| {
+            wrap(Error::Format {
+                line: i + 1,
+                message,
+            })
+        };
+        let (path, v) = line
+            .rsplit_once(',')
+            .ok_or_else(|| bad("expected `path,0|1`".into()))?;
+        let v = match v.trim() {
+            "1" => true,
+            "0" => false,
+            other => return Err(bad(format!("expected 0 or 1, found `{other}`"))),
+        };
+        let name = Path::new(path.trim())
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        want.insert(name, v);
+    }
+    Ok(want)
+}
+
+/// One test's result.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub test: String,
+    /// Why the test could not be explored (a parse error, a witness that failed its check).
+    pub error: Option<String>,
+    pub holds: Option<bool>,
+    pub expected: Option<bool>,
+    pub outcomes: usize,
+    pub states: usize,
+    pub robust: Option<bool>,
+    pub ms: f64,
+}
+
+impl Row {
+    /// Some(true) when the verdict matches the expectation (None: either is missing).
+    pub fn matches(&self) -> Option<bool> {
+        Some(self.holds? == self.expected?)
+    }
+
+    pub fn json(&self) -> Value {
+        let ms = (self.ms * 1e3).round() / 1e3;
+        match &self.error {
+            Some(e) => json!({"test": self.test, "error": e, "ms": ms}),
+            None => json!({"test": self.test, "holds": self.holds, "expected": self.expected,
+                           "match": self.matches(), "outcomes": self.outcomes,
+                           "states": self.states, "robust": self.robust, "ms": ms}),
+        }
+    }
+}
+
+/// The whole suite's results, in file order.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub rows: Vec<Row>,
+    pub with_expectations: bool,
+    pub seconds: f64,
+}
+
+impl Summary {
+    pub fn errors(&self) -> usize {
+        self.rows.iter().filter(|r| r.error.is_some()).count()
+    }
+    pub fn mismatches(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.matches() == Some(false))
+            .count()
+    }
+    pub fn unknown(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.error.is_none() && r.holds.is_none())
+            .count()
+    }
+    /// Explored tests the CSV does not list.
+    pub fn without_expectation(&self) -> usize {
+        if !self.with_expectations {
+            return 0;
+        }
+        self.rows
+            .iter()
+            .filter(|r| r.error.is_none() && r.expected.is_none())
+            .count()
+    }
+    pub fn not_robust(&self) -> usize {
+        self.rows.iter().filter(|r| r.robust == Some(false)).count()
+    }
+
+    /// 2 a test does not parse, 1 a mismatch, 3 a test left unknown, else 0.
+    pub fn exit(&self) -> u8 {
+        if self.errors() > 0 {
+            2
+        } else if self.mismatches() > 0 {
+            1
+        } else if self.unknown() > 0 {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+/// Explores every `.litmus` file of `dir` under `o`.
+pub fn run(dir: &Path, o: Options, expected: Option<&Expected>) -> std::io::Result<Summary> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
+        .collect();
+    files.sort();
+    let started = std::time::Instant::now();
+    let rows = files
+        .par_iter()
+        .map(|f| {
+            let test = f.file_name().unwrap().to_string_lossy().to_string();
+            let t0 = std::time::Instant::now();
+            let mut row = Row {
+                expected: expected.and_then(|w| w.get(&test).copied()),
+                test,
+                error: None,
+                holds: None,
+                outcomes: 0,
+                states: 0,
+                robust: None,
+                ms: 0.0,
+            };
+            match read_program(f) {
+                Err(e) => row.error = Some(e.to_string()),
+                Ok(p) => match explore_one(&p, o) {
+                    Err(e) => row.error = Some(e),
+                    Ok(r) => {
+                        row.holds = r.exploration.condition(&p);
+                        row.outcomes = r.exploration.outcomes.len();
+                        row.states = r.exploration.states;
+                        row.robust = r.robustness.as_ref().and_then(|x| x.robust);
+                    }
+                },
+            }
+            row.ms = t0.elapsed().as_secs_f64() * 1e3;
+            row
+        })
+        .collect();
+    Ok(Summary {
+        rows,
+        with_expectations: expected.is_some(),
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
