@@ -100,7 +100,8 @@ fn explore_exit_codes_follow_robustness_assertions_and_budget() {
                 "explore",
                 "examples/programs/bakery.prog",
                 "--max-states",
-                "50",
+                "100",
+                "--no-robustness",
             ],
             1,
         ),
@@ -399,4 +400,20 @@ fn a_bad_expectation_csv_names_its_line_and_exits_2() {
     let o = tsoser(&["suite", "no/such/dir"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot read no/such/dir"));
+}
+
+/// Regression: the explorer recursed once per step and overflowed the stack on long
+/// runs; a loop of stores also grew the TSO buffer without bound.
+#[test]
+fn long_runs_do_not_overflow_the_stack_and_growing_buffers_end_unknown() {
+    let f = "tests/inputs/programs/spin-store.prog";
+    let o = tsoser(&["explore", f, "--model", "sc", "--unroll", "200000"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("400002 states"), "{}", stdout(&o));
+    let o = tsoser(&["explore", f, "--unroll", "200000", "--max-states", "10000"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stdout(&o).contains("budget exhausted"));
+    // The buffer bound alone ends the search: unknown, not a verdict.
+    let o = tsoser(&["explore", f, "--unroll", "70", "--no-robustness"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
 }

@@ -17,6 +17,10 @@
 use super::*;
 use rustc_hash::FxHashMap as HashMap;
 
+/// The longest store buffer the searches follow; a run that buffers more stores
+/// leaves the answer unknown (exit 3) instead of using memory without bound.
+pub const MAX_BUFFER: usize = 64;
+
 /// The memory model of an exploration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Model {
@@ -413,6 +417,7 @@ pub fn explore(p: &Program, model: Model, unroll: u32, max_states: usize) -> Exp
         path: Vec::new(),
         failure: None,
         max_states,
+        opened: 0,
         complete: true,
         cut: 0,
     };
@@ -447,17 +452,63 @@ struct Explorer<'a, 'p> {
     path: Vec<Step>,
     failure: Option<Failure>,
     max_states: usize,
+    /// States entered (explored or on the stack).
+    opened: usize,
     complete: bool,
     cut: u64,
 }
 
 impl Explorer<'_, '_> {
+    /// The run counts from a settled state: depth-first with an explicit stack (runs
+    /// can be as long as the unrolling bound allows), each state's counts memoised.
     fn visit_settled(&mut self, s: State, st: Settled) -> Counts {
+        let first = match self.enter(s, st) {
+            Entered::Done(c) => return c,
+            Entered::Open(f) => f,
+        };
+        let mut stack = vec![first];
+        loop {
+            let top = stack.last_mut().expect("a frame is open");
+            let done = if let Some(&step) = top.steps.get(top.next) {
+                top.next += 1;
+                let mut next = top.s.clone();
+                let (_, st) = self.m.apply(&mut next, step);
+                self.path.push(step);
+                match self.enter(next, st) {
+                    Entered::Done(c) => c,
+                    Entered::Open(f) => {
+                        stack.push(f);
+                        continue;
+                    }
+                }
+            } else {
+                let f = stack.pop().expect("a frame is open");
+                let c = Counts::new(f.acc);
+                self.memo.insert(f.s, c.clone());
+                if stack.is_empty() {
+                    return c;
+                }
+                c
+            };
+            self.path.pop();
+            let acc = &mut stack.last_mut().expect("a parent frame").acc;
+            for &(o, n) in done.iter() {
+                match acc.iter_mut().find(|e| e.0 == o) {
+                    Some(e) => e.1 = e.1.saturating_add(n),
+                    None => acc.push((o, n)),
+                }
+            }
+        }
+    }
+
+    /// A state reached by a step: its counts when known at once (memoised, final, cut,
+    /// failed, over budget), else a frame to explore its successors.
+    fn enter(&mut self, s: State, st: Settled) -> Entered {
         match st {
-            Settled::Ok => self.visit(s),
+            Settled::Ok => {}
             Settled::Cut => {
                 self.cut += 1;
-                Counts::default()
+                return Entered::Done(Counts::default());
             }
             Settled::Failed(t, pc) => {
                 if self.failure.is_none() {
@@ -468,49 +519,52 @@ impl Explorer<'_, '_> {
                         schedule: self.path.clone(),
                     });
                 }
-                Counts::default()
+                return Entered::Done(Counts::default());
             }
         }
-    }
-
-    fn visit(&mut self, s: State) -> Counts {
         if let Some(c) = self.memo.get(&s) {
-            return c.clone();
+            return Entered::Done(c.clone());
         }
-        if self.memo.len() >= self.max_states {
+        // The budget counts the states on the stack too; a buffer past the bound leaves
+        // the answer unknown rather than growing without end (a loop of stores).
+        if self.opened >= self.max_states || s.buf.iter().any(|b| b.len() > MAX_BUFFER) {
             self.complete = false;
-            return Counts::default();
+            return Entered::Done(Counts::default());
         }
-        let counts = if self.m.is_final(&s) {
+        self.opened += 1;
+        if self.m.is_final(&s) {
             let vals = self.m.observe(&s, self.places);
             let n = self.outcome_vals.len() as u32;
             let id = *self.outcome_ix.entry(vals.clone()).or_insert(n);
             if id == n {
                 self.outcome_vals.push(vals);
             }
-            Counts::new(vec![(id, 1)])
-        } else {
-            let mut steps = Vec::new();
-            self.m.enabled(&s, &mut steps);
-            let mut acc: Vec<(u32, u64)> = Vec::new();
-            for step in steps {
-                let mut next = s.clone();
-                let (_, st) = self.m.apply(&mut next, step);
-                self.path.push(step);
-                let c = self.visit_settled(next, st);
-                self.path.pop();
-                for &(o, n) in c.iter() {
-                    match acc.iter_mut().find(|e| e.0 == o) {
-                        Some(e) => e.1 = e.1.saturating_add(n),
-                        None => acc.push((o, n)),
-                    }
-                }
-            }
-            Counts::new(acc)
-        };
-        self.memo.insert(s, counts.clone());
-        counts
+            let c = Counts::new(vec![(id, 1)]);
+            self.memo.insert(s, c.clone());
+            return Entered::Done(c);
+        }
+        let mut steps = Vec::new();
+        self.m.enabled(&s, &mut steps);
+        Entered::Open(Frame {
+            s,
+            steps,
+            next: 0,
+            acc: Vec::new(),
+        })
     }
+}
+
+/// A state being explored: its successors' steps, the next to take, the counts so far.
+struct Frame {
+    s: State,
+    steps: Vec<Step>,
+    next: usize,
+    acc: Vec<(u32, u64)>,
+}
+
+enum Entered {
+    Done(Counts),
+    Open(Frame),
 }
 
 /// Describes a step of a run from state s (before it), for schedules.

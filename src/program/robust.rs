@@ -12,7 +12,7 @@
 //! successors, so a cycle forms exactly when a committed store already reaches one of
 //! its new predecessors. Search by breadth gives a shortest run with a cycle.
 
-use super::explore::{replay, Effect, Machine, Model, Run, Settled, State, Step};
+use super::explore::{replay, Effect, Machine, Model, Run, Settled, State, Step, MAX_BUFFER};
 use super::Program;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
@@ -348,7 +348,7 @@ pub fn robust(
                 continue;
             }
             let f2 = f2.canonical();
-            if seen.len() >= max_states {
+            if seen.len() >= max_states || s2.buf.iter().any(|b| b.len() > MAX_BUFFER) {
                 complete = false;
                 continue;
             }

@@ -59,7 +59,7 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize) -> Vec<Trace
         };
         let mut s2 = s.clone();
         let (_, st) = m.apply(&mut s2, step);
-        if st != Settled::Ok {
+        if st != Settled::Ok || s2.buf.iter().any(|b| b.len() > super::explore::MAX_BUFFER) {
             continue;
         }
         path.push(step);
