@@ -545,12 +545,12 @@ impl Explorer<'_, '_> {
         }
         let mut steps = Vec::new();
         self.m.enabled(&s, &mut steps);
-        Entered::Open(Frame {
+        Entered::Open(Box::new(Frame {
             s,
             steps,
             next: 0,
             acc: Vec::new(),
-        })
+        }))
     }
 }
 
@@ -564,7 +564,7 @@ struct Frame {
 
 enum Entered {
     Done(Counts),
-    Open(Frame),
+    Open(Box<Frame>),
 }
 
 /// Describes a step of a run from state s (before it), for schedules.
