@@ -284,6 +284,8 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
     let mut p = Program::new("program");
     let mut cur: Option<Open> = None;
     let mut atomic_depth = 0usize;
+    // `begin`/`end` nesting in the text of the current thread.
+    let mut txn_depth = 0usize;
     // Condition lines: everything from the quantifier to the end of the file.
     let lines: Vec<&str> = text.lines().collect();
     let mut n = 0;
@@ -396,6 +398,9 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     th.push(Instr::End, line);
                     continue;
                 }
+                if txn_depth > 0 {
+                    return Err(c.err("a `begin` of this thread has no `end`".into()));
+                }
                 let (mut th, fixups, labels) = cur.take().unwrap();
                 for (at, name, l) in fixups {
                     let target = labels
@@ -422,10 +427,15 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                 }
                 "begin" => {
                     c.i += 1;
+                    txn_depth += 1;
                     Instr::Begin
                 }
                 "end" => {
                     c.i += 1;
+                    if txn_depth == 0 {
+                        return Err(c.err("`end` without a `begin`".into()));
+                    }
+                    txn_depth -= 1;
                     Instr::End
                 }
                 "atomic" => {
