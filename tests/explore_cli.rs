@@ -30,6 +30,12 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "P0: `FROB EAX`: unsupported",
     ),
     ("bad-condition.litmus", ":5:", "expected a condition atom"),
+    ("end-without-begin.prog", ":3:", "`end` without a `begin`"),
+    (
+        "begin-without-end.prog",
+        ":4:",
+        "a `begin` of this thread has no `end`",
+    ),
     (
         "bad-with.litmus",
         ":7:",
