@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{stderr, stdout, tsoser};
+use common::{stderr, stdout, tsoser, tsoser_exits};
 use std::path::Path;
 
 /// (example, exit code exact, exit code paper, exit code --model sc)
@@ -28,14 +28,7 @@ fn examples_have_their_stated_verdicts() {
             (vec!["check", &f, "--semantics", "paper"], paper),
             (vec!["check", &f, "--model", "sc"], sc),
         ] {
-            let o = tsoser(&args);
-            assert_eq!(
-                o.status.code(),
-                Some(want),
-                "{args:?}: {}{}",
-                stdout(&o),
-                stderr(&o)
-            );
+            tsoser_exits(&args, want);
         }
     }
 }
@@ -365,17 +358,12 @@ fn monitor_sc_ser_agrees_with_check_model_sc_on_every_example() {
 fn monitor_all_on_the_paper_examples() {
     // name, exit, reports of sc-ser, sober, tso, pso, and the fenced verdict
     let cases: &[(&str, i32, [bool; 4], &str)] = &[
-        (
-            "burnim-fig7-sc-run",
-            1,
-            [false, false, true, true],
-            "serializable",
-        ),
+        ("burnim-fig7-sc-run", 1, [false, false, true, true], "unknown"),
         ("burnim-fig8", 1, [false, true, false, false], "unknown"),
         ("sb-borderline", 1, [false, true, true, true], "unknown"),
         ("task-pool-serial", 1, [false, true, true, true], "unknown"),
-        ("task-pool-fenced-serial", 0, [false; 4], "serializable"),
-        ("thm2-left", 0, [false; 4], "serializable"),
+        ("task-pool-fenced-serial", 0, [false; 4], "no-report"),
+        ("thm2-left", 3, [false; 4], "unknown"),
         ("thm2-right", 1, [true, false, false, false], "unknown"),
     ];
     for &(name, code, reports, fenced) in cases {
@@ -528,4 +516,25 @@ fn monitor_streams_std_files_and_prints_the_witness() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.std:2:"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Bug: `monitor examples/task-pool.yaml --monitor fenced` printed "TSO-serializable
+/// (…Thm. 3…): yes", exit 0, on a trace that is not transaction-fenced and that `check`
+/// proves not serializable. Theorem 3 says nothing there; on a transaction-fenced trace
+/// a quiet run is not a "yes" either.
+#[test]
+fn fenced_monitor_answers_only_what_theorem_3_allows() {
+    let o = tsoser(&["monitor", "examples/task-pool.yaml", "--monitor", "fenced"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("unknown — the trace is not transaction-fenced, so Theorem 3 does not apply"), "{out}");
+    assert!(!out.contains(": yes"), "{out}");
+    assert_eq!(tsoser(&["check", "examples/task-pool.yaml"]).status.code(), Some(1));
+    let o = tsoser(&["monitor", "examples/task-pool-fenced-serial.yaml", "--monitor", "fenced", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "no-report");
+    let o = tsoser(&["monitor", "examples/task-pool-fenced-serial.yaml", "--monitor", "fenced"]);
+    assert!(stdout(&o).contains("no violation found on this SC run"), "{}", stdout(&o));
+    assert!(!stdout(&o).lines().next().unwrap().ends_with(": yes"), "{}", stdout(&o));
 }

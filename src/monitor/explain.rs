@@ -197,7 +197,7 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
     );
     let mut x = Explained {
         kind,
-        verdict: if matches!(kind, Kind::ScSer | Kind::Fenced) {
+        verdict: if kind == Kind::ScSer {
             "serializable"
         } else {
             "no-report"
@@ -280,18 +280,31 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
                 }
             }
             let reported = sc.is_some() || so.is_some();
-            if reported {
-                if unfenced.is_none() {
+            // Theorem 3 speaks only of transaction-fenced programs, and a "yes" of it
+            // needs every SC run: one quiet run is no verdict (bug:
+            // fenced_monitor_answers_only_what_theorem_3_allows).
+            match (unfenced, reported) {
+                (Some(_), _) => {
+                    x.verdict = "unknown";
+                    x.exit = 3;
+                    x.headline = format!(
+                        "{q}: unknown — the trace is not transaction-fenced, so Theorem 3 does not apply{}",
+                        if reported { " (a part reports: see below)" } else { "" }
+                    );
+                }
+                (None, true) => {
                     x.verdict = "violation";
                     x.exit = 1;
                     x.headline = no(
                         outcome.at().expect("a part reported"),
                         "transaction-fenced and a part reports, so by Theorem 3 the program is not TSO-serializable; first report at",
                     );
-                } else {
-                    x.verdict = "unknown";
-                    x.exit = 3;
-                    x.headline = format!("{q}: unknown — a part reports, but the trace is not transaction-fenced, so Theorem 3 does not apply");
+                }
+                (None, false) => {
+                    x.verdict = "no-report";
+                    x.headline = format!(
+                        "{q}: no violation found on this SC run (transaction-fenced; neither part reports — a yes of Theorem 3 needs every SC run of the program)"
+                    );
                 }
             }
             x.details = s;
