@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{stderr, stdout, tsoser};
+use common::{stderr, stdout, tsoser, tsoser_exits};
 
 /// (input, line, words): each program/litmus error names file:line and exits 2.
 const ERRORS: &[(&str, &str, &str)] = &[
@@ -35,6 +35,11 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "begin-without-end.prog",
         ":4:",
         "a `begin` of this thread has no `end`",
+    ),
+    (
+        "cmp-label.litmus",
+        ":5:",
+        "not the label `L`",
     ),
     (
         "bad-with.litmus",
@@ -112,14 +117,7 @@ fn explore_exit_codes_follow_robustness_assertions_and_budget() {
             1,
         ),
     ] {
-        let o = tsoser(&args);
-        assert_eq!(
-            o.status.code(),
-            Some(want),
-            "{args:?}: {}{}",
-            stdout(&o),
-            stderr(&o)
-        );
+        tsoser_exits(&args, want);
     }
 }
 
@@ -338,7 +336,7 @@ fn suite_reports_tests_that_do_not_parse_and_exits_2() {
         "{out}"
     );
     assert!(
-        out.contains("6 tests under TSO: 0 explored (no --expected), 6 errors"),
+        out.contains("7 tests under TSO: 0 explored (no --expected), 7 errors"),
         "{out}"
     );
 }
@@ -422,4 +420,76 @@ fn long_runs_do_not_overflow_the_stack_and_growing_buffers_end_unknown() {
     // The buffer bound alone ends the search: unknown, not a verdict.
     let o = tsoser(&["explore", f, "--unroll", "70", "--no-robustness"]);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+}
+
+/// Bug: a final condition nested 20,000 parentheses (or 40,000 `~`) deep overflowed the
+/// stack; a long `/\\` chain stays flat. Deep nesting is an input error with its line.
+#[test]
+fn deeply_nested_conditions_are_input_errors() {
+    let dir = std::env::temp_dir().join(format!("tsoser-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let atoms = |n: usize| vec!["P0:r0 = 0"; n].join(" /\\ ");
+    for (name, cond, code, words) in [
+        ("parens", format!("{}P0:r0 = 0{}", "(".repeat(20_000), ")".repeat(20_000)), 2, "nests"),
+        ("nots", format!("{}P0:r0 = 0", "~".repeat(40_000)), 2, "nests"),
+        ("chain", atoms(20_000), 0, ""),
+        ("fine", format!("{}P0:r0 = 0{}", "(".repeat(100), ")".repeat(100)), 0, ""),
+    ] {
+        let f = dir.join(format!("{name}.prog"));
+        std::fs::write(&f, format!("thread P0 {{\n  r0 = [x]\n}}\nexists ({cond})\n")).unwrap();
+        let o = tsoser(&["explore", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(code), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(words), "{name}: {}", stderr(&o));
+        if code == 2 {
+            assert!(stderr(&o).contains(".prog:4:"), "{name}: {}", stderr(&o));
+        }
+        let l = dir.join(format!("{name}.litmus"));
+        let litmus = format!("X86 {name}\n{{ x=0; }}\n P0 ;\n MOV EAX,[x] ;\nexists ({})\n", cond.replace("P0:r0", "0:EAX"));
+        std::fs::write(&l, litmus).unwrap();
+        let o = tsoser(&["explore", l.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(code), "{name}.litmus: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Bug: `--emit-traces DIR` named its files after the test's name, so a test named
+/// `../../../travel/escaped` wrote outside DIR and control characters made files tsoser
+/// could not read back; and on two threads spinning on each other's flag it enumerated
+/// without end, and `--max-traces 5` did not say it truncated.
+#[test]
+fn emit_traces_stays_inside_its_folder_and_stops() {
+    let dir = std::env::temp_dir().join(format!("tsoser-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let f = dir.join("t.litmus");
+    std::fs::write(
+        &f,
+        "X86 ../../../travel/esc\u{1b}[31maped\n{ x=0; }\n P0 ;\n MOV [x],$1 ;\nexists (x=1)\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = tsoser(&["explore", f.to_str().unwrap(), "--emit-traces", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)), "{files:?}");
+    assert!(!dir.join("travel").exists() && !std::path::Path::new("/tmp/travel").exists());
+    let o = tsoser(&["check", out.join(&files[0]).to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Two threads spinning on each other's flag: no run terminates within --unroll.
+    let spin = dir.join("spin.prog");
+    std::fs::write(
+        &spin,
+        "thread P0 {\nL: r0 = [y]\n  if r0 == 0 goto L\n  [x] = 1\n}\nthread P1 {\nM: r1 = [x]\n  if r1 == 0 goto M\n  [y] = 1\n}\n",
+    )
+    .unwrap();
+    let o = tsoser(&["explore", spin.to_str().unwrap(), "--emit-traces", dir.join("spin").to_str().unwrap(), "--unroll", "30", "--max-states", "100000"]);
+    assert!(stderr(&o).contains("wrote 0 traces"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--max-states") || stderr(&o).contains("no run of the program terminates"), "{}", stderr(&o));
+    let o = tsoser(&["explore", "examples/programs/task-pool.prog", "--emit-traces", dir.join("five").to_str().unwrap(), "--max-traces", "5"]);
+    assert!(stderr(&o).contains("wrote 5 traces") && stderr(&o).contains("truncated at --max-traces 5"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
 }

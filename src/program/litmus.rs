@@ -160,11 +160,7 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     // Init: `x = 0; 0:EAX = 1; P1:EBX = 2; int y = 3;`.
     for item in init.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         let toks = tokens(item, init_line)?;
-        let mut c = Cur {
-            toks: &toks,
-            i: 0,
-            line: init_line,
-        };
+        let mut c = Cur::new(&toks, init_line);
         if matches!(c.peek(), Some(Tok::Ident(w)) if matches!(w.as_str(), "int" | "uint64_t" | "int64_t" | "uint32_t" | "int32_t"))
         {
             c.i += 1;
@@ -297,11 +293,7 @@ fn instr(
     fixups: &mut Vec<(usize, String, usize)>,
 ) -> Result<(), Error> {
     let toks = tokens(cell, line)?;
-    let mut c = Cur {
-        toks: &toks,
-        i: 0,
-        line,
-    };
+    let mut c = Cur::new(&toks, line);
     if let (Some(Tok::Ident(l)), Some(Tok::Sym(":"))) = (c.toks.first(), c.toks.get(1)) {
         labels.push((l.clone(), p.threads[t].code.len()));
         c.i = 2;
@@ -341,7 +333,10 @@ fn instr(
         ("ADD" | "SUB", [Mem(x), v @ (Imm(_) | R(_))]) => {
             let tm = tmp(p);
             let v = match (op.as_str(), v) {
-                ("SUB", Imm(k)) => Operand::Const(-k),
+                ("SUB", Imm(k)) => match k.checked_neg() {
+                    Some(k) => Operand::Const(k),
+                    None => return Err(bad("the constant of LOCK SUB is out of range")),
+                },
                 ("SUB", R(_)) => return Err(bad("LOCK SUB with a register operand is not supported; negate the register and use LOCK ADD")),
                 (_, v) => v.operand(),
             };
@@ -379,10 +374,12 @@ fn instr(
                     out.push(Instr::Load(tm, *x));
                     Operand::Reg(tm)
                 }
+                Label(l) => return Err(bad(&format!("CMP compares a register or memory with a register or constant, not the label `{l}`"))),
                 v => v.operand(),
             };
             let b = match b {
                 Mem(_) => return Err(bad("CMP with a memory second operand is not supported")),
+                Label(l) => return Err(bad(&format!("CMP compares with a register or constant, not the label `{l}`"))),
                 v => v.operand(),
             };
             let z = zf(p);

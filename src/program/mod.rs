@@ -1,4 +1,4 @@
-//! Concurrent programs (SEMANTICS.md §7): threads of loads, stores, fences, locked
+//! Concurrent programs (docs/semantics.md §7): threads of loads, stores, fences, locked
 //! read-modify-writes, register arithmetic, branches, `assume`/`assert` and transaction
 //! boundaries, with an initial state and a litmus-style final condition.
 //!
@@ -201,8 +201,9 @@ pub enum Cond {
     True,
     Atom(Place, Val),
     Not(Box<Cond>),
-    And(Box<Cond>, Box<Cond>),
-    Or(Box<Cond>, Box<Cond>),
+    /// Conjunction and disjunction, n-ary (a long `/\\` chain stays flat).
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
 }
 
 impl Cond {
@@ -211,8 +212,8 @@ impl Cond {
             Cond::True => true,
             Cond::Atom(p, v) => get(p) == *v,
             Cond::Not(c) => !c.eval(get),
-            Cond::And(a, b) => a.eval(get) && b.eval(get),
-            Cond::Or(a, b) => a.eval(get) || b.eval(get),
+            Cond::And(cs) => cs.iter().all(|c| c.eval(get)),
+            Cond::Or(cs) => cs.iter().any(|c| c.eval(get)),
         }
     }
 
@@ -226,9 +227,10 @@ impl Cond {
                 }
             }
             Cond::Not(c) => c.places(out),
-            Cond::And(a, b) | Cond::Or(a, b) => {
-                a.places(out);
-                b.places(out);
+            Cond::And(cs) | Cond::Or(cs) => {
+                for c in cs {
+                    c.places(out);
+                }
             }
         }
     }

@@ -80,9 +80,32 @@ pub(crate) struct Cur<'a> {
     pub toks: &'a [Tok],
     pub i: usize,
     pub line: usize,
+    /// Nesting of `(` and `~` in a condition (bounded: [`MAX_NESTING`]).
+    depth: usize,
 }
 
+/// How deep `(` and `~` may nest in a condition: deeper is an input error with its
+/// line, never a stack overflow (bug: deeply_nested_conditions_are_input_errors).
+pub const MAX_NESTING: usize = 200;
+
 impl<'a> Cur<'a> {
+    pub fn new(toks: &'a [Tok], line: usize) -> Cur<'a> {
+        Cur {
+            toks,
+            i: 0,
+            line,
+            depth: 0,
+        }
+    }
+    fn nest(&mut self) -> Result<(), Error> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.err(format!(
+                "the condition nests `(` and `~` more than {MAX_NESTING} deep"
+            )));
+        }
+        Ok(())
+    }
     pub fn peek(&self) -> Option<&'a Tok> {
         self.toks.get(self.i)
     }
@@ -129,7 +152,10 @@ impl<'a> Cur<'a> {
     pub fn num(&mut self) -> Result<Val, Error> {
         let neg = self.eat("-");
         match self.next() {
-            Some(Tok::Num(v)) => Ok(if neg { -v } else { *v }),
+            Some(Tok::Num(v)) if neg => v
+                .checked_neg()
+                .ok_or_else(|| self.err("the number is out of range".into())),
+            Some(Tok::Num(v)) => Ok(*v),
             _ => Err(self.err("expected a number".into())),
         }
     }
@@ -146,30 +172,41 @@ pub(crate) fn show(t: &Tok) -> String {
 /// A condition: atoms `T:r = v`, `x = v` (or `[x] = v`), `true`, `~`, `/\`, `\/`,
 /// parentheses. `place` resolves the name of an atom.
 pub(crate) fn cond(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
-    let mut a = cond_and(c, place)?;
+    let mut a = vec![cond_and(c, place)?];
     while c.eat("\\/") {
-        let b = cond_and(c, place)?;
-        a = Cond::Or(Box::new(a), Box::new(b));
+        a.push(cond_and(c, place)?);
     }
-    Ok(a)
+    Ok(if a.len() == 1 {
+        a.pop().expect("one")
+    } else {
+        Cond::Or(a)
+    })
 }
 
 fn cond_and(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
-    let mut a = cond_atom(c, place)?;
+    let mut a = vec![cond_atom(c, place)?];
     while c.eat("/\\") {
-        let b = cond_atom(c, place)?;
-        a = Cond::And(Box::new(a), Box::new(b));
+        a.push(cond_atom(c, place)?);
     }
-    Ok(a)
+    Ok(if a.len() == 1 {
+        a.pop().expect("one")
+    } else {
+        Cond::And(a)
+    })
 }
 
 fn cond_atom(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
     if c.eat("~") {
-        return Ok(Cond::Not(Box::new(cond_atom(c, place)?)));
+        c.nest()?;
+        let a = cond_atom(c, place)?;
+        c.depth -= 1;
+        return Ok(Cond::Not(Box::new(a)));
     }
     if c.eat("(") {
+        c.nest()?;
         let a = cond(c, place)?;
         c.expect(")")?;
+        c.depth -= 1;
         return Ok(a);
     }
     let bracket = c.eat("[");
@@ -207,7 +244,7 @@ pub(crate) fn final_cond(
     text: &str,
     place: &mut Resolve,
 ) -> Result<Final, Error> {
-    let mut c = Cur { toks, i: 0, line };
+    let mut c = Cur::new(toks, line);
     let quantifier = if c.eat("~") {
         match c.ident()? {
             "exists" => Quantifier::NotExists,
@@ -297,11 +334,7 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
         if toks.is_empty() {
             continue;
         }
-        let mut c = Cur {
-            toks: &toks,
-            i: 0,
-            line,
-        };
+        let mut c = Cur::new(&toks, line);
         let Some((th, fixups, labels)) = cur.as_mut() else {
             // Top level.
             let word = match &toks[0] {

@@ -28,6 +28,19 @@ pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs `tsoser args` and asserts its exit code, showing both outputs when it differs.
+pub fn tsoser_exits(args: &[&str], want: i32) -> std::process::Output {
+    let o = tsoser(args);
+    assert_eq!(
+        o.status.code(),
+        Some(want),
+        "{args:?}: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    o
+}
+
 /// Fixed-seed proptest configuration with `cases` cases.
 pub fn config(cases: u32) -> Config {
     Config {
@@ -61,7 +74,7 @@ pub fn closure(g: &ConflictGraph) -> Vec<Vec<bool>> {
     r
 }
 
-/// The literal answer of SEMANTICS.md §4: the first execution (in enumeration order)
+/// The literal answer of docs/semantics.md §4: the first execution (in enumeration order)
 /// whose all-pairs conflict graph has a cycle, or `None` if every one is acyclic.
 pub fn literal_violation(trace: &Trace) -> Option<Execution> {
     let mut found = None;
