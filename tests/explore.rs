@@ -137,7 +137,7 @@ fn pso_store_overtaking_closes_a_cycle_tso_does_not() {
 /// Which monitors report on some SC run of the program (its SC traces).
 fn monitors_on_sc_runs(p: &Program) -> [bool; 3] {
     use tsoser::monitor::{run, Kind};
-    let traces = tsoser::program::traces::traces(p, Model::Sc, 4, 1_000_000);
+    let traces = tsoser::program::traces::traces(p, Model::Sc, 4, 1_000_000, usize::MAX).traces;
     let mut any = [false; 3];
     for t in &traces {
         for (i, (_, o)) in run(t, &[Kind::Sober, Kind::Tso, Kind::Pso])
@@ -175,10 +175,10 @@ fn enea_farzan_facts(p: &Program) -> (bool, bool, bool) {
     use tsoser::check::{brute, sc};
     use tsoser::program::traces::traces;
     let robust_tso = robust(p, Model::Tso, 4, 1_000_000).unwrap().robust.unwrap();
-    let sc_ser = traces(p, Model::Sc, 4, 1_000_000)
+    let sc_ser = traces(p, Model::Sc, 4, 1_000_000, usize::MAX).traces
         .iter()
         .all(|t| !sc::check_sc(t).is_violation());
-    let tso_ser = traces(p, Model::Tso, 4, 1_000_000)
+    let tso_ser = traces(p, Model::Tso, 4, 1_000_000, usize::MAX).traces
         .iter()
         .all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
     (robust_tso, sc_ser, tso_ser)

@@ -102,7 +102,7 @@ fn burnim_fig6_sober_misses_it_monitor_tso_reports() {
         robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust,
         Some(false)
     );
-    let ts = traces(&p, Model::Sc, 4, 100_000);
+    let ts = traces(&p, Model::Sc, 4, 100_000, usize::MAX).traces;
     assert!(!ts.is_empty());
     let report_on = |k: Kind| {
         ts.iter()
@@ -130,11 +130,11 @@ fn task_pool_and_its_transaction_fenced_version() {
     let p = load("task-pool.prog");
     assert_eq!(verdict(&p, Model::Sc).0, Some(false));
     assert_eq!(verdict(&p, Model::Tso), (Some(true), Some(false), false));
-    let tso = traces(&p, Model::Tso, 4, 100_000);
+    let tso = traces(&p, Model::Tso, 4, 100_000, usize::MAX).traces;
     assert!(tso
         .iter()
         .any(|t| brute::check_exact(t, u64::MAX).0.is_violation()));
-    let sc_runs = traces(&p, Model::Sc, 4, 100_000);
+    let sc_runs = traces(&p, Model::Sc, 4, 100_000, usize::MAX).traces;
     let bad = sc_runs
         .iter()
         .find(|t| sc::check_sc(t).is_violation())
@@ -152,10 +152,11 @@ fn task_pool_and_its_transaction_fenced_version() {
 
     let f = load("task-pool-fenced.prog");
     assert_eq!(verdict(&f, Model::Tso), (Some(false), Some(true), false));
-    let tso = traces(&f, Model::Tso, 4, 100_000);
+    let tso = traces(&f, Model::Tso, 4, 100_000, usize::MAX).traces;
     assert!(tso.iter().all(|t| t.is_transaction_fenced()));
     // Theorem 3 on a transaction-fenced program: robust ∧ SC-serializable ⟺ TSO-serializable.
-    let sc_ser = traces(&f, Model::Sc, 4, 100_000)
+    let sc_ser = traces(&f, Model::Sc, 4, 100_000, usize::MAX)
+        .traces
         .iter()
         .all(|t| !sc::check_sc(t).is_violation());
     let tso_ser = tso
@@ -174,7 +175,7 @@ fn theorem_2_converse_fails_on_both_programs() {
         robust(&left, Model::Tso, 4, 1000).unwrap().robust,
         Some(false)
     );
-    for t in traces(&left, Model::Tso, 4, 1000) {
+    for t in traces(&left, Model::Tso, 4, 1000, usize::MAX).traces {
         assert!(matches!(
             brute::check_exact(&t, u64::MAX).0,
             Verdict::Serializable
@@ -185,10 +186,11 @@ fn theorem_2_converse_fails_on_both_programs() {
         robust(&right, Model::Tso, 4, 1000).unwrap().robust,
         Some(true)
     );
-    assert!(traces(&right, Model::Sc, 4, 1000)
+    assert!(traces(&right, Model::Sc, 4, 1000, usize::MAX)
+        .traces
         .iter()
         .any(|t| sc::check_sc(t).is_violation()));
-    for t in traces(&right, Model::Tso, 4, 1000) {
+    for t in traces(&right, Model::Tso, 4, 1000, usize::MAX).traces {
         assert!(matches!(
             brute::check_exact(&t, u64::MAX).0,
             Verdict::Serializable
@@ -226,12 +228,23 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
         .unwrap_or_else(|| {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external/dat3m-x86")
         });
-    let csv = std::fs::read_to_string(dir.join("TSO-expected.csv")).unwrap_or_else(|e| {
-        panic!(
-            "the Dat3M x86 suite is required (set TSOSER_DAT3M): {}: {e}",
+    // Absent on a fresh clone with nothing beside it: the test says so and skips;
+    // CI sets TSOSER_REQUIRE_DAT3M=1, which makes it mandatory (bug:
+    // fresh_clone_passes_without_dat3m).
+    let csv = match std::fs::read_to_string(dir.join("TSO-expected.csv")) {
+        Ok(csv) => csv,
+        Err(e) if std::env::var_os("TSOSER_REQUIRE_DAT3M").is_none() => {
+            eprintln!(
+                "SKIPPED: the Dat3M x86 suite is not at {} ({e}); set TSOSER_DAT3M to run it",
+                dir.display()
+            );
+            return;
+        }
+        Err(e) => panic!(
+            "TSOSER_REQUIRE_DAT3M is set but the Dat3M x86 suite is not at {}: {e}",
             dir.display()
-        )
-    });
+        ),
+    };
     let (mut n, mut stated) = (0, 0);
     for line in csv.lines().filter(|l| !l.trim().is_empty()) {
         let (path, want) = line.rsplit_once(',').unwrap();

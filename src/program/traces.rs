@@ -1,6 +1,6 @@
 //! Runs as traces (`explore --emit-traces`): an SC run is an SC trace for the monitors
 //! (events in run order); a TSO/PSO run gives the trace of its issue order, for
-//! `tsoser check` (stores at issue; SEMANTICS.md §1). Outermost `begin … end` blocks are
+//! `tsoser check` (stores at issue; docs/semantics.md §1). Outermost `begin … end` blocks are
 //! transactions; an event outside them is a transaction of its own.
 
 use super::explore::{replay, Effect, Machine, Model, Settled, Step};
@@ -33,11 +33,47 @@ pub fn run_trace(p: &Program, run: &super::explore::Run) -> Result<Trace, crate:
     b.build()
 }
 
-/// Up to `limit` distinct traces of complete runs of `p` under `model`, depth-first.
-pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize) -> Vec<Trace> {
+/// Why [`traces`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmitStop {
+    /// Every schedule was enumerated: these are all the distinct traces.
+    Complete,
+    /// `limit` traces were found; more may exist.
+    MaxTraces,
+    /// The schedule enumeration took `max_steps` steps; more traces may exist.
+    MaxSteps,
+}
+
+impl EmitStop {
+    /// The name in `--json`: `complete`, `max-traces`, `max-steps`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EmitStop::Complete => "complete",
+            EmitStop::MaxTraces => "max-traces",
+            EmitStop::MaxSteps => "max-steps",
+        }
+    }
+}
+
+/// The distinct traces of complete runs found, and why the enumeration stopped.
+pub struct Emitted {
+    pub traces: Vec<Trace>,
+    pub stop: EmitStop,
+    /// Steps applied while enumerating schedules.
+    pub steps: usize,
+}
+
+/// Up to `limit` distinct traces of complete runs of `p` under `model`, depth-first
+/// over schedules, within `max_steps` applied steps (a program whose loops spin on
+/// each other has exponentially many cut runs: bug emit_traces_stops_on_spinning_programs).
+pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize, max_steps: usize) -> Emitted {
     let m = Machine::new(p, model, unroll);
     let (s0, st) = m.initial();
-    let mut out = Vec::new();
+    let mut out = Emitted {
+        traces: Vec::new(),
+        stop: EmitStop::Complete,
+        steps: 0,
+    };
     let mut seen = HashSet::new();
     if st != Settled::Ok {
         return out;
@@ -49,7 +85,8 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize) -> Vec<Trace
     m.enabled(&s0, &mut steps);
     stack.push((s0, steps.clone()));
     while let Some((s, todo)) = stack.last_mut() {
-        if out.len() >= limit {
+        if out.traces.len() >= limit {
+            out.stop = EmitStop::MaxTraces;
             break;
         }
         let Some(step) = todo.pop() else {
@@ -57,6 +94,11 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize) -> Vec<Trace
             path.pop();
             continue;
         };
+        if out.steps >= max_steps {
+            out.stop = EmitStop::MaxSteps;
+            break;
+        }
+        out.steps += 1;
         let mut s2 = s.clone();
         let (_, st) = m.apply(&mut s2, step);
         if st != Settled::Ok || s2.buf.iter().any(|b| b.len() > super::explore::MAX_BUFFER) {
@@ -68,7 +110,7 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize) -> Vec<Trace
                 if let Ok(t) = run_trace(p, &run) {
                     let key = crate::trace::parse::to_yaml(&t);
                     if seen.insert(key) {
-                        out.push(t);
+                        out.traces.push(t);
                     }
                 }
             }
@@ -79,4 +121,26 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize) -> Vec<Trace
         stack.push((s2, steps.clone()));
     }
     out
+}
+
+/// The file name of the `i`-th emitted trace (1-based): the program's name with every
+/// character but ASCII letters, digits, `-` and `_` replaced by `_` (at most 64), so a
+/// hostile name (`../../x`, control characters) cannot leave the folder or make a file
+/// tsoser cannot read back (bug: emit_traces_stays_inside_its_folder).
+pub fn file_name(program: &str, model: Model, i: usize) -> String {
+    let mut stem: String = program
+        .chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.is_empty() {
+        stem = "program".into();
+    }
+    format!("{stem}-{}-{i:04}.yaml", model.name())
 }
