@@ -16,7 +16,7 @@ proptest! {
     /// semantics.
     #[test]
     fn std_round_trip_keeps_events_transactions_and_verdicts(trace in traces(Params { min_events: 3, max_events: 9, ..Params::default() })) {
-        let back = build(StdReader::new(to_std(&trace).as_bytes())).unwrap();
+        let back = build(StdReader::new(to_std(&trace).unwrap().as_bytes())).unwrap();
         prop_assert_eq!(back.len(), trace.len());
         for (a, b) in trace.events.iter().zip(&back.events) {
             prop_assert_eq!(&trace.threads[a.thread], &back.threads[b.thread]);
@@ -54,7 +54,7 @@ fn convert_goes_both_ways_and_check_reads_std() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(&std_file).unwrap();
-    assert!(text.starts_with("a|begin|"), "{text}");
+    assert!(text.starts_with("a|begin(alpha)|"), "{text}");
     assert!(text.contains("a|r(head)|"), "{text}");
     let o = tsoser(&["check", std_file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "the task pool stays a violation");
@@ -102,7 +102,7 @@ proptest! {
         let dir = std::env::temp_dir().join(format!("tsoser-stream-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("t.std");
-        std::fs::write(&f, to_std(&trace)).unwrap();
+        std::fs::write(&f, to_std(&trace).unwrap()).unwrap();
         let back = tsoser::trace::std_format::read_std(&f).unwrap();
         let s = stream(&f, &Kind::ALL).unwrap();
         prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL));
@@ -113,5 +113,151 @@ proptest! {
         if quiet.outcomes[0].1 == Outcome::Clean {
             prop_assert_eq!(quiet.events, trace.len());
         }
+    }
+}
+
+/// Names that STD or the compact YAML form cannot carry as they are.
+const HOSTILE: &[&str] = &[
+    "a b",
+    " lead",
+    "trail ",
+    "q\"uote",
+    "back\\slash",
+    "pi|pe",
+    "#a",
+    "fence:a",
+    "par(en)",
+    "new\nline",
+    "tab\there",
+    "ünï",
+    "",
+    "@0",
+    "rd",
+    "-",
+    "true",
+    "1.5",
+    "x:y",
+    "\u{2028}",
+];
+
+fn hostile_names() -> impl Strategy<Value = (Vec<usize>, u64)> {
+    (
+        proptest::collection::vec(0..HOSTILE.len() + 4, 12),
+        any::<u64>(),
+    )
+}
+
+/// The trace with its threads, transactions, variables and values renamed from `pick`
+/// (an index past `HOSTILE` keeps the old name).
+fn renamed(t: &tsoser::trace::Trace, pick: &[usize], vals: u64) -> Option<tsoser::trace::Trace> {
+    let name = |kind: usize, i: usize, old: &str| -> String {
+        match HOSTILE.get(pick[(kind * 4 + i) % pick.len()]) {
+            Some(h) => format!(
+                "{h}{}",
+                if i == 0 {
+                    String::new()
+                } else {
+                    format!("{kind}{i}")
+                }
+            ),
+            None => old.to_string(),
+        }
+    };
+    let mut b = tsoser::trace::TraceBuilder::new();
+    for (k, e) in t.events.iter().enumerate() {
+        let th = name(0, e.thread, &t.threads[e.thread]);
+        let tx = name(1, e.txn, &t.txns[e.txn].name);
+        let var = e.var.map(|v| name(2, v, &t.vars[v]));
+        if [&th, &tx]
+            .into_iter()
+            .chain(&var)
+            .any(|n| n.trim().is_empty())
+        {
+            return None; // blank names are input errors in every format
+        }
+        let val = (vals >> (k % 64) & 1 == 1).then(|| HOSTILE[k % HOSTILE.len()].to_string());
+        b.push_at(&th, Some(&tx), e.op, var.as_deref(), val, 0);
+    }
+    b.build().ok()
+}
+
+fn same_names(a: &tsoser::trace::Trace, b: &tsoser::trace::Trace) -> Result<(), String> {
+    if a.len() != b.len() {
+        return Err(format!("{} events became {}", a.len(), b.len()));
+    }
+    for (i, (x, y)) in a.events.iter().zip(&b.events).enumerate() {
+        let same = a.threads[x.thread] == b.threads[y.thread]
+            && a.txns[x.txn].name == b.txns[y.txn].name
+            && x.op == y.op
+            && x.var.map(|v| &a.vars[v]) == y.var.map(|v| &b.vars[v]);
+        if !same {
+            return Err(format!(
+                "event {i}: {:?} became {:?}",
+                a.describe(i),
+                b.describe(i)
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// Bug convert_to_std_is_faithful_or_refuses / convert_to_yaml_keeps_every_name: with
+    /// hostile names, the YAML writer keeps every name and value; the STD writer either
+    /// refuses (naming the event) or writes a file that reads back with the same threads,
+    /// transactions (names included), operations, variables and values.
+    #[test]
+    fn round_trips_keep_hostile_names(trace in traces(Params { min_events: 2, max_events: 8, ..Params::default() }),
+                                      (pick, vals) in hostile_names()) {
+        let Some(t) = renamed(&trace, &pick, vals) else { return Ok(()) };
+        let yaml = tsoser::trace::gen::to_compact_yaml(&t);
+        let back = tsoser::trace::parse::parse_trace(&yaml);
+        prop_assert!(back.is_ok(), "{yaml}: {:?}", back.err());
+        let back = back.unwrap();
+        prop_assert!(same_names(&t, &back).is_ok(), "{yaml}: {:?}", same_names(&t, &back));
+        for (x, y) in t.events.iter().zip(&back.events) {
+            prop_assert_eq!(&x.val, &y.val, "{}", yaml);
+        }
+        match to_std(&t) {
+            Err(e) => prop_assert!(e.event < t.len()),
+            Ok(text) => {
+                let back = build(StdReader::new(text.as_bytes()));
+                prop_assert!(back.is_ok(), "{text}: {:?}", back.err());
+                let back = back.unwrap();
+                prop_assert!(same_names(&t, &back).is_ok(), "{text}: {:?}", same_names(&t, &back));
+                for (i, (x, y)) in t.events.iter().zip(&back.events).enumerate() {
+                    let want = x.val.clone().unwrap_or_else(|| i.to_string());
+                    prop_assert_eq!(Some(want), y.val.clone(), "{}", text);
+                }
+            }
+        }
+    }
+}
+
+/// The three convert bugs of the issue, one by one: a `|` in a name, a thread `#a`, and
+/// an rmw of thread `a` on `fence:a` are refused with the event; exit 2.
+#[test]
+fn convert_to_std_refuses_what_it_cannot_carry() {
+    let dir = std::env::temp_dir().join(format!("tsoser-std-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (events, words) in [
+        ("[{thread: a, op: rd, var: \"x|y\"}]", "variable name"),
+        ("[{thread: \"#a\", op: rd, var: x}]", "thread name"),
+        (
+            "[{thread: a, op: rmw, var: \"fence:a\"}]",
+            "read back as a fence",
+        ),
+    ] {
+        let f = dir.join("t.yaml");
+        std::fs::write(&f, format!("events: {events}\n")).unwrap();
+        let o = tsoser(&["convert", f.to_str().unwrap(), "--to", "std"]);
+        assert_eq!(o.status.code(), Some(2), "{events}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains(words) && stderr(&o).contains("event #0"),
+            "{}",
+            stderr(&o)
+        );
     }
 }

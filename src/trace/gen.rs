@@ -126,10 +126,33 @@ pub fn to_compact_yaml(trace: &Trace) -> String {
         s.push_str(&format!("name: {}\n", super::parse::quote(n)));
     }
     s.push_str("events:\n");
+    // A word of the compact form: no white space, quote or backslash, not empty, not a
+    // comment; anything else is written as a flow mapping with quoted names, so every
+    // name reads back unchanged (bug: convert_to_yaml_keeps_every_name).
+    let word = |w: &str| {
+        !w.is_empty()
+            && !w.starts_with('#')
+            && !w.chars().any(|c| {
+                c.is_whitespace() || c.is_control() || matches!(c, '"' | '\\' | '\u{feff}')
+            })
+    };
     for i in 0..trace.len() {
-        s.push_str("  - \"");
-        s.push_str(&trace.describe(i));
-        s.push_str("\"\n");
+        let e = &trace.events[i];
+        let compact = word(&trace.threads[e.thread])
+            && word(&trace.txns[e.txn].name)
+            && e.var.is_none_or(|v| word(&trace.vars[v]))
+            && e.val.as_deref().is_none_or(|v| e.var.is_some() && word(v));
+        if compact {
+            s.push_str("  - \"");
+            s.push_str(&trace.describe(i));
+            if let Some(v) = &e.val {
+                s.push(' ');
+                s.push_str(v);
+            }
+            s.push_str("\"\n");
+        } else {
+            s.push_str(&format!("  - {}\n", super::parse::event_yaml(trace, i)));
+        }
     }
     s
 }

@@ -94,9 +94,10 @@ fn scalar(v: &Value) -> Option<String> {
 
 fn name_field(key: &str, v: &Value) -> Result<String, String> {
     match scalar(v) {
-        Some(s) if !s.trim().is_empty() && !s.contains(char::is_whitespace) => Ok(s),
-        Some(s) if s.trim().is_empty() => Err(format!("`{key}` is empty")),
-        Some(s) => Err(format!("`{key}` `{s}` contains white space")),
+        // Any name that is not blank; the compact form splits at white space, the
+        // mapping form carries every name (bug: convert_to_yaml_keeps_every_name).
+        Some(s) if !s.trim().is_empty() => Ok(s),
+        Some(_) => Err(format!("`{key}` is empty")),
         None => Err(format!("`{key}` must be a plain name, not {}", kind(v))),
     }
 }
@@ -349,7 +350,7 @@ pub fn parse_trace(src: &str) -> Result<Trace, Error> {
     b.build()
 }
 
-/// Parses an execution: a trace with `commit` events placed (SEMANTICS.md §2). A commit
+/// Parses an execution: a trace with `commit` events placed (docs/semantics.md §2). A commit
 /// names its thread; it commits that thread's oldest pending write, whose variable
 /// (and transaction) it must match when given. Writes still pending at the end are
 /// committed at the end.
@@ -527,8 +528,22 @@ pub fn quote(s: &str) -> String {
         )
         && s.parse::<f64>().is_err();
     if plain {
-        s.to_string()
-    } else {
-        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+        return s.to_string();
     }
+    // A YAML double-quoted scalar; control characters, line and paragraph separators
+    // and the byte-order mark escaped, so they read back unchanged.
+    let mut q = String::with_capacity(s.len() + 2);
+    q.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => q.push_str("\\\\"),
+            '"' => q.push_str("\\\""),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{85}') => {
+                q.push_str(&format!("\\u{:04X}", c as u32))
+            }
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
 }

@@ -15,7 +15,7 @@
 //! file (the monitors can consume it as a stream); [`read_std`] builds a [`Trace`].
 //! [`to_std`] writes a trace back: `rmw x` as `acq(x)`, a fence as `acq(fence:T)` on a
 //! location of its own (STD has no fence; under TSO that is the same conflicts and the
-//! same buffer drain, SEMANTICS.md §6, and it is read back as a fence, which also drains
+//! same buffer drain, docs/semantics.md §6, and it is read back as a fence, which also drains
 //! every PSO buffer), transactions of more than one event as `begin`/`end` blocks.
 
 use super::{Op, Trace, TraceBuilder};
@@ -32,7 +32,8 @@ pub enum StdOp {
     Fork(String),
     Join(String),
     Request(String),
-    Begin,
+    /// `begin` or `begin(NAME)`: NAME names the transaction of an outermost block.
+    Begin(Option<String>),
     End,
 }
 
@@ -83,7 +84,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<StdEvent, Error> {
         "fork" => StdOp::Fork(need("a thread")?),
         "join" => StdOp::Join(need("a thread")?),
         "req" => StdOp::Request(need("a lock")?),
-        "begin" => StdOp::Begin,
+        "begin" => StdOp::Begin((!arg.is_empty()).then(|| arg.to_string())),
         "end" => StdOp::End,
         other => {
             return Err(bad(format!(
@@ -202,11 +203,14 @@ impl Lowering {
                     vec![theirs, mine]
                 }
             }
-            StdOp::Begin => {
+            StdOp::Begin(name) => {
                 let e = self.open.entry(t.to_string()).or_insert((0, String::new()));
                 if e.0 == 0 {
                     self.blocks += 1;
-                    e.1 = format!("{t}.b{}", self.blocks);
+                    e.1 = match name {
+                        Some(n) => n.clone(),
+                        None => format!("{t}.b{}", self.blocks),
+                    };
                 }
                 e.0 += 1;
                 vec![]
@@ -267,42 +271,104 @@ pub fn read_std(path: &std::path::Path) -> Result<Trace, FileError> {
     })
 }
 
+/// Why a trace cannot be written in STD without changing it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("event #{event}: {message}")]
+pub struct StdWriteError {
+    pub event: usize,
+    pub message: String,
+}
+
+/// Whether STD carries `name` unchanged in a field: non-empty, no `|`, `(`, `)`, no
+/// control character, no white space at either end (the reader trims fields).
+fn carries(name: &str) -> bool {
+    !name.is_empty()
+        && name.trim() == name
+        && !name.contains(['|', '(', ')'])
+        && !name.chars().any(char::is_control)
+}
+
 /// Writes a trace in STD (see the module text for rmw and fences). The value of an
-/// event, if any, becomes its location field (else its index).
-pub fn to_std(trace: &Trace) -> String {
+/// event, if any, becomes its location field (else its index). A transaction is a
+/// `begin(NAME)` … `end` block unless it is the single event the reader would name
+/// itself (`@i`), so transaction names survive a round trip. Names STD cannot carry
+/// (a `|`, parentheses, control characters, a thread starting with `#`, white space at
+/// either end) and a variable `fence:T` used by an rmw of thread T (it would read back
+/// as a fence) are refused with the event they occur in (bug:
+/// convert_to_std_is_faithful_or_refuses).
+pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
     let mut s = String::with_capacity(trace.len() * 16);
     let mut size = vec![0usize; trace.txns.len()];
-    for e in &trace.events {
+    let mut first = vec![usize::MAX; trace.txns.len()];
+    for (i, e) in trace.events.iter().enumerate() {
         size[e.txn] += 1;
+        first[e.txn] = first[e.txn].min(i);
     }
+    // A block unless the reader would give the event this very name.
+    let block: Vec<bool> = (0..trace.txns.len())
+        .map(|x| size[x] > 1 || trace.txns[x].name != format!("@{}", first[x]))
+        .collect();
+    let refuse = |event: usize, message: String| StdWriteError { event, message };
     let mut current: Vec<Option<usize>> = vec![None; trace.threads.len()];
     for (i, e) in trace.events.iter().enumerate() {
         let t = &trace.threads[e.thread];
+        if !carries(t) || t.starts_with('#') {
+            return Err(refuse(i, format!("STD cannot carry the thread name {t:?}")));
+        }
         if current[e.thread] != Some(e.txn) {
-            if current[e.thread].is_some_and(|x| size[x] > 1) {
+            if current[e.thread].is_some_and(|x| block[x]) {
                 s.push_str(&format!("{t}|end|{i}\n"));
             }
-            if size[e.txn] > 1 {
-                s.push_str(&format!("{t}|begin|{i}\n"));
+            if block[e.txn] {
+                let name = &trace.txns[e.txn].name;
+                if !carries(name) {
+                    return Err(refuse(
+                        i,
+                        format!("STD cannot carry the transaction name {name:?}"),
+                    ));
+                }
+                s.push_str(&format!("{t}|begin({name})|{i}\n"));
             }
             current[e.thread] = Some(e.txn);
         }
         let var = e.var.map(|v| trace.vars[v].as_str()).unwrap_or("");
+        if e.var.is_some() && !carries(var) {
+            return Err(refuse(
+                i,
+                format!("STD cannot carry the variable name {var:?}"),
+            ));
+        }
         let op = match e.op {
             Op::Rd => format!("r({var})"),
             Op::Wr => format!("w({var})"),
+            Op::Rmw if var.strip_prefix("fence:") == Some(t.as_str()) => return Err(refuse(
+                i,
+                format!(
+                    "an rmw of thread {t} on a variable named {var:?} would read back as a fence"
+                ),
+            )),
             Op::Rmw => format!("acq({var})"),
             Op::Fence => format!("acq(fence:{t})"),
         };
         let loc = e.val.clone().unwrap_or_else(|| i.to_string());
+        let loc_ok = !loc.is_empty()
+            && loc.trim() == loc
+            && !loc.contains('|')
+            && !loc.chars().any(char::is_control);
+        if !loc_ok {
+            return Err(refuse(
+                i,
+                format!("STD cannot carry the value {loc:?} in its location field"),
+            ));
+        }
         s.push_str(&format!("{t}|{op}|{loc}\n"));
     }
     for (th, c) in current.iter().enumerate() {
-        if c.is_some_and(|x| size[x] > 1) {
+        if c.is_some_and(|x| block[x]) {
             s.push_str(&format!("{}|end|{}\n", trace.threads[th], trace.len()));
         }
     }
-    s
+    Ok(s)
 }
 
 #[cfg(test)]
