@@ -1,6 +1,6 @@
 //! The two encodings of `--algo sat` (written down in `encodings/`).
 //!
-//! **exact** (SEMANTICS.md §5, commit placement): an *order atom* per pair of the exact
+//! **exact** (docs/semantics.md §5, commit placement): an *order atom* per pair of the exact
 //! event graph that a conflict or a parallel exception depends on — "commit c(w)
 //! precedes event p" for p in c(w)'s window, "c(w1) precedes c(w2)" for commits of one
 //! variable whose windows meet. A conflict literal per possible conflict (pair and
@@ -55,6 +55,9 @@ pub enum VarRole {
     Conflict(Node, Node, Rule),
     /// Paper mode: undirected edge (a, b) of EG_τ used as a → b.
     Used(EventId, EventId),
+    /// Paper mode, eager export: event a precedes event b in a topological order of
+    /// the directed edges and the used ones.
+    Precedes(EventId, EventId),
 }
 
 /// A propositional formula with order atoms and a variable table.
@@ -219,6 +222,139 @@ impl Formula {
                 }
             }
         }
+    }
+}
+
+/// A budget of the eager closure: clauses it may add before giving up.
+pub const EAGER_MAX_CLAUSES: usize = 50_000_000;
+
+impl Formula {
+    /// Atoms for the eager closure ([`Formula::close_eagerly`]), before the order
+    /// encoding is finished: every varying "c(w) before p" for p in c(w)'s window, and
+    /// every varying order of two commits whose windows meet (any variables), for the
+    /// commits `C` the formula already mentions.
+    fn eager_atoms(&mut self, trace: &Trace) -> Vec<EventId> {
+        let mut c: Vec<EventId> = self
+            .atoms
+            .keys()
+            .flat_map(|a| match *a {
+                Atom::CommitBeforeEvent(w, _) => [Some(w), None],
+                Atom::CommitBeforeCommit(a, b) => [Some(a), Some(b)],
+            })
+            .flatten()
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        for &w in &c {
+            for p in w + 1..trace.commit_bound(w) {
+                let _ = self.before(trace, Step::Commit(w), Step::Event(p));
+            }
+        }
+        for (i, &a) in c.iter().enumerate() {
+            for &b in &c[i + 1..] {
+                if b >= trace.commit_bound(a) {
+                    break; // windows sorted by start: later ones start past a's end
+                }
+                let _ = self.before(trace, Step::Commit(a), Step::Commit(b));
+            }
+        }
+        c
+    }
+
+    /// Makes the formula exact without lazy cuts (what `tsoser encode` writes, so an
+    /// external solver's answer is the verdict): ties of every commit pair with the
+    /// events one of them is fixed against, and no 3-cycle among commits whose windows
+    /// meet. With the full order encoding each commit has a gap; commits in one gap
+    /// form a tournament (their windows meet), acyclic iff it has no 3-cycle; orders
+    /// across gaps follow from the ties — so every model is an execution
+    /// (`encodings/README.md`, "Exact without cuts").
+    fn close_eagerly(&mut self, trace: &Trace, c: &[EventId]) -> Result<(), String> {
+        let lit = |f: &Formula, a: Node, b: Node| -> Result<Lit, bool> {
+            if let Some(k) = fixed_order(trace, a, b) {
+                return Err(k);
+            }
+            let (atom, sign) = match (a, b) {
+                (Step::Commit(w), Step::Event(p)) => (Atom::CommitBeforeEvent(w, p), 1),
+                (Step::Event(p), Step::Commit(w)) => (Atom::CommitBeforeEvent(w, p), -1),
+                (Step::Commit(x), Step::Commit(y)) if x < y => (Atom::CommitBeforeCommit(x, y), 1),
+                (Step::Commit(x), Step::Commit(y)) => (Atom::CommitBeforeCommit(y, x), -1),
+                _ => unreachable!("events have fixed order"),
+            };
+            Ok(sign * f.atoms[&atom])
+        };
+        let budget = self.clauses.len() + self.order_clauses.len() + EAGER_MAX_CLAUSES;
+        let mut extra: Vec<Vec<Lit>> = Vec::new();
+        // Ties with fixed events: for a varying pair (a, b) and p varying for one of
+        // them and fixed for the other.
+        for (i, &a) in c.iter().enumerate() {
+            for &b in &c[i + 1..] {
+                if b >= trace.commit_bound(a) {
+                    break;
+                }
+                let Ok(cc) = lit(self, Step::Commit(a), Step::Commit(b)) else {
+                    continue;
+                };
+                for (x, y, sign) in [(a, b, 1), (b, a, -1)] {
+                    // p varying for y, fixed for x; cc·sign is "x before y".
+                    for p in y + 1..trace.commit_bound(y) {
+                        let Ok(yp) = lit(self, Step::Commit(y), Step::Event(p)) else {
+                            continue;
+                        };
+                        match fixed_order(trace, Step::Commit(x), Step::Event(p)) {
+                            // x < p: y after p ⇒ x before y.
+                            Some(true) => extra.push(vec![yp, sign * cc]),
+                            // p < x: y before p ⇒ y before x.
+                            Some(false) => extra.push(vec![-yp, -sign * cc]),
+                            None => {}
+                        }
+                    }
+                }
+                if extra.len() > budget {
+                    return Err(format!("more than {EAGER_MAX_CLAUSES} clauses"));
+                }
+            }
+        }
+        // No 3-cycle among commits whose windows pairwise meet.
+        let meet = |a: EventId, b: EventId| {
+            let (ea, la) = commit_times(trace, a);
+            let (eb, lb) = commit_times(trace, b);
+            !(la < eb || lb < ea)
+        };
+        for (i, &a) in c.iter().enumerate() {
+            for (j, &b) in c.iter().enumerate().skip(i + 1) {
+                if b >= trace.commit_bound(a) {
+                    break;
+                }
+                for &d in &c[j + 1..] {
+                    if d >= trace.commit_bound(a) {
+                        break;
+                    }
+                    if !meet(b, d) {
+                        continue;
+                    }
+                    for (x, y, z) in [(a, b, d), (a, d, b)] {
+                        // forbid x < y < z < x
+                        let mut clause = Vec::new();
+                        let mut possible = true;
+                        for (u, v) in [(x, y), (y, z), (z, x)] {
+                            match lit(self, Step::Commit(u), Step::Commit(v)) {
+                                Ok(l) => clause.push(-l),
+                                Err(true) => {}
+                                Err(false) => possible = false,
+                            }
+                        }
+                        if possible {
+                            extra.push(clause);
+                        }
+                    }
+                }
+                if extra.len() > budget {
+                    return Err(format!("more than {EAGER_MAX_CLAUSES} clauses"));
+                }
+            }
+        }
+        self.order_clauses.extend(extra);
+        Ok(())
     }
 }
 
@@ -414,6 +550,18 @@ pub fn encode_exact(
     pairs: &[(Node, Node)],
     txns: &[usize],
 ) -> Formula {
+    encode_exact_with(trace, forced, pairs, txns, false).expect("lazy encoding has no budget")
+}
+
+/// [`encode_exact`], and with `eager` exact without lazy cuts ([`Formula::close_eagerly`];
+/// `Err` past [`EAGER_MAX_CLAUSES`]).
+pub fn encode_exact_with(
+    trace: &Trace,
+    forced: &[Edge],
+    pairs: &[(Node, Node)],
+    txns: &[usize],
+    eager: bool,
+) -> Result<Formula, String> {
     let mut f = Formula::default();
     let mut edges: EdgeWays = HashMap::new();
     for e in forced {
@@ -435,8 +583,12 @@ pub fn encode_exact(
         }
     }
     cycle_constraint(&mut f, txns, edges);
+    let closed = eager.then(|| f.eager_atoms(trace));
     f.finish_order(trace);
-    f
+    if let Some(c) = closed {
+        f.close_eagerly(trace, &c)?;
+    }
+    Ok(f)
 }
 
 /// What "x precedes y and they conflict" asks of the commit placement: an order that
@@ -471,7 +623,7 @@ pub fn fixed_order(trace: &Trace, a: Node, b: Node) -> Option<bool> {
     }
 }
 
-/// The [`Requirement`] of the conflict `x → y` (Eq. 1 with SEMANTICS.md §3).
+/// The [`Requirement`] of the conflict `x → y` (Eq. 1 with docs/semantics.md §3).
 pub fn requirement(trace: &Trace, x: Node, y: Node) -> Option<Requirement> {
     let (kx, _) = access(trace, x);
     let (ky, _) = access(trace, y);
@@ -615,6 +767,110 @@ pub fn encode_paper(
     f
 }
 
+/// Paper mode made exact without lazy cuts (what `tsoser encode` writes): a total
+/// order of the endpoints of the undirected edges (one variable a pair, no 3-cycle),
+/// the directed edges' reachability between them as fixed orders, and every used edge
+/// agreeing with the order. The used edges and the directed ones are acyclic iff such
+/// an order exists, which is what the lazy check asks of a model.
+pub fn close_paper_eagerly(f: &mut Formula, g: &PaperGraph, n: usize) -> Result<(), String> {
+    let used: Vec<(Lit, EventId, EventId)> = f
+        .roles
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| match *r {
+            VarRole::Used(a, b) => Some((i as Lit + 1, a, b)),
+            _ => None,
+        })
+        .collect();
+    let mut nodes: Vec<EventId> = used.iter().flat_map(|&(_, a, b)| [a, b]).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let k = nodes.len();
+    if k.saturating_mul(k).saturating_mul(k) / 3 > EAGER_MAX_CLAUSES {
+        return Err(format!("more than {EAGER_MAX_CLAUSES} clauses"));
+    }
+    let index: HashMap<EventId, usize> = nodes.iter().enumerate().map(|(i, &e)| (e, i)).collect();
+    let mut adj: Vec<Vec<EventId>> = vec![Vec::new(); n];
+    for &(a, b) in &g.directed {
+        adj[a].push(b);
+    }
+    // reach[i][j]: node i reaches node j by directed edges (i ≠ j).
+    let mut reach = vec![vec![false; k]; k];
+    let mut seen = vec![usize::MAX; n];
+    for (i, &u) in nodes.iter().enumerate() {
+        let mut stack = vec![u];
+        seen[u] = i;
+        while let Some(x) = stack.pop() {
+            for &y in &adj[x] {
+                if y == u {
+                    reach[i][i] = true; // a directed cycle: no orientation is acyclic
+                }
+                if seen[y] != i {
+                    seen[y] = i;
+                    if let Some(&j) = index.get(&y) {
+                        reach[i][j] = true;
+                    }
+                    stack.push(y);
+                }
+            }
+        }
+    }
+    if (0..k).any(|i| reach[i][i]) {
+        let x = f.var(VarRole::Precedes(nodes[0], nodes[0]));
+        f.order_clauses.push(vec![x]);
+        f.order_clauses.push(vec![-x]);
+        return Ok(());
+    }
+    let mut var = vec![vec![0 as Lit; k]; k];
+    for i in 0..k {
+        for j in i + 1..k {
+            if !reach[i][j] && !reach[j][i] {
+                var[i][j] = f.var(VarRole::Precedes(nodes[i], nodes[j]));
+            }
+        }
+    }
+    // The literal of "i precedes j", or a constant.
+    let ord = |i: usize, j: usize| -> Result<Lit, bool> {
+        if reach[i][j] {
+            Err(true)
+        } else if reach[j][i] {
+            Err(false)
+        } else if i < j {
+            Ok(var[i][j])
+        } else {
+            Ok(-var[j][i])
+        }
+    };
+    for &(l, a, b) in &used {
+        match ord(index[&a], index[&b]) {
+            Ok(o) => f.order_clauses.push(vec![-l, o]),
+            Err(false) => f.order_clauses.push(vec![-l]),
+            Err(true) => {}
+        }
+    }
+    for i in 0..k {
+        for j in i + 1..k {
+            for m in j + 1..k {
+                for (x, y, z) in [(i, j, m), (i, m, j)] {
+                    let mut clause = Vec::new();
+                    let mut possible = true;
+                    for (u, v) in [(x, y), (y, z), (z, x)] {
+                        match ord(u, v) {
+                            Ok(o) => clause.push(-o),
+                            Err(true) => {}
+                            Err(false) => possible = false,
+                        }
+                    }
+                    if possible {
+                        f.order_clauses.push(clause);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Components of a graph with more than one node, and each node's component index.
 pub fn components(g: &ConflictGraph) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
     components_of(g.group_count(), &[g.edges()])
@@ -653,32 +909,55 @@ pub fn components_of(
     (comps, of)
 }
 
-/// The formula over every component at once (what `tsoser encode` writes): satisfiable
-/// iff some component has a cycle (modulo lazy cuts in exact mode).
+/// The formula over every component at once: satisfiable iff some component has a
+/// cycle, modulo the lazy cuts the solver loop adds (see [`export_formula`]).
 pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formula {
+    whole(trace, semantics, false).expect("lazy encoding has no budget")
+}
+
+/// What `tsoser encode` writes: the whole formula made exact without lazy cuts, so
+/// any external solver's answer is the verdict (satisfiable iff not serializable).
+/// `Err` when the eager closure would pass [`EAGER_MAX_CLAUSES`].
+pub fn export_formula(
+    trace: &Trace,
+    semantics: crate::check::Semantics,
+) -> Result<Formula, String> {
+    whole(trace, semantics, true)
+}
+
+fn whole(
+    trace: &Trace,
+    semantics: crate::check::Semantics,
+    eager: bool,
+) -> Result<Formula, String> {
     match semantics {
         crate::check::Semantics::Exact => {
             let forced = crate::graph::forced::forced_graph(trace);
             let pairs = varying_pairs(trace);
             let (comps, comp_of) = components(&possible_graph(trace, &forced, &pairs));
             let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
-            encode_exact(
+            encode_exact_with(
                 trace,
                 &b.forced.concat(),
                 &b.pairs.concat(),
                 &comps.concat(),
+                eager,
             )
         }
         crate::check::Semantics::Paper => {
             let g = PaperGraph::new(trace);
             let (comps, comp_of) = components(&g.both_ways(trace));
             let b = PaperBuckets::new(&g, trace, comps.len(), &comp_of);
-            encode_paper(
+            let mut f = encode_paper(
                 trace,
                 &b.directed.concat(),
                 &b.undirected.concat(),
                 &comps.concat(),
-            )
+            );
+            if eager {
+                close_paper_eagerly(&mut f, &g, trace.len())?;
+            }
+            Ok(f)
         }
     }
 }

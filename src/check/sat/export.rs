@@ -39,6 +39,13 @@ pub fn describe_var(trace: &Trace, role: &VarRole) -> String {
                 node_text(trace, *b)
             )
         }
+        VarRole::Precedes(a, b) => {
+            format!(
+                "paper: {} precedes {} in the orientation's topological order",
+                node_text(trace, Step::Event(*a)),
+                node_text(trace, Step::Event(*b))
+            )
+        }
         VarRole::Used(a, b) => {
             format!(
                 "paper: undirected edge used as {} → {}",
@@ -49,20 +56,22 @@ pub fn describe_var(trace: &Trace, role: &VarRole) -> String {
     }
 }
 
-/// DIMACS CNF of the formula with its order encoding. A model may still need the
-/// lazy transitivity cuts `tsoser` adds while solving; "unsatisfiable" is final.
+/// DIMACS CNF of the formula with its order encoding. From
+/// [`super::encode::export_formula`] it is exact: satisfiable iff not serializable.
 pub fn to_dimacs(trace: &Trace, f: &Formula) -> String {
     let mut s = String::new();
     s.push_str(&format!(
         "c tsoser encoding of {}\n",
-        trace.name.as_deref().unwrap_or("trace")
+        crate::text::escaped(trace.name.as_deref().unwrap_or("trace"))
     ));
-    s.push_str(
-        "c unsatisfiable => TSO-serializable; a model is a candidate execution that tsoser\n",
-    );
-    s.push_str("c re-checks (its order atoms may need lazy transitivity cuts).\n");
+    s.push_str("c satisfiable <=> NOT TSO-serializable (exact: no lazy cuts needed)\n");
     for (i, r) in f.roles.iter().enumerate() {
-        s.push_str(&format!("c var {} {}\n", i + 1, describe_var(trace, r)));
+        let what = describe_var(trace, r);
+        s.push_str(&format!(
+            "c var {} {}\n",
+            i + 1,
+            crate::text::escaped(&what)
+        ));
     }
     let all: Vec<&Vec<Lit>> = f.clauses.iter().chain(&f.order_clauses).collect();
     s.push_str(&format!("p cnf {} {}\n", f.num_vars(), all.len()));

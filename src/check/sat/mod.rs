@@ -86,7 +86,7 @@ fn make_backend(
     }
 }
 
-/// Decides trace TSO-serializability (exact: SEMANTICS.md §4; paper: Thm. 5).
+/// Decides trace TSO-serializability (exact: docs/semantics.md §4; paper: Thm. 5).
 pub fn check_sat(
     trace: &Trace,
     semantics: Semantics,

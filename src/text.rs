@@ -1,0 +1,49 @@
+//! Text from the input, made safe to print: control characters escaped, long text cut
+//! to a short excerpt (an error message never echoes a 1 GB line or a raw escape
+//! sequence to the terminal).
+
+use std::borrow::Cow;
+
+/// How many characters of input an excerpt keeps.
+pub const EXCERPT: usize = 80;
+
+/// `s` with every control character (and the line/paragraph separators) written as
+/// `\u{…}`, so it stays on one line and cannot drive the terminal.
+pub fn escaped(s: &str) -> Cow<'_, str> {
+    let bad = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !s.chars().any(bad) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// At most [`EXCERPT`] characters of `s`, escaped, with `…` when cut.
+pub fn excerpt(s: &str) -> String {
+    let mut cut: String = s.chars().take(EXCERPT).collect();
+    if cut.len() < s.len() {
+        cut.push('…');
+    }
+    escaped(&cut).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_short_and_escaped() {
+        assert_eq!(escaped("a\nb\x1b[31m"), "a\\u{a}b\\u{1b}[31m");
+        assert_eq!(escaped("plain"), "plain");
+        let long = "x".repeat(10_000);
+        assert_eq!(excerpt(&long).chars().count(), EXCERPT + 1);
+        assert_eq!(excerpt("short"), "short");
+    }
+}
