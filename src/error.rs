@@ -17,7 +17,7 @@ pub enum Error {
     #[error("{line}: {message}")]
     Format { line: usize, message: String },
 
-    /// An event breaks well-formedness (SEMANTICS.md §1) or, in an execution, the TSO rules (§2).
+    /// An event breaks well-formedness (docs/semantics.md §1) or, in an execution, the TSO rules (§2).
     #[error("{line}: event #{event}: {message}")]
     Malformed {
         event: usize,

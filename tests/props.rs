@@ -73,7 +73,7 @@ proptest! {
         prop_assert_eq!(closure(&sparse), closure(&forced_pairs(&trace)));
     }
 
-    /// SEMANTICS.md §5: the exact event graph's acyclic orientations decide like the executions.
+    /// docs/semantics.md §5: the exact event graph's acyclic orientations decide like the executions.
     #[test]
     fn exact_graph_orientations_agree(trace in traces(Params { min_events: 4, max_events: 7, ..Params::default() })) {
         let g = ExactGraph::new(&trace);

@@ -28,7 +28,7 @@ fn paper_false_alarm(lines: &[&str]) {
     assert_eq!(verify(&t, &w), Ok(()));
 }
 
-/// SEMANTICS.md §5, flaw 1: a buffered read is parallel with the other commit.
+/// docs/semantics.md §5, flaw 1: a buffered read is parallel with the other commit.
 #[test]
 fn flaw1_buffered_read_parallel_with_other_write() {
     paper_false_alarm(&["t1 A wr x", "t1 A rd x", "t2 B wr x"]);
@@ -40,7 +40,7 @@ fn flaw1_with_rmw() {
     paper_false_alarm(&["t1 A wr x", "t1 A rd x", "t2 B rmw x"]);
 }
 
-/// SEMANTICS.md §5, flaw 2: a commit is one point; it cannot precede `ra` and follow `rb`.
+/// docs/semantics.md §5, flaw 2: a commit is one point; it cannot precede `ra` and follow `rb`.
 #[test]
 fn flaw2_commit_is_one_point() {
     paper_false_alarm(&[

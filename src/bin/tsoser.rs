@@ -270,7 +270,8 @@ enum Cmd {
         #[arg(long)]
         stats: bool,
     },
-    /// Write the SAT/SMT encoding of the trace (for any external solver).
+    /// Write the SAT/SMT encoding of the trace for an external solver: satisfiable iff
+    /// the trace is not serializable (exact: no lazy cuts needed).
     Encode {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "dimacs")]
@@ -317,7 +318,7 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Run a monitor on the trace read as an SC execution (SEMANTICS.md §6).
+    /// Run a monitor on the trace read as an SC execution (docs/semantics.md §6).
     Monitor {
         file: PathBuf,
         /// Which monitor (README, "Monitors"); `all` runs every one in one pass.
@@ -693,7 +694,8 @@ fn run(cli: Cli) -> Result<u8> {
             });
             let text = match to {
                 TraceFormat::Yaml => gen::to_compact_yaml(&trace),
-                TraceFormat::Std => trace::std_format::to_std(&trace),
+                TraceFormat::Std => trace::std_format::to_std(&trace)
+                    .map_err(|e| anyhow::anyhow!("{}: cannot write STD: {e}", file.display()))?,
             };
             write_out(output.as_deref(), &text)?;
             Ok(0)
@@ -971,12 +973,22 @@ fn bench_scale(
 
 fn cmd_encode(file: &Path, format: Format, semantics: Semantics) -> Result<u8> {
     let trace = load(file)?;
-    let f = satcheck::encode::whole_formula(&trace, semantics);
     match format {
-        Format::Dimacs => out!("{}", satcheck::export::to_dimacs(&trace, &f)),
+        Format::Dimacs => {
+            let f = satcheck::encode::export_formula(&trace, semantics).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: the exact formula is too large to write ({e}); decide it with `tsoser check --algo sat`",
+                    file.display()
+                )
+            })?;
+            out!("{}", satcheck::export::to_dimacs(&trace, &f))
+        }
         Format::Smt2 => {
             #[cfg(feature = "z3")]
-            out!("{}", satcheck::backend::Z3::new(&f, &trace, None).to_smt2());
+            {
+                let f = satcheck::encode::whole_formula(&trace, semantics);
+                out!("{}", satcheck::backend::Z3::new(&f, &trace, None).to_smt2());
+            }
             #[cfg(not(feature = "z3"))]
             bail!("--format smt2 needs the z3 backend: build with `--features z3`");
         }
@@ -1257,7 +1269,7 @@ fn cmd_check(
                 match realizable {
                     Some(true) => outln!("an execution has a violation too (exact semantics agrees)"),
                     Some(false) => outln!(
-                        "no TSO execution of this trace has a violation: the paper's graph over-approximates here (SEMANTICS.md §5)"
+                        "no TSO execution of this trace has a violation: the paper's graph over-approximates here (docs/semantics.md §5)"
                     ),
                     None => {}
                 }
@@ -1479,6 +1491,7 @@ fn cmd_explore(
         return Ok(0);
     }
     let mut stats = Stats::default();
+    let mut emitted = None;
     let r = stats.time("explore", || program::report::run(&p, o));
     let r = match r {
         Ok(r) => r,
@@ -1490,22 +1503,36 @@ fn cmd_explore(
     };
     if let Some(dir) = emit {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let ts = stats.time("emit traces", || {
-            program::traces::traces(&p, o.model, o.unroll, max_traces)
+        let em = stats.time("emit traces", || {
+            program::traces::traces(&p, o.model, o.unroll, max_traces, o.max_states)
         });
-        for (i, t) in ts.iter().enumerate() {
-            let path = dir.join(format!("{}-{}-{:04}.yaml", p.name, o.model.name(), i + 1));
+        for (i, t) in em.traces.iter().enumerate() {
+            let path = dir.join(program::traces::file_name(&p.name, o.model, i + 1));
             std::fs::write(&path, trace::parse::to_yaml(t))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
+        let n = em.traces.len();
+        let why = match em.stop {
+            program::traces::EmitStop::Complete if n == 0 => {
+                " (no run of the program terminates within --unroll: nothing to emit)".to_string()
+            }
+            program::traces::EmitStop::Complete => " (all distinct traces)".to_string(),
+            program::traces::EmitStop::MaxTraces => {
+                format!(" — truncated at --max-traces {max_traces}: more traces may exist")
+            }
+            program::traces::EmitStop::MaxSteps => format!(
+                " — truncated: the schedule enumeration reached --max-states {} steps; more traces may exist",
+                o.max_states
+            ),
+        };
         if !as_json {
             eprintln!(
-                "wrote {} trace{} to {}",
-                ts.len(),
-                if ts.len() == 1 { "" } else { "s" },
+                "wrote {n} trace{} to {}{why}",
+                if n == 1 { "" } else { "s" },
                 dir.display()
             );
         }
+        emitted = Some((n, em.stop));
     }
     let secs: f64 = stats
         .phases
@@ -1518,6 +1545,10 @@ fn cmd_explore(
     stats.count("states per second", (states as f64 / secs.max(1e-9)) as u64);
     if as_json {
         let mut v = program::report::json(&p, &fname, &r);
+        if let Some((n, stop)) = emitted {
+            v["emitted"] = json!({"traces": n, "complete": stop == program::traces::EmitStop::Complete,
+                                  "stop": stop.name()});
+        }
         if want_stats {
             v["stats"] = stats.to_json();
         }

@@ -1,5 +1,5 @@
 //! `--algo brute`: the definition itself. Exact mode enumerates Execs(τ)
-//! (SEMANTICS.md §2) and checks each conflict graph (§3–§4); paper mode enumerates
+//! (docs/semantics.md §2) and checks each conflict graph (§3–§4); paper mode enumerates
 //! the orientations of EG_τ (Def. 4, Thm. 5).
 //!
 //! Exact enumeration is a depth-first search over execution prefixes with:
@@ -285,7 +285,7 @@ impl Search<'_> {
     }
 }
 
-/// Decides SEMANTICS.md §4 by enumerating executions, visiting at most `max` prefixes.
+/// Decides docs/semantics.md §4 by enumerating executions, visiting at most `max` prefixes.
 pub fn check_exact(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
     let mut stats = BruteStats::default();
     let forced = crate::graph::forced::forced_graph(trace);

@@ -1,4 +1,4 @@
-//! The TSO conflict relation of Enea & Farzan, Eq. (1), as fixed by SEMANTICS.md §3,
+//! The TSO conflict relation of Enea & Farzan, Eq. (1), as fixed by docs/semantics.md §3,
 //! and the SC relation ⊙SC (paper §3). Written once here; every checker uses it.
 
 use crate::trace::exec::{Execution, Node, Step};

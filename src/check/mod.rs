@@ -1,4 +1,4 @@
-//! Deciders of trace TSO-serializability (SEMANTICS.md §4) and the polynomial
+//! Deciders of trace TSO-serializability (docs/semantics.md §4) and the polynomial
 //! execution-level checks. Every violation carries a witness that [`verify`] re-checks
 //! from scratch.
 
@@ -20,9 +20,9 @@ use conflict::{conflict, txn};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Semantics {
-    /// SEMANTICS.md §4: every TSO execution is conflict-serializable (commit placement).
+    /// docs/semantics.md §4: every TSO execution is conflict-serializable (commit placement).
     Exact,
-    /// The paper's Thm. 5 on its Def. 4 graph (over-approximates, SEMANTICS.md §5).
+    /// The paper's Thm. 5 on its Def. 4 graph (over-approximates, docs/semantics.md §5).
     Paper,
 }
 
@@ -93,7 +93,7 @@ impl Verdict {
 }
 
 /// Re-checks an execution witness from scratch: the steps form an execution of the
-/// trace (SEMANTICS.md §2) and every cycle edge is a conflict of Eq. (1), in
+/// trace (docs/semantics.md §2) and every cycle edge is a conflict of Eq. (1), in
 /// execution order, between the transactions it names, closing a cycle.
 pub fn verify_execution_cycle(trace: &Trace, steps: &[Step], cycle: &[Edge]) -> Result<(), String> {
     let exec = Execution::new(trace, steps.to_vec())?;

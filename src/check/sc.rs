@@ -1,4 +1,4 @@
-//! SC-serializability (Papadimitriou; SEMANTICS.md §6): the trace read as an SC
+//! SC-serializability (Papadimitriou; docs/semantics.md §6): the trace read as an SC
 //! execution, conflicts ⊙SC, acyclic conflict graph. One pass, O(n): per thread an
 //! edge between consecutive transactions; per variable the last write and the reads
 //! since it (a reachability-preserving subset of ⊙SC).

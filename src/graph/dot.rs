@@ -82,7 +82,7 @@ fn cycle_edges(out: &mut String, cycle: &[Edge]) {
 
 const HEADER: &str = "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n  edge [fontname=\"monospace\", fontsize=9];\n";
 
-/// The exact event graph (SEMANTICS.md §5) in DOT.
+/// The exact event graph (docs/semantics.md §5) in DOT.
 pub fn exact_dot(trace: &Trace, g: &ExactGraph, cycle: Option<&[Edge]>) -> String {
     let mut out = format!(
         "digraph \"{}\" {{\n{HEADER}",

@@ -1,4 +1,4 @@
-//! The exact event graph of a trace (SEMANTICS.md §5): the trace as one directed chain,
+//! The exact event graph of a trace (docs/semantics.md §5): the trace as one directed chain,
 //! a commit node per write with directed edges `w → c(w)`, `c(w) → ` the thread's next
 //! fence/rmw, FIFO between a thread's commits; and undirected exactly the pairs whose
 //! order varies between executions and can matter to Eq. (1):

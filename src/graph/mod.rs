@@ -1,6 +1,6 @@
 //! Conflict graphs over transactions (Def. 2) with labelled edges, cycle search,
 //! and the two event graphs of a trace: the paper's (Def. 4) and the exact one
-//! (SEMANTICS.md §5).
+//! (docs/semantics.md §5).
 
 pub mod dot;
 pub mod exact;

@@ -9,7 +9,7 @@
 //! rmw is not in the paper. Here an rmw is a read and a write of its variable (for
 //! ⊙SC) whose write reaches memory at once, and it drains its thread's buffer: it
 //! separates like a fence, and as the earlier event it is ordered with every later
-//! conflicting event. SEMANTICS.md §5 shows this graph over-approximates: some acyclic
+//! conflicting event. docs/semantics.md §5 shows this graph over-approximates: some acyclic
 //! orientations match no execution.
 
 use crate::check::conflict::Rule;

@@ -6,10 +6,10 @@
 //! `e →*hb prev →p e_i →c e`. O(k) per event (the `→*hb` vector clock) plus amortized
 //! O(1) buffer work.
 //!
-//! Events map as in SEMANTICS.md §6: `rmw` is `interlocked` (which drains the whole
+//! Events map as in docs/semantics.md §6: `rmw` is `interlocked` (which drains the whole
 //! buffer under TSO, only its address's under PSO, Fig. 3), and a fence is
 //! `interlocked` on a location of its own under TSO and drains all of the thread's
-//! buffers under PSO (SEMANTICS.md §7: Fig. 3 would let a fence order nothing).
+//! buffers under PSO (docs/semantics.md §7: Fig. 3 would let a fence order nothing).
 //!
 //! With `log`, the monitor records where each commit happens, so a report can be
 //! replayed into the TSO / PSO run it stands for ([`super::replay`]).

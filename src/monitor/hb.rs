@@ -1,7 +1,7 @@
 //! Happens-before of a trace read as an SC run (Burckhardt & Musuvathi §2, Burnim et
 //! al. Defs. 4–6): `→hb = →p ∪ →c`, program order and conflict order (reads-from,
 //! coherence, from-read), with every read reading the latest earlier write of its
-//! variable (SEMANTICS.md §6). A fence is an interlocked operation on a location no one
+//! variable (docs/semantics.md §6). A fence is an interlocked operation on a location no one
 //! else touches, so it has program-order edges only.
 //!
 //! [`HbClock`] decides `→*hb` online with the classic vector clock (O(k) per event);

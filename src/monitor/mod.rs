@@ -1,4 +1,4 @@
-//! Monitors on a trace read as an SC execution (SEMANTICS.md §6).
+//! Monitors on a trace read as an SC execution (docs/semantics.md §6).
 //!
 //! - [`sc_ser`]: SC-serializability in one pass with vector clocks.
 //! - [`sober`]: SOBER's store-buffer-safety monitor (Burckhardt & Musuvathi Figs. 2, 3).

@@ -1,6 +1,6 @@
 //! SC-serializability as a single pass with vector clocks (in the style of AeroDrome,
 //! Mathur & Viswanathan, ASPLOS'20): the trace read as an SC execution, conflicts ⊙SC
-//! (SEMANTICS.md §6), transactions as the nodes. State: O(k·(k + m + k·m)) integers for
+//! (docs/semantics.md §6), transactions as the nodes. State: O(k·(k + m + k·m)) integers for
 //! k threads and m variables — independent of the trace length.
 //!
 //! Clocks count transactions: thread t's i-th transaction has index i, and a clock V

@@ -2,7 +2,7 @@
 //! the relaxed happens-before `→*rhb` decided by the generalized vector clock of Fig. 3
 //! (2N-wide timestamps, Theorem 5) and `→*hb` by the classic one.
 //!
-//! Events map to the paper's as SEMANTICS.md §6 says: `rd` is `ld`, `wr` is `st`, `rmw`
+//! Events map to the paper's as docs/semantics.md §6 says: `rd` is `ld`, `wr` is `st`, `rmw`
 //! is `il`, and a fence is `il` on a location of its own (footnote 1). Coherence index of
 //! a load = the number of earlier writes of its variable (it reads the latest).
 

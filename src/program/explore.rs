@@ -1,4 +1,4 @@
-//! Every run of a program under SC, TSO or PSO (SEMANTICS.md §7), explored with state
+//! Every run of a program under SC, TSO or PSO (docs/semantics.md §7), explored with state
 //! memoisation.
 //!
 //! - SC: a store writes memory at once.

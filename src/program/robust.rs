@@ -1,4 +1,4 @@
-//! Robustness (SEMANTICS.md §7): is every TSO (PSO) run of a program SC, i.e. is its
+//! Robustness (docs/semantics.md §7): is every TSO (PSO) run of a program SC, i.e. is its
 //! happens-before — program order, reads-from, coherence (commit order) and
 //! from-read — acyclic?
 //!

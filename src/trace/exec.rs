@@ -1,4 +1,4 @@
-//! TSO executions of a trace (SEMANTICS.md §2): the trace's events in order,
+//! TSO executions of a trace (docs/semantics.md §2): the trace's events in order,
 //! interleaved with one commit per write.
 
 use super::{EventId, Op, Trace};
@@ -28,7 +28,7 @@ pub struct Execution {
 }
 
 impl Execution {
-    /// Checks the rules of SEMANTICS.md §2 and indexes positions.
+    /// Checks the rules of docs/semantics.md §2 and indexes positions.
     pub fn new(trace: &Trace, steps: Vec<Step>) -> Result<Execution, String> {
         let n = trace.len();
         let mut event_pos = vec![usize::MAX; n];
@@ -112,7 +112,7 @@ impl Execution {
         self.event_pos.partition_point(|&q| q < p)
     }
 
-    /// Whether read `r` reads from its own buffer in this execution (SEMANTICS.md §2):
+    /// Whether read `r` reads from its own buffer in this execution (docs/semantics.md §2):
     /// its buffering write commits after it.
     pub fn reads_from_buffer(&self, trace: &Trace, r: EventId) -> bool {
         trace
@@ -195,7 +195,7 @@ impl Execution {
     }
 }
 
-/// Enumerates every execution of a trace literally (SEMANTICS.md §2), calling `f` on
+/// Enumerates every execution of a trace literally (docs/semantics.md §2), calling `f` on
 /// each; stops early when `f` returns `false`. Exponential: the reference that the
 /// optimised deciders are tested against.
 pub fn for_each_execution(trace: &Trace, mut f: impl FnMut(&[Step]) -> bool) {

@@ -1,4 +1,4 @@
-//! Traces (SEMANTICS.md §1): events in issue order, with the static facts every
+//! Traces (docs/semantics.md §1): events in issue order, with the static facts every
 //! checker needs (buffered reads, commit windows).
 
 pub mod exec;
@@ -48,7 +48,7 @@ impl Op {
         self != Op::Fence
     }
 
-    /// Fence and rmw wait for the thread's buffer to be empty (SEMANTICS.md §2 rule 3).
+    /// Fence and rmw wait for the thread's buffer to be empty (docs/semantics.md §2 rule 3).
     pub fn drains(self) -> bool {
         matches!(self, Op::Fence | Op::Rmw)
     }
@@ -95,7 +95,7 @@ pub struct Trace {
 /// Static facts of one event, computed once.
 #[derive(Clone, Copy, Debug, Default)]
 struct Facts {
-    /// For a read: the write that makes it *buffered* (SEMANTICS.md §1): the latest
+    /// For a read: the write that makes it *buffered* (docs/semantics.md §1): the latest
     /// earlier `wr` of the same thread and variable with no fence/rmw of the thread between.
     buffered_by: Option<EventId>,
     /// For a write: the trace position before which its commit must happen — the
@@ -104,7 +104,7 @@ struct Facts {
 }
 
 impl Trace {
-    /// Builds a trace from parts, checking well-formedness (SEMANTICS.md §1).
+    /// Builds a trace from parts, checking well-formedness (docs/semantics.md §1).
     pub fn new(
         name: Option<String>,
         events: Vec<Event>,
@@ -217,7 +217,7 @@ impl Trace {
         self.events.is_empty()
     }
 
-    /// For a read, the write it may read from the buffer (SEMANTICS.md §1), if any.
+    /// For a read, the write it may read from the buffer (docs/semantics.md §1), if any.
     pub fn buffered_by(&self, e: EventId) -> Option<EventId> {
         self.facts[e].buffered_by
     }

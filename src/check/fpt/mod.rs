@@ -103,7 +103,7 @@ pub enum FptError {
     Threads(usize, String),
 }
 
-/// Decides trace TSO-serializability by Fig. 3's enumeration (exact: SEMANTICS.md §4;
+/// Decides trace TSO-serializability by Fig. 3's enumeration (exact: docs/semantics.md §4;
 /// paper: Thm. 5).
 pub fn check_fpt(
     trace: &Trace,

@@ -5,7 +5,7 @@
 //! ([`crate::check::sat::encode::Requirement`]). Every order is "u precedes v" between
 //! a commit (a free point) and a trace event (fixed at time 2p + 1) or another commit.
 //! A commit c(w) lies strictly between w and the next fence/rmw of its thread, and the
-//! commits of a thread keep FIFO order (SEMANTICS.md §2). Over real-valued positions
+//! commits of a thread keep FIFO order (docs/semantics.md §2). Over real-valued positions
 //! such strict orders are satisfiable iff the commit-to-commit part is acyclic and each
 //! commit's lowest upper bound exceeds its highest lower bound after propagation along
 //! it; the commits the edges do not mention can always be placed around them (right
