@@ -358,7 +358,12 @@ fn monitor_sc_ser_agrees_with_check_model_sc_on_every_example() {
 fn monitor_all_on_the_paper_examples() {
     // name, exit, reports of sc-ser, sober, tso, pso, and the fenced verdict
     let cases: &[(&str, i32, [bool; 4], &str)] = &[
-        ("burnim-fig7-sc-run", 1, [false, false, true, true], "unknown"),
+        (
+            "burnim-fig7-sc-run",
+            1,
+            [false, false, true, true],
+            "unknown",
+        ),
         ("burnim-fig8", 1, [false, true, false, false], "unknown"),
         ("sb-borderline", 1, [false, true, true, true], "unknown"),
         ("task-pool-serial", 1, [false, true, true, true], "unknown"),
@@ -527,14 +532,39 @@ fn fenced_monitor_answers_only_what_theorem_3_allows() {
     let o = tsoser(&["monitor", "examples/task-pool.yaml", "--monitor", "fenced"]);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
     let out = stdout(&o);
-    assert!(out.contains("unknown — the trace is not transaction-fenced, so Theorem 3 does not apply"), "{out}");
+    assert!(
+        out.contains("unknown — the trace is not transaction-fenced, so Theorem 3 does not apply"),
+        "{out}"
+    );
     assert!(!out.contains(": yes"), "{out}");
-    assert_eq!(tsoser(&["check", "examples/task-pool.yaml"]).status.code(), Some(1));
-    let o = tsoser(&["monitor", "examples/task-pool-fenced-serial.yaml", "--monitor", "fenced", "--json"]);
+    assert_eq!(
+        tsoser(&["check", "examples/task-pool.yaml"]).status.code(),
+        Some(1)
+    );
+    let o = tsoser(&[
+        "monitor",
+        "examples/task-pool-fenced-serial.yaml",
+        "--monitor",
+        "fenced",
+        "--json",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verdict"], "no-report");
-    let o = tsoser(&["monitor", "examples/task-pool-fenced-serial.yaml", "--monitor", "fenced"]);
-    assert!(stdout(&o).contains("no violation found on this SC run"), "{}", stdout(&o));
-    assert!(!stdout(&o).lines().next().unwrap().ends_with(": yes"), "{}", stdout(&o));
+    let o = tsoser(&[
+        "monitor",
+        "examples/task-pool-fenced-serial.yaml",
+        "--monitor",
+        "fenced",
+    ]);
+    assert!(
+        stdout(&o).contains("no violation found on this SC run"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        !stdout(&o).lines().next().unwrap().ends_with(": yes"),
+        "{}",
+        stdout(&o)
+    );
 }

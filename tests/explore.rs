@@ -175,10 +175,12 @@ fn enea_farzan_facts(p: &Program) -> (bool, bool, bool) {
     use tsoser::check::{brute, sc};
     use tsoser::program::traces::traces;
     let robust_tso = robust(p, Model::Tso, 4, 1_000_000).unwrap().robust.unwrap();
-    let sc_ser = traces(p, Model::Sc, 4, 1_000_000, usize::MAX).traces
+    let sc_ser = traces(p, Model::Sc, 4, 1_000_000, usize::MAX)
+        .traces
         .iter()
         .all(|t| !sc::check_sc(t).is_violation());
-    let tso_ser = traces(p, Model::Tso, 4, 1_000_000, usize::MAX).traces
+    let tso_ser = traces(p, Model::Tso, 4, 1_000_000, usize::MAX)
+        .traces
         .iter()
         .all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
     (robust_tso, sc_ser, tso_ser)

@@ -36,11 +36,7 @@ const ERRORS: &[(&str, &str, &str)] = &[
         ":4:",
         "a `begin` of this thread has no `end`",
     ),
-    (
-        "cmp-label.litmus",
-        ":5:",
-        "not the label `L`",
-    ),
+    ("cmp-label.litmus", ":5:", "not the label `L`"),
     (
         "bad-with.litmus",
         ":7:",
@@ -430,13 +426,32 @@ fn deeply_nested_conditions_are_input_errors() {
     std::fs::create_dir_all(&dir).unwrap();
     let atoms = |n: usize| vec!["P0:r0 = 0"; n].join(" /\\ ");
     for (name, cond, code, words) in [
-        ("parens", format!("{}P0:r0 = 0{}", "(".repeat(20_000), ")".repeat(20_000)), 2, "nests"),
-        ("nots", format!("{}P0:r0 = 0", "~".repeat(40_000)), 2, "nests"),
+        (
+            "parens",
+            format!("{}P0:r0 = 0{}", "(".repeat(20_000), ")".repeat(20_000)),
+            2,
+            "nests",
+        ),
+        (
+            "nots",
+            format!("{}P0:r0 = 0", "~".repeat(40_000)),
+            2,
+            "nests",
+        ),
         ("chain", atoms(20_000), 0, ""),
-        ("fine", format!("{}P0:r0 = 0{}", "(".repeat(100), ")".repeat(100)), 0, ""),
+        (
+            "fine",
+            format!("{}P0:r0 = 0{}", "(".repeat(100), ")".repeat(100)),
+            0,
+            "",
+        ),
     ] {
         let f = dir.join(format!("{name}.prog"));
-        std::fs::write(&f, format!("thread P0 {{\n  r0 = [x]\n}}\nexists ({cond})\n")).unwrap();
+        std::fs::write(
+            &f,
+            format!("thread P0 {{\n  r0 = [x]\n}}\nexists ({cond})\n"),
+        )
+        .unwrap();
         let o = tsoser(&["explore", f.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(code), "{name}: {}", stderr(&o));
         assert!(stderr(&o).contains(words), "{name}: {}", stderr(&o));
@@ -444,7 +459,10 @@ fn deeply_nested_conditions_are_input_errors() {
             assert!(stderr(&o).contains(".prog:4:"), "{name}: {}", stderr(&o));
         }
         let l = dir.join(format!("{name}.litmus"));
-        let litmus = format!("X86 {name}\n{{ x=0; }}\n P0 ;\n MOV EAX,[x] ;\nexists ({})\n", cond.replace("P0:r0", "0:EAX"));
+        let litmus = format!(
+            "X86 {name}\n{{ x=0; }}\n P0 ;\n MOV EAX,[x] ;\nexists ({})\n",
+            cond.replace("P0:r0", "0:EAX")
+        );
         std::fs::write(&l, litmus).unwrap();
         let o = tsoser(&["explore", l.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(code), "{name}.litmus: {}", stderr(&o));
@@ -468,14 +486,24 @@ fn emit_traces_stays_inside_its_folder_and_stops() {
     )
     .unwrap();
     let out = dir.join("out");
-    let o = tsoser(&["explore", f.to_str().unwrap(), "--emit-traces", out.to_str().unwrap()]);
+    let o = tsoser(&[
+        "explore",
+        f.to_str().unwrap(),
+        "--emit-traces",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let files: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
-    assert!(files[0].chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)), "{files:?}");
+    assert!(
+        files[0]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+        "{files:?}"
+    );
     assert!(!dir.join("travel").exists() && !std::path::Path::new("/tmp/travel").exists());
     let o = tsoser(&["check", out.join(&files[0]).to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -486,10 +514,35 @@ fn emit_traces_stays_inside_its_folder_and_stops() {
         "thread P0 {\nL: r0 = [y]\n  if r0 == 0 goto L\n  [x] = 1\n}\nthread P1 {\nM: r1 = [x]\n  if r1 == 0 goto M\n  [y] = 1\n}\n",
     )
     .unwrap();
-    let o = tsoser(&["explore", spin.to_str().unwrap(), "--emit-traces", dir.join("spin").to_str().unwrap(), "--unroll", "30", "--max-states", "100000"]);
+    let o = tsoser(&[
+        "explore",
+        spin.to_str().unwrap(),
+        "--emit-traces",
+        dir.join("spin").to_str().unwrap(),
+        "--unroll",
+        "30",
+        "--max-states",
+        "100000",
+    ]);
     assert!(stderr(&o).contains("wrote 0 traces"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--max-states") || stderr(&o).contains("no run of the program terminates"), "{}", stderr(&o));
-    let o = tsoser(&["explore", "examples/programs/task-pool.prog", "--emit-traces", dir.join("five").to_str().unwrap(), "--max-traces", "5"]);
-    assert!(stderr(&o).contains("wrote 5 traces") && stderr(&o).contains("truncated at --max-traces 5"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--max-states")
+            || stderr(&o).contains("no run of the program terminates"),
+        "{}",
+        stderr(&o)
+    );
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/task-pool.prog",
+        "--emit-traces",
+        dir.join("five").to_str().unwrap(),
+        "--max-traces",
+        "5",
+    ]);
+    assert!(
+        stderr(&o).contains("wrote 5 traces") && stderr(&o).contains("truncated at --max-traces 5"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -4,11 +4,11 @@
 //! k threads and m variables — independent of the trace length.
 //!
 //! Clocks count transactions: thread t's i-th transaction has index i, and a clock V
-//! "has seen" it when V[t] ≥ i. Each *slot* — a thread's current clock C_t, a
+//! "has seen" it when V\[t\] ≥ i. Each *slot* — a thread's current clock C_t, a
 //! variable's last-write clock W_x, a thread's last-read clock R_{t,x} — holds
 //! ancestors (transactions with a path to it) of the transaction it stands for.
 //!
-//! - begin of t's transaction T: C_t[t] := index(T).
+//! - begin of t's transaction T: C_t\[t\] := index(T).
 //! - an incoming conflict into the current transaction T with clock S (W_x on a read,
 //!   W_x ⊔ R_{u,x} on a write — u ≠ t among the threads that read x since its last
 //!   write, earlier reads being ancestors of that write — both on an rmw): first *close* S over the

@@ -341,12 +341,14 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
         let op = match e.op {
             Op::Rd => format!("r({var})"),
             Op::Wr => format!("w({var})"),
-            Op::Rmw if var.strip_prefix("fence:") == Some(t.as_str()) => return Err(refuse(
-                i,
-                format!(
+            Op::Rmw if var.strip_prefix("fence:") == Some(t.as_str()) => {
+                return Err(refuse(
+                    i,
+                    format!(
                     "an rmw of thread {t} on a variable named {var:?} would read back as a fence"
                 ),
-            )),
+                ))
+            }
             Op::Rmw => format!("acq({var})"),
             Op::Fence => format!("acq(fence:{t})"),
         };

@@ -553,7 +553,7 @@ pub fn encode_exact(
     encode_exact_with(trace, forced, pairs, txns, false).expect("lazy encoding has no budget")
 }
 
-/// [`encode_exact`], and with `eager` exact without lazy cuts ([`Formula::close_eagerly`];
+/// [`encode_exact`], and with `eager` exact without lazy cuts (`Formula::close_eagerly`;
 /// `Err` past [`EAGER_MAX_CLAUSES`]).
 pub fn encode_exact_with(
     trace: &Trace,
