@@ -1,12 +1,34 @@
 //! tsoser: decide whether concurrent traces are conflict-serializable under x86-TSO
-//! (Enea & Farzan, TACAS'16), exactly, with checkable witnesses.
+//! (Enea & Farzan, TACAS'16), exactly, with checkable witnesses; run the classic
+//! memory-model monitors on traces read as SC runs; explore programs and litmus tests
+//! under SC, TSO and PSO. What every part decides is specified in `docs/semantics.md`
+//! (cited as §N).
 //!
-//! - [`trace`]: traces, executions, the YAML format, generators.
-//! - [`graph`]: conflict graphs, the paper's event graph (Def. 4), the exact one (docs/semantics.md §5).
-//! - [`check`]: the deciders (`brute`), the execution-level checks and SC-serializability.
-//! - [`monitor`]: monitors on a trace read as an SC run (SC-serializability so far).
-//! - [`report`]: the text and JSON output of the command line.
+//! Modules, from the definitions up (each depends only on those before it):
+//! - [`trace`]: the definitions — traces and their builder, executions, the conflict
+//!   relation of Eq. (1) and ⊙SC ([`trace::conflict`]), the YAML and STD formats,
+//!   generators, proptest strategies (feature `proptest`).
+//! - [`graph`]: conflict graphs and cycles, forced edges, the exact event graph
+//!   (§5) and the paper's EG_τ (Def. 4), shortest labelled paths, Graphviz.
+//! - [`analysis`]: what `sat` and `fpt` share — time windows, fixed orders, varying
+//!   pairs, the graph of possible conflicts and its components, what a conflict
+//!   requires of a commit placement, chosen orders to an execution.
+//! - [`check`]: the deciders behind one front door ([`check::decide::decide`]: question,
+//!   decider, budget → verified verdict, typed stats, typed errors): `brute` (the
+//!   oracle, on the definitions alone), `sat`, `fpt`, `auto`; execution-level checks
+//!   and SC-serializability; witness verification ([`check::verify`]).
+//! - [`monitor`]: SC-serializability, SOBER, Burnim et al.'s monitor_TSO / monitor_PSO
+//!   and the transaction-fenced monitor, on a trace read as an SC run, in memory or
+//!   streamed from STD; their evidence re-checked.
+//! - [`program`]: programs (`.prog`) and herd X86 litmus tests, their exact exploration
+//!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
+//! - [`bench`]: the measurement harness of `tsoser bench`.
+//! - [`report`] and [`text`]: witnesses as text and JSON; input excerpts made safe
+//!   to print.
+//! - [`error`]: input errors with their file, line and event.
 
+pub mod analysis;
+pub mod bench;
 pub mod check;
 pub mod error;
 pub mod graph;

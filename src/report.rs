@@ -77,13 +77,7 @@ impl Stats {
     }
 }
 
-/// A node as text: `#3 b delta rd head` or `c(#1 a alpha wr head)`.
-pub fn node_text(trace: &Trace, n: Node) -> String {
-    match n {
-        Step::Event(e) => format!("#{e} {}", trace.describe(e)),
-        Step::Commit(w) => format!("c(#{w} {})", trace.describe(w)),
-    }
-}
+pub use crate::trace::exec::node_text;
 
 fn line_of(trace: &Trace, n: Node) -> usize {
     match n {
@@ -197,23 +191,142 @@ pub fn witness_json(trace: &Trace, verdict: &Verdict) -> Value {
     }
 }
 
-/// The witness as text.
-pub fn witness_text(trace: &Trace, w: &Witness) -> String {
-    match w {
-        Witness::Execution { execution, cycle } => format!(
-            "witness execution (⇒ marks where each write commits):\n{}transaction cycle (each edge: the two conflicting steps, @ = step):\n{}",
-            execution_text(trace, execution),
-            cycle_text(trace, cycle, Some(execution))
-        ),
-        Witness::Orientation { oriented, cycle } => {
-            let mut s = String::from("witness orientation of EG_τ's undirected edges (Def. 4):\n");
-            for &(a, b) in oriented {
-                s.push_str(&format!("  {} → {}\n", node_text(trace, Step::Event(a)), node_text(trace, Step::Event(b))));
+/// How much of a witness the text shows (`--witness`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// The cycle, then only the execution steps it touches (default): a 10⁵-event
+    /// witness stays a few lines.
+    #[default]
+    Cycle,
+    /// The cycle, then the whole execution.
+    Full,
+    /// No witness text (the verdict line only).
+    None,
+}
+
+/// The steps of `exec` an execution cycle touches: its nodes, the write of each
+/// commit, and for each buffered read its pending write and that write's commit (what
+/// the parallel exception (i) depends on); in execution order.
+fn touched(trace: &Trace, exec: &Execution, cycle: &[Edge]) -> Vec<usize> {
+    let mut pos: Vec<usize> = Vec::new();
+    for e in cycle {
+        for n in [e.src, e.dst] {
+            pos.push(exec.pos(n));
+            match n {
+                Step::Commit(w) => pos.push(exec.pos(Step::Event(w))),
+                Step::Event(r) => {
+                    if let Some(w) = trace.buffered_by(r) {
+                        pos.push(exec.pos(Step::Event(w)));
+                        pos.push(exec.pos(Step::Commit(w)));
+                    }
+                }
             }
-            s.push_str("conflict-graph cycle:\n");
-            s.push_str(&cycle_text(trace, cycle, None));
+        }
+    }
+    pos.sort_unstable();
+    pos.dedup();
+    pos
+}
+
+/// The execution steps at `positions` as numbered lines (`⇒` marks a commit), with a
+/// `…` line for each run of steps left out.
+fn steps_text(trace: &Trace, exec: &Execution, positions: &[usize]) -> String {
+    let mut s = String::new();
+    let mut last: Option<usize> = None;
+    for &p in positions {
+        if last.map_or(p > 0, |l| p > l + 1) {
+            s.push_str("         …\n");
+        }
+        last = Some(p);
+        let st = exec.steps()[p];
+        let line = line_of(trace, st);
+        let at = if line > 0 {
+            format!("  (line {line})")
+        } else {
+            String::new()
+        };
+        match st {
+            Step::Event(e) => s.push_str(&format!(
+                "  {:>4}. {}{at}\n",
+                p + 1,
+                node_text(trace, Step::Event(e))
+            )),
+            Step::Commit(w) => s.push_str(&format!(
+                "  {:>4}.   ⇒ commit {}{at}\n",
+                p + 1,
+                node_text(trace, Step::Event(w))
+            )),
+        }
+    }
+    if last.is_some_and(|l| l + 1 < exec.steps().len()) {
+        s.push_str("         …\n");
+    }
+    s
+}
+
+/// The witness as text: the cycle first, then the execution as `detail` asks.
+pub fn witness_text(trace: &Trace, w: &Witness) -> String {
+    witness_text_with(trace, w, Detail::Full)
+}
+
+/// [`witness_text`] at the given [`Detail`].
+pub fn witness_text_with(trace: &Trace, w: &Witness, detail: Detail) -> String {
+    if detail == Detail::None {
+        return String::new();
+    }
+    match w {
+        Witness::Execution { execution, cycle } => {
+            let mut s = format!(
+                "transaction cycle (each edge: the two conflicting steps, @ = step of the execution):\n{}",
+                cycle_text(trace, cycle, Some(execution))
+            );
+            if detail == Detail::Full {
+                s += &format!(
+                    "witness execution (⇒ marks where each write commits):\n{}",
+                    execution_text(trace, execution)
+                );
+            } else {
+                let pos = touched(trace, execution, cycle);
+                s += &format!(
+                    "witness execution, the {} of its {} steps the cycle touches (⇒ marks a commit; --witness full prints every step):\n{}",
+                    pos.len(),
+                    execution.steps().len(),
+                    steps_text(trace, execution, &pos)
+                );
+            }
             s
         }
-        Witness::Sc { cycle } => format!("⊙SC conflict-graph cycle (trace read as an SC run):\n{}", cycle_text(trace, cycle, None)),
+        Witness::Orientation { oriented, cycle } => {
+            let mut s = String::from("conflict-graph cycle:\n");
+            s.push_str(&cycle_text(trace, cycle, None));
+            let shown = if detail == Detail::Full {
+                oriented.len()
+            } else {
+                oriented.len().min(20)
+            };
+            s.push_str(&format!(
+                "witness orientation of EG_τ's undirected edges (Def. 4){}:\n",
+                if shown < oriented.len() {
+                    format!(
+                        ", {shown} of {} (--witness full prints all)",
+                        oriented.len()
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+            for &(a, b) in &oriented[..shown] {
+                s.push_str(&format!(
+                    "  {} → {}\n",
+                    node_text(trace, Step::Event(a)),
+                    node_text(trace, Step::Event(b))
+                ));
+            }
+            s
+        }
+        Witness::Sc { cycle } => format!(
+            "⊙SC conflict-graph cycle (trace read as an SC run):\n{}",
+            cycle_text(trace, cycle, None)
+        ),
     }
 }

@@ -34,6 +34,19 @@ pub fn excerpt(s: &str) -> String {
     escaped(&cut).into_owned()
 }
 
+/// How long a whole error message may be.
+pub const MESSAGE: usize = 400;
+
+/// An error message made safe to print: escaped, and cut to [`MESSAGE`] characters
+/// (a message that quotes a huge input line stays one short line).
+pub fn message(s: &str) -> String {
+    let mut cut: String = s.chars().take(MESSAGE).collect();
+    if cut.len() < s.len() {
+        cut.push('…');
+    }
+    escaped(&cut).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,51 +1,54 @@
-//! One conformance suite, written once and applied to every decider backend
-//! (brute is the oracle): same verdict in each semantics on generated traces, and every
-//! witness re-checks. Backends: sat/varisat, sat/z3 (feature `z3`), fpt (one worker
-//! and all cores).
+//! One conformance suite, written once and applied to every decider through the
+//! library's front door (`check::decide`), with brute as the oracle: same verdict in
+//! each semantics on generated traces, and every witness re-checks. A new decider or
+//! solver backend is one line in [`backends`].
 
 mod common;
 
 use common::config;
 use proptest::prelude::*;
-use tsoser::check::fpt::{check_fpt, FptOptions};
-use tsoser::check::sat::{check_sat, SolverKind};
+use tsoser::check::decide::{decide, Algo, Budget, Question};
+use tsoser::check::sat::SolverKind;
 use tsoser::check::{brute, verify, Semantics, Verdict};
 use tsoser::trace::strategy::{traces, Params};
 use tsoser::trace::Trace;
 
-/// A decider under test.
-#[derive(Clone, Copy, Debug)]
-enum Backend {
-    Sat(SolverKind),
-    Fpt { jobs: usize },
-}
-
-/// The backends under test.
-fn backends() -> Vec<Backend> {
-    let mut v = vec![Backend::Sat(SolverKind::Varisat)];
+/// The deciders under test, each with its budget.
+fn backends() -> Vec<(&'static str, Algo, Budget)> {
+    let jobs = |jobs| Budget {
+        jobs,
+        ..Budget::default()
+    };
+    let mut v = vec![
+        (
+            "sat/varisat",
+            Algo::Sat(SolverKind::Varisat),
+            Budget::default(),
+        ),
+        ("fpt, 1 worker", Algo::Fpt { fig4: false }, jobs(1)),
+        ("fpt, all cores", Algo::Fpt { fig4: false }, jobs(0)),
+        ("auto", Algo::AUTO, jobs(1)),
+        (
+            "auto, all to sat",
+            Algo::Auto {
+                solver: SolverKind::Varisat,
+                max_chains: 0,
+            },
+            jobs(1),
+        ),
+        (
+            "auto, width ≤ 2 to fpt",
+            Algo::Auto {
+                solver: SolverKind::Varisat,
+                max_chains: 2,
+            },
+            jobs(1),
+        ),
+    ];
     if cfg!(feature = "z3") {
-        v.push(Backend::Sat(SolverKind::Z3));
+        v.push(("sat/z3", Algo::Sat(SolverKind::Z3), Budget::default()));
     }
-    v.push(Backend::Fpt { jobs: 1 });
-    v.push(Backend::Fpt { jobs: 0 });
     v
-}
-
-fn run(b: Backend, trace: &Trace, sem: Semantics) -> Result<Verdict, String> {
-    match b {
-        Backend::Sat(kind) => check_sat(trace, sem, kind, None)
-            .map(|x| x.0)
-            .map_err(|e| e.to_string()),
-        Backend::Fpt { jobs } => {
-            let o = FptOptions {
-                jobs,
-                ..FptOptions::default()
-            };
-            check_fpt(trace, sem, o)
-                .map(|x| x.0)
-                .map_err(|e| e.to_string())
-        }
-    }
 }
 
 fn oracle(trace: &Trace, sem: Semantics) -> Verdict {
@@ -62,11 +65,13 @@ fn conforms(trace: &Trace) -> Result<(), TestCaseError> {
         if matches!(want, Verdict::Unknown { .. }) {
             continue;
         }
-        for kind in backends() {
-            let got = run(kind, trace, sem).map_err(TestCaseError::fail)?;
-            prop_assert_eq!(got.name(), want.name(), "{:?} {:?}", kind, sem);
+        for (name, algo, budget) in backends() {
+            let got = decide(trace, Question::Tso(sem), algo, &budget)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?
+                .verdict;
+            prop_assert_eq!(got.name(), want.name(), "{} {:?}", name, sem);
             if let Verdict::Violation(w) = &got {
-                prop_assert_eq!(verify(trace, w), Ok(()), "{:?} {:?} witness", kind, sem);
+                prop_assert_eq!(verify(trace, w), Ok(()), "{} {:?} witness", name, sem);
             }
         }
     }

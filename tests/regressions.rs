@@ -105,7 +105,7 @@ fn sc_rmw_after_write_is_write_write() {
                 && e.dst == tsoser::trace::exec::Step::Event(1)
         })
         .unwrap();
-    assert_eq!(e.rule, tsoser::check::conflict::Rule::ScWriteWrite);
+    assert_eq!(e.rule, tsoser::trace::conflict::Rule::ScWriteWrite);
 }
 
 /// Recursive Tarjan (petgraph's `tarjan_scc`) overflowed the 2 MiB stack of a worker

@@ -5,20 +5,23 @@
 //! Exact enumeration is a depth-first search over execution prefixes with:
 //! - the conflict graph kept incrementally (edges only grow along a prefix, so a
 //!   cycle in a prefix is a violation of every completion: early exit);
-//! - forced edges (same-thread and always-ordered conflicts) added up front: a cycle
-//!   among them needs no search;
-//! - a root bound: if even every possible conflict in both directions leaves the
+//! - a root bound: if even every pair that could conflict (a same-thread pair in its
+//!   fixed order, a cross-thread pair on one variable in both orders) leaves the
 //!   transaction graph acyclic, the trace is serializable;
 //! - sleep sets (Godefroid) over an independence relation under which swapping two
 //!   adjacent steps keeps both the execution valid and its conflict graph: two
 //!   commits of different threads and variables; a commit and a trace event that
 //!   neither touches its variable nor is a fence/rmw of its thread. Each class of
 //!   equivalent executions is then visited once.
+//!
+//! It depends on the definitions alone (the trace, executions, the conflict relation of
+//! `trace::conflict`), never on the analysis the other deciders share: an oracle that
+//! shared code with what it checks would weaken the conformance suite.
 
-use super::conflict::{access, conflict_by, thread, txn, Access};
 use super::{Verdict, Witness};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
+use crate::trace::conflict::{access, conflict_by, same_thread_conflict, thread, txn, Access};
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::{EventId, Op, Trace};
 use std::collections::{HashMap, VecDeque};
@@ -130,6 +133,8 @@ impl IncGraph {
 struct Search<'a> {
     trace: &'a Trace,
     max: u64,
+    /// Polled every 1,024 nodes: the budget's deadline or cancellation.
+    stop: &'a dyn Fn() -> bool,
     stats: BruteStats,
     graph: IncGraph,
     steps: Vec<Step>,
@@ -139,11 +144,14 @@ struct Search<'a> {
     commit_pos: Vec<usize>,
     /// Placed reads and memory writes per variable.
     placed: Vec<Vec<Node>>,
+    /// Placed steps per thread (same-thread conflicts, Eq. 1 (2)).
+    mine: Vec<Vec<Node>>,
 }
 
 enum Found {
     Cycle(Vec<Edge>),
     Budget,
+    Stopped,
 }
 
 impl Search<'_> {
@@ -200,13 +208,28 @@ impl Search<'_> {
                 self.pending[self.trace.events[w].thread].pop_front();
             }
         }
+        let t = thread(self.trace, s);
+        let mut new_edges = Vec::new();
+        // Same thread: every earlier step of the thread, by Eq. 1 (2).
+        for &q in &self.mine[t] {
+            if txn(self.trace, q) != txn(self.trace, s) {
+                if let Some(rule) = same_thread_conflict(self.trace, q, s) {
+                    new_edges.push(Edge {
+                        from: txn(self.trace, q),
+                        to: txn(self.trace, s),
+                        src: q,
+                        dst: s,
+                        rule,
+                    });
+                }
+            }
+        }
+        self.mine[t].push(s);
         let (kind, var) = access(self.trace, s);
         let (Access::Read | Access::MemWrite, Some(x)) = (kind, var) else {
-            return None;
+            return self.add_all(new_edges);
         };
-        let t = thread(self.trace, s);
         let before = |a: Node, b: Node| self.pos(a) < self.pos(b);
-        let mut new_edges = Vec::new();
         for &q in &self.placed[x] {
             if thread(self.trace, q) == t {
                 continue;
@@ -222,7 +245,11 @@ impl Search<'_> {
             }
         }
         self.placed[x].push(s);
-        for e in new_edges {
+        self.add_all(new_edges)
+    }
+
+    fn add_all(&mut self, edges: Vec<Edge>) -> Option<Vec<Edge>> {
+        for e in edges {
             if let Some(c) = self.graph.add(e) {
                 return Some(c);
             }
@@ -233,6 +260,7 @@ impl Search<'_> {
     fn unplace(&mut self, s: Step, mark: usize) {
         self.graph.undo_to(mark);
         self.steps.pop();
+        self.mine[thread(self.trace, s)].pop();
         if let (Access::Read | Access::MemWrite, Some(x)) = access(self.trace, s) {
             self.placed[x].pop();
         }
@@ -255,6 +283,9 @@ impl Search<'_> {
         self.stats.visited += 1;
         if self.stats.visited > self.max {
             return Err(Found::Budget);
+        }
+        if self.stats.visited % 1024 == 0 && (self.stop)() {
+            return Err(Found::Stopped);
         }
         let enabled = self.enabled();
         if enabled.is_empty() {
@@ -285,31 +316,83 @@ impl Search<'_> {
     }
 }
 
+/// Traces with more nodes than this skip the root bound (it is quadratic).
+const BOUND_MAX_NODES: usize = 4096;
+
+/// The root bound: whether the transaction graph of every pair that could conflict in
+/// some execution has a cycle. Same-thread pairs conflict in their fixed order (events
+/// in trace order; a commit after its own write and before the thread's later fences
+/// and rmws; commits in FIFO order); cross-thread pairs on one variable, not both
+/// reads, in either order. Every execution's conflict graph is a subgraph. `true`
+/// (no shortcut) for traces past [`BOUND_MAX_NODES`].
+fn possible_cycle(trace: &Trace) -> bool {
+    let mut nodes: Vec<Node> = (0..trace.len()).map(Step::Event).collect();
+    nodes.extend(trace.writes().map(Step::Commit));
+    if nodes.len() > BOUND_MAX_NODES {
+        return true;
+    }
+    // Same-thread order: a commit sits after its write and every earlier event.
+    let key = |n: Node| match n {
+        Step::Event(e) => (e, 0),
+        Step::Commit(w) => (w, 1),
+    };
+    let mut g = crate::graph::ConflictGraph::new(trace.txns.len());
+    for (i, &a) in nodes.iter().enumerate() {
+        for &b in &nodes[i + 1..] {
+            if txn(trace, a) == txn(trace, b) {
+                continue;
+            }
+            if thread(trace, a) == thread(trace, b) {
+                // Commit vs a later non-draining event: no conflict in either order
+                // (exception (ii)); otherwise the order is fixed.
+                let (x, y) = if key(a) < key(b) { (a, b) } else { (b, a) };
+                let (x, y) = match (x, y) {
+                    (Step::Event(e), Step::Commit(w)) if e > w => (y, x),
+                    _ => (x, y),
+                };
+                if let Some(rule) = same_thread_conflict(trace, x, y) {
+                    g.add(txn(trace, x), txn(trace, y), x, y, rule);
+                }
+                continue;
+            }
+            let ((ka, va), (kb, vb)) = (access(trace, a), access(trace, b));
+            let relevant = |k: Access| matches!(k, Access::Read | Access::MemWrite);
+            if va.is_some()
+                && va == vb
+                && relevant(ka)
+                && relevant(kb)
+                && (ka, kb) != (Access::Read, Access::Read)
+            {
+                let rule = crate::trace::conflict::Rule::WriteWrite;
+                g.add(txn(trace, a), txn(trace, b), a, b, rule);
+                g.add(txn(trace, b), txn(trace, a), b, a, rule);
+            }
+        }
+    }
+    g.is_cyclic()
+}
+
 /// Decides docs/semantics.md §4 by enumerating executions, visiting at most `max` prefixes.
 pub fn check_exact(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
+    check_exact_until(trace, max, &|| false)
+}
+
+/// [`check_exact`], stopping with *unknown* when `stop()` (polled as it goes) says so.
+pub fn check_exact_until(
+    trace: &Trace,
+    max: u64,
+    stop: &dyn Fn() -> bool,
+) -> (Verdict, BruteStats) {
     let mut stats = BruteStats::default();
-    let forced = crate::graph::forced::forced_graph(trace);
-    stats.forced_edges = forced.edges().len() as u64;
-    if let Some(cycle) = forced.find_cycle() {
-        stats.decided_by_forced = true;
-        let execution = Execution::sc(trace);
-        return (
-            Verdict::Violation(Box::new(Witness::Execution { execution, cycle })),
-            stats,
-        );
-    }
-    let pairs = super::sat::encode::varying_pairs(trace);
-    if !super::sat::encode::possible_graph(trace, &forced, &pairs).is_cyclic() {
+    if !possible_cycle(trace) {
         stats.decided_by_bound = true;
         return (Verdict::Serializable, stats);
     }
-    let mut graph = IncGraph::new(trace.txns.len());
-    for &e in forced.edges() {
-        graph.add(e);
-    }
+    let graph = IncGraph::new(trace.txns.len());
     let mut s = Search {
         trace,
         max,
+        stop,
         stats,
         graph,
         steps: Vec::new(),
@@ -318,6 +401,7 @@ pub fn check_exact(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
         event_pos: vec![usize::MAX; trace.len()],
         commit_pos: vec![usize::MAX; trace.len()],
         placed: vec![Vec::new(); trace.vars.len()],
+        mine: vec![Vec::new(); trace.threads.len()],
     };
     let verdict = match s.dfs(Vec::new()) {
         Ok(()) => Verdict::Serializable,
@@ -325,6 +409,9 @@ pub fn check_exact(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
             reason: format!(
                 "brute force visited {max} execution prefixes (--max-executions) without an answer"
             ),
+        },
+        Err(Found::Stopped) => Verdict::Unknown {
+            reason: "the --timeout was reached".into(),
         },
         Err(Found::Cycle(cycle)) => {
             let execution = Execution::complete(trace, &s.steps);
@@ -337,6 +424,15 @@ pub fn check_exact(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
 /// Decides the paper's Thm. 5 on its Def. 4 graph by enumerating orientations of the
 /// undirected edges, checking at most `max` of them.
 pub fn check_paper(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
+    check_paper_until(trace, max, &|| false)
+}
+
+/// [`check_paper`], stopping with *unknown* when `stop()` (polled as it goes) says so.
+pub fn check_paper_until(
+    trace: &Trace,
+    max: u64,
+    stop: &dyn Fn() -> bool,
+) -> (Verdict, BruteStats) {
     let mut stats = BruteStats::default();
     let g = PaperGraph::new(trace);
     let forward = |g: &PaperGraph| g.undirected.clone();
@@ -370,6 +466,10 @@ pub fn check_paper(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
     }
     for mask in 0..(1u64 << u) {
         stats.visited += 1;
+        if mask % 1024 == 1023 && stop() {
+            let reason = "the --timeout was reached".into();
+            return (Verdict::Unknown { reason }, stats);
+        }
         let orient: Vec<bool> = (0..u).map(|k| mask >> k & 1 == 0).collect();
         let Some(cg) = g.oriented(trace, &orient) else {
             continue;

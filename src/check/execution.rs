@@ -1,9 +1,9 @@
 //! Checks of one explicit execution (polynomial): its TSO-serializability
 //! (Theorem 1 with ⊙TSO) and its SC-equivalence by write-contraction (paper §4.2).
 
-use super::conflict::{access, conflict, same_thread_conflict, thread, txn, Access, Rule};
 use crate::graph::forced::same_thread_graph;
 use crate::graph::{ConflictGraph, Edge};
+use crate::trace::conflict::{access, conflict, same_thread_conflict, thread, txn, Access, Rule};
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::Trace;
 

@@ -3,8 +3,8 @@
 //! components of the graph of all possible conflicts (only they can hold a cycle),
 //! each with its forced edges and its varying pairs (exact) or undirected edges (paper).
 
-use super::sat::encode::{self, Buckets, PaperBuckets};
 use super::{Verdict, Witness};
+use crate::analysis::{self as encode, Buckets, PaperBuckets};
 use crate::graph::forced::forced_graph;
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;

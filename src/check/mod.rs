@@ -2,8 +2,9 @@
 //! execution-level checks. Every violation carries a witness that [`verify`] re-checks
 //! from scratch.
 
+pub mod auto;
 pub mod brute;
-pub mod conflict;
+pub mod decide;
 pub mod execution;
 pub mod fpt;
 pub mod front;
@@ -12,12 +13,12 @@ pub mod sc;
 
 use crate::graph::paper::PaperGraph;
 use crate::graph::{is_closed, Edge};
+use crate::trace::conflict::{self, conflict, txn};
 use crate::trace::exec::{Execution, Step};
 use crate::trace::Trace;
-use conflict::{conflict, txn};
 
 /// Which question is decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Semantics {
     /// docs/semantics.md §4: every TSO execution is conflict-serializable (commit placement).
@@ -72,15 +73,6 @@ impl Verdict {
 
     pub fn is_violation(&self) -> bool {
         matches!(self, Verdict::Violation(_))
-    }
-
-    /// Exit code of `tsoser check`: 0 serializable, 1 violation, 3 unknown.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Verdict::Serializable => 0,
-            Verdict::Violation(_) => 1,
-            Verdict::Unknown { .. } => 3,
-        }
     }
 
     pub fn name(&self) -> &'static str {

@@ -3,9 +3,9 @@
 //! edge between consecutive transactions; per variable the last write and the reads
 //! since it (a reachability-preserving subset of ⊙SC).
 
-use super::conflict::Rule;
 use super::{Verdict, Witness};
 use crate::graph::ConflictGraph;
+use crate::trace::conflict::Rule;
 use crate::trace::exec::Step;
 use crate::trace::{Op, Trace};
 

@@ -82,11 +82,41 @@ fn cycle_edges(out: &mut String, cycle: &[Edge]) {
 
 const HEADER: &str = "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n  edge [fontname=\"monospace\", fontsize=9];\n";
 
+/// A legend cluster: what each kind of edge means.
+fn legend(out: &mut String, rows: &[(&str, &str)]) {
+    out.push_str("  subgraph cluster_legend {\n    label=\"legend\"; style=rounded; fontsize=9;\n");
+    for (i, (style, meaning)) in rows.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    lg{i}a [label=\"\", shape=point]; lg{i}b [label=\"{}\", shape=plaintext];\n    lg{i}a -> lg{i}b [{style}];",
+            esc(meaning)
+        );
+    }
+    out.push_str("  }\n");
+}
+
+const CYCLE_ROW: (&str, &str) = (
+    "color=red, penwidth=2.5",
+    "witness cycle (label: the rule of Eq. 1)",
+);
+
 /// The exact event graph (docs/semantics.md §5) in DOT.
 pub fn exact_dot(trace: &Trace, g: &ExactGraph, cycle: Option<&[Edge]>) -> String {
     let mut out = format!(
         "digraph \"{}\" {{\n{HEADER}",
         esc(trace.name.as_deref().unwrap_or("trace"))
+    );
+    legend(
+        &mut out,
+        &[
+            ("color=gray", "trace order"),
+            ("color=black", "fixed commit order (window, FIFO)"),
+            (
+                "dir=none, style=dashed, color=blue",
+                "order varies with the placement",
+            ),
+            CYCLE_ROW,
+        ],
     );
     clusters(&mut out, trace, &g.commits);
     for (a, b) in g.directed_edges(trace) {
@@ -118,6 +148,17 @@ pub fn paper_dot(trace: &Trace, g: &PaperGraph, cycle: Option<&[Edge]>) -> Strin
         "digraph \"{}\" {{\n{HEADER}",
         esc(trace.name.as_deref().unwrap_or("trace"))
     );
+    legend(
+        &mut out,
+        &[
+            ("color=black", "directed edge of Def. 4"),
+            (
+                "dir=none, style=dashed, color=blue",
+                "undirected edge of Def. 4",
+            ),
+            CYCLE_ROW,
+        ],
+    );
     clusters(&mut out, trace, &[]);
     for &(a, b) in &g.directed {
         let _ = writeln!(out, "  e{a} -> e{b};");
@@ -130,6 +171,53 @@ pub fn paper_dot(trace: &Trace, g: &PaperGraph, cycle: Option<&[Edge]>) -> Strin
     }
     if let Some(c) = cycle {
         cycle_edges(&mut out, c);
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Only a witness cycle's transactions, as Elle draws anomalies: one node per
+/// transaction of the cycle (its thread and the events the cycle uses) and one edge per
+/// conflict, labelled with its rule and its two events (and their execution steps).
+pub fn cycle_dot(trace: &Trace, cycle: &[Edge], step_of: &dyn Fn(Node) -> Option<usize>) -> String {
+    let mut out = format!(
+        "digraph \"{}\" {{\n{HEADER}",
+        esc(trace.name.as_deref().unwrap_or("trace"))
+    );
+    legend(
+        &mut out,
+        &[(
+            "color=red, penwidth=2",
+            "conflict of the cycle: rule, the two events, @ their steps",
+        )],
+    );
+    let mut txns: Vec<usize> = cycle.iter().flat_map(|e| [e.from, e.to]).collect();
+    txns.sort_unstable();
+    txns.dedup();
+    for &x in &txns {
+        let t = &trace.txns[x];
+        let _ = writeln!(
+            out,
+            "  x{x} [label=\"{}\\nthread {}\", shape=box, style=rounded];",
+            esc(&t.name),
+            esc(&trace.threads[t.thread])
+        );
+    }
+    for e in cycle {
+        let at = |n: Node| step_of(n).map_or(String::new(), |s| format!(" @{s}"));
+        let label = format!(
+            "{:?}\\n{}{}\\n→ {}{}",
+            e.rule,
+            esc(&crate::trace::exec::node_text(trace, e.src)),
+            at(e.src),
+            esc(&crate::trace::exec::node_text(trace, e.dst)),
+            at(e.dst)
+        );
+        let _ = writeln!(
+            out,
+            "  x{} -> x{} [color=red, penwidth=2, label=\"{label}\", fontcolor=red];",
+            e.from, e.to
+        );
     }
     out.push_str("}\n");
     out

@@ -13,7 +13,7 @@
 //! all-pairs definition.
 
 use super::ConflictGraph;
-use crate::check::conflict::{txn, Rule};
+use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::{EventId, Op, Trace};
 use std::collections::HashMap;

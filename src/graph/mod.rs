@@ -8,7 +8,7 @@ pub mod forced;
 pub mod paper;
 pub mod path;
 
-use crate::check::conflict::Rule;
+use crate::trace::conflict::Rule;
 use crate::trace::exec::Node;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;

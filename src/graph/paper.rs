@@ -12,9 +12,9 @@
 //! conflicting event. docs/semantics.md §5 shows this graph over-approximates: some acyclic
 //! orientations match no execution.
 
-use crate::check::conflict::Rule;
 use crate::graph::forced::same_thread_edges;
 use crate::graph::ConflictGraph;
+use crate::trace::conflict::Rule;
 use crate::trace::exec::Step;
 use crate::trace::{EventId, Op, Trace};
 

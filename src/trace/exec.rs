@@ -248,6 +248,14 @@ pub fn for_each_execution(trace: &Trace, mut f: impl FnMut(&[Step]) -> bool) {
     go(trace, 0, &mut pending, &mut steps, &mut f);
 }
 
+/// A node as text: `#3 b delta rd head` or `c(#1 a alpha wr head)`.
+pub fn node_text(trace: &Trace, n: Node) -> String {
+    match n {
+        Step::Event(e) => format!("#{e} {}", trace.describe(e)),
+        Step::Commit(w) => format!("c(#{w} {})", trace.describe(w)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! Traces (docs/semantics.md §1): events in issue order, with the static facts every
 //! checker needs (buffered reads, commit windows).
 
+pub mod conflict;
 pub mod exec;
 pub mod gen;
 pub mod parse;

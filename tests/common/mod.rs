@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
-use tsoser::check::conflict::{conflict, txn};
 use tsoser::check::execution::tso_graph_naive;
 use tsoser::graph::ConflictGraph;
+use tsoser::trace::conflict::{conflict, txn};
 use tsoser::trace::exec::{for_each_execution, Execution, Node, Step};
 use tsoser::trace::Trace;
 
@@ -125,7 +125,7 @@ pub fn forced_pairs(trace: &Trace) -> ConflictGraph {
 /// The paper's Def. 4 taken literally over all pairs: (directed edges as an event
 /// graph, sorted undirected edges).
 pub fn paper_graph_naive(trace: &Trace) -> (ConflictGraph, Vec<(usize, usize)>) {
-    use tsoser::check::conflict::{same_thread_conflict, Rule};
+    use tsoser::trace::conflict::{same_thread_conflict, Rule};
     use tsoser::trace::Op;
     let writes = |op: Op| matches!(op, Op::Wr | Op::Rmw);
     let mut directed = ConflictGraph::new(trace.len());

@@ -18,11 +18,11 @@ pub mod place;
 pub mod profile;
 pub mod search;
 
-use super::conflict::{conflict, txn, Rule};
-use super::sat::encode::{self, requirement};
 use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
+use crate::analysis::{self as encode, requirement};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
+use crate::trace::conflict::{conflict, txn, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use chains::Chains;
@@ -344,8 +344,28 @@ fn exact(
         Err(v) => return Ok(v),
     };
     st.record(&b);
-    let comps = &b.comps;
-    for (i, comp) in comps.iter().enumerate() {
+    let all: Vec<usize> = (0..b.comps.len()).collect();
+    exact_components(trace, &b, &all, opts, deadline, st)
+}
+
+/// Chains of a component's forced order (Thm. 8's partition): what the search is
+/// exponential in.
+pub(crate) fn width(trace: &Trace, comp: &[usize], forced: &[Edge]) -> usize {
+    partition(trace, comp, forced).1.width()
+}
+
+/// Fig. 3 on the components `which` of `b`: a violation in the first component that
+/// has one, else serializable (or unknown past the budget).
+pub(crate) fn exact_components(
+    trace: &Trace,
+    b: &super::front::Front<(Node, Node)>,
+    which: &[usize],
+    opts: &FptOptions,
+    deadline: Option<Instant>,
+    st: &mut FptStats,
+) -> Result<Verdict, FptError> {
+    for &i in which {
+        let comp = &b.comps[i];
         let inst = st.time("chains and jumps", || {
             let (local, chains) = partition(trace, comp, &b.forced[i]);
             let mut jumps = Vec::new();
@@ -377,7 +397,7 @@ fn exact(
         let Some(f) = found else { continue };
         let orient: Vec<(Node, Node, encode::Lit)> =
             f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
-        let execution = crate::check::sat::sort_exact(trace, &orient).map_err(|_| {
+        let execution = crate::analysis::sort::sort_exact(trace, &orient).map_err(|_| {
             FptError::Unverified("the placement orders of the cycle are cyclic".into())
         })?;
         let mut cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::WriteWrite);
@@ -471,7 +491,7 @@ fn paper(
                 _ => unreachable!("paper jumps join events"),
             })
             .collect();
-        let oriented = crate::check::sat::orient_paper(&g, trace.len(), &used)
+        let oriented = crate::analysis::sort::orient_paper(&g, trace.len(), &used)
             .map_err(|_| FptError::Unverified("the used orientation is cyclic".into()))?;
         let cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::PaperOriented);
         let w = Witness::Orientation { oriented, cycle };

@@ -12,7 +12,7 @@
 //! after their write or their FIFO predecessor). So the check is exact, and small: it
 //! involves only the commits the candidate cycle names.
 
-use crate::check::sat::encode::Requirement;
+use crate::analysis::Requirement;
 use crate::graph::forced::event_time;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;

@@ -15,7 +15,7 @@
 //! entry/exit events; the class counts are reported next to the exact counts.
 
 use super::search::Instance;
-use crate::check::conflict::{access, Access};
+use crate::trace::conflict::{access, Access};
 use crate::trace::exec::Node;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};

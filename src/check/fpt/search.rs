@@ -27,7 +27,7 @@
 
 use super::chains::Chains;
 use super::place;
-use crate::check::sat::encode::Requirement;
+use crate::analysis::Requirement;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

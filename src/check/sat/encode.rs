@@ -16,16 +16,18 @@
 //! Both: the conflict graph has a cycle iff some non-empty set S of transactions has,
 //! for every member, a successor in S (one clause per transaction).
 
-use crate::check::conflict::{access, thread, txn, Access, Rule};
-use crate::graph::forced::{commit_times, event_time};
+use crate::analysis::{
+    components, fixed_order, possible_graph, requirement, varying_pairs, Buckets, PaperBuckets,
+};
+use crate::graph::forced::commit_times;
 use crate::graph::paper::PaperGraph;
-use crate::graph::{ConflictGraph, Edge};
+use crate::graph::Edge;
+use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
-use crate::trace::{EventId, Op, Trace};
+use crate::trace::{EventId, Trace};
 use std::collections::HashMap;
 
-/// A literal in DIMACS convention: `v` or `-v`, `v ≥ 1`.
-pub type Lit = i32;
+pub use crate::analysis::Lit;
 
 /// A comparison of two positions in the execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -358,112 +360,6 @@ impl Formula {
     }
 }
 
-/// Earliest and latest time of a node (see [`crate::graph::forced`]).
-pub fn times(trace: &Trace, n: Node) -> (u64, u64) {
-    match n {
-        Step::Event(e) => (event_time(e), event_time(e)),
-        Step::Commit(w) => commit_times(trace, w),
-    }
-}
-
-/// The span of times in which a node's conflicts vary: its own interval, widened for
-/// a buffered read to its store's issue and latest commit (exception (i)).
-pub fn span(trace: &Trace, n: Node) -> (u64, u64) {
-    match n {
-        Step::Event(r) if trace.events[r].op == Op::Rd => match trace.buffered_by(r) {
-            Some(w) => (event_time(w), commit_times(trace, w).1),
-            None => times(trace, n),
-        },
-        _ => times(trace, n),
-    }
-}
-
-/// Cross-thread pairs (reads, commits, rmws of one variable, not two reads) whose
-/// conflict is not the same in every execution: their spans meet. A sweep per variable
-/// with the open spans of each thread (reads apart): O(n log n + n·k + pairs). (The
-/// first version scanned every later span that met, same thread included: quadratic on
-/// one thread's writes without fences.) Pairs come out per variable in the order of
-/// the spans sorted by (start, end), so encodings are stable.
-pub fn varying_pairs(trace: &Trace) -> Vec<(Node, Node)> {
-    let mut by_var: Vec<Vec<(u64, u64, Node)>> = vec![Vec::new(); trace.vars.len()];
-    for (i, e) in trace.events.iter().enumerate() {
-        let n = match e.op {
-            Op::Wr => Step::Commit(i),
-            Op::Rd | Op::Rmw => Step::Event(i),
-            Op::Fence => continue,
-        };
-        let (lo, hi) = span(trace, n);
-        by_var[e.var.unwrap()].push((lo, hi, n));
-    }
-    let k = trace.threads.len();
-    let mut out = Vec::new();
-    // Open spans per thread: [thread][0 = not a read, 1 = read] → indices into the list.
-    let mut open: Vec<[Vec<usize>; 2]> = vec![[Vec::new(), Vec::new()]; k];
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    for list in &mut by_var {
-        list.sort_unstable_by_key(|x| (x.0, x.1));
-        for o in open.iter_mut() {
-            o[0].clear();
-            o[1].clear();
-        }
-        found.clear();
-        for (j, &(lo, _, b)) in list.iter().enumerate() {
-            let tb = thread(trace, b);
-            let read = usize::from(access(trace, b).0 == Access::Read);
-            for (t, o) in open.iter_mut().enumerate() {
-                if t == tb {
-                    continue;
-                }
-                // A read pairs with non-reads only; the rest with both.
-                for spans in o.iter_mut().take(2 - read) {
-                    spans.retain(|&i| list[i].1 >= lo);
-                    found.extend(spans.iter().map(|&i| (i, j)));
-                }
-            }
-            open[tb][read].push(j);
-        }
-        found.sort_unstable();
-        out.extend(found.iter().map(|&(i, j)| (list[i].2, list[j].2)));
-    }
-    out
-}
-
-/// The graph of every conflict some execution may have: forced edges plus each
-/// varying pair in each direction its order allows. Contains every execution's graph.
-pub fn possible_graph(
-    trace: &Trace,
-    forced: &ConflictGraph,
-    pairs: &[(Node, Node)],
-) -> ConflictGraph {
-    let mut g = forced.clone();
-    for e in possible_edges(trace, pairs) {
-        g.add(e.from, e.to, e.src, e.dst, e.rule);
-    }
-    g
-}
-
-/// The varying pairs as edges, each direction the times allow (the part of
-/// [`possible_graph`] beyond the forced edges). Edge labels are not conflict rules.
-pub fn possible_edges(trace: &Trace, pairs: &[(Node, Node)]) -> Vec<Edge> {
-    let mut out = Vec::new();
-    for &(a, b) in pairs {
-        let ((ea, la), (eb, lb)) = (times(trace, a), times(trace, b));
-        for (x, y, ok) in [(a, b, ea <= lb), (b, a, eb <= la)] {
-            let (from, to) = (txn(trace, x), txn(trace, y));
-            if ok && from != to {
-                out.push(Edge {
-                    from,
-                    to,
-                    src: x,
-                    dst: y,
-                    rule: Rule::WriteWrite,
-                });
-            }
-        }
-    }
-    out
-}
-
 /// The cycle constraint over `txns` with candidate edges: `edges[(T, U)]` lists the
 /// literals (with their conflict) that make T → U; a `None` literal means "always".
 fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
@@ -497,48 +393,6 @@ fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
         let mut c = vec![-s[&t]];
         c.extend(out.get(&t).cloned().unwrap_or_default());
         f.clauses.push(c);
-    }
-}
-
-/// The component holding both transactions, if they share one.
-fn shared_component(comp_of: &HashMap<usize, usize>, x: usize, y: usize) -> Option<usize> {
-    comp_of
-        .get(&x)
-        .filter(|&&c| comp_of.get(&y) == Some(&c))
-        .copied()
-}
-
-/// Forced edges and varying pairs bucketed by the component holding both ends
-/// (built once; each component's encoding then reads only its own bucket).
-pub struct Buckets {
-    pub forced: Vec<Vec<Edge>>,
-    pub pairs: Vec<Vec<(Node, Node)>>,
-}
-
-impl Buckets {
-    pub fn new(
-        trace: &Trace,
-        forced: &[Edge],
-        pairs: &[(Node, Node)],
-        comps: usize,
-        comp_of: &HashMap<usize, usize>,
-    ) -> Buckets {
-        let mut b = Buckets {
-            forced: vec![Vec::new(); comps],
-            pairs: vec![Vec::new(); comps],
-        };
-        let comp = |x: usize, y: usize| shared_component(comp_of, x, y);
-        for e in forced {
-            if let Some(c) = comp(e.from, e.to) {
-                b.forced[c].push(*e);
-            }
-        }
-        for &(x, y) in pairs {
-            if let Some(c) = comp(txn(trace, x), txn(trace, y)) {
-                b.pairs[c].push((x, y));
-            }
-        }
-        b
     }
 }
 
@@ -591,86 +445,6 @@ pub fn encode_exact_with(
     Ok(f)
 }
 
-/// What "x precedes y and they conflict" asks of the commit placement: an order that
-/// is not fixed (`order`), and, when the pair can be parallel (exception (i)), one of
-/// `not_parallel` (each "u precedes v"). `None`: never a conflict this way.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Requirement {
-    pub rule: Rule,
-    pub order: Option<(Node, Node)>,
-    pub not_parallel: Vec<(Node, Node)>,
-}
-
-/// Whether `a` precedes `b` in every execution (`Some(true)`), in none (`Some(false)`),
-/// or depending on the placement (`None`).
-pub fn fixed_order(trace: &Trace, a: Node, b: Node) -> Option<bool> {
-    let (ea, la) = times(trace, a);
-    let (eb, lb) = times(trace, b);
-    if la < eb {
-        return Some(true);
-    }
-    if lb < ea {
-        return Some(false);
-    }
-    match (a, b) {
-        (Step::Commit(w1), Step::Commit(w2))
-            if trace.events[w1].thread == trace.events[w2].thread =>
-        {
-            Some(w1 < w2) // FIFO
-        }
-        (Step::Event(x), Step::Event(y)) => Some(x < y),
-        _ => None,
-    }
-}
-
-/// The [`Requirement`] of the conflict `x → y` (Eq. 1 with docs/semantics.md §3).
-pub fn requirement(trace: &Trace, x: Node, y: Node) -> Option<Requirement> {
-    let (kx, _) = access(trace, x);
-    let (ky, _) = access(trace, y);
-    let rule = match (kx, ky) {
-        (Access::MemWrite, Access::MemWrite) => Rule::WriteWrite,
-        (Access::MemWrite, Access::Read) => Rule::WriteRead,
-        (Access::Read, Access::MemWrite) => Rule::ReadWrite,
-        _ => return None,
-    };
-    let order = match fixed_order(trace, x, y) {
-        Some(false) => return None,
-        Some(true) => None,
-        None => Some((x, y)),
-    };
-    // Parallel (i): the read r reads from its buffer (store w pending), m between w and c(w).
-    let mut not_parallel = Vec::new();
-    let read = match (kx, x, y) {
-        (Access::Read, Step::Event(r), _) => Some((r, y)),
-        (_, _, Step::Event(r)) if ky == Access::Read => Some((r, x)),
-        _ => None,
-    };
-    if let Some((w, re, m)) = read.and_then(|(re, m)| trace.buffered_by(re).map(|w| (w, re, m))) {
-        let (r, cw) = (Step::Event(re), Step::Commit(w));
-        let conds = [(r, cw), (Step::Event(w), m), (m, cw)];
-        let fixed: Vec<Option<bool>> = conds
-            .iter()
-            .map(|&(u, v)| fixed_order(trace, u, v))
-            .collect();
-        if !fixed.contains(&Some(false)) {
-            not_parallel = conds
-                .iter()
-                .zip(&fixed)
-                .filter(|(_, f)| f.is_none())
-                .map(|(&(u, v), _)| (v, u))
-                .collect();
-            if not_parallel.is_empty() {
-                return None; // always parallel when ordered this way
-            }
-        }
-    }
-    Some(Requirement {
-        rule,
-        order,
-        not_parallel,
-    })
-}
-
 /// A literal for "x precedes y and they conflict" (`None` inside: always), or `None` if never.
 fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Option<Lit>, Rule)> {
     let req = requirement(trace, x, y)?;
@@ -694,40 +468,6 @@ fn conflict_lit(f: &mut Formula, trace: &Trace, x: Node, y: Node) -> Option<(Opt
     }
     f.conflict_deps.insert(k, (order, not_parallel));
     Some((Some(k), req.rule))
-}
-
-/// Def. 4's edges bucketed by component: directed conflict edges, and undirected
-/// edges between different transactions with whether directed edges already order them.
-pub struct PaperBuckets {
-    pub directed: Vec<Vec<Edge>>,
-    pub undirected: Vec<Vec<((EventId, EventId), bool)>>,
-}
-
-impl PaperBuckets {
-    pub fn new(
-        g: &PaperGraph,
-        trace: &Trace,
-        comps: usize,
-        comp_of: &HashMap<usize, usize>,
-    ) -> PaperBuckets {
-        let mut b = PaperBuckets {
-            directed: vec![Vec::new(); comps],
-            undirected: vec![Vec::new(); comps],
-        };
-        let comp = |x: usize, y: usize| shared_component(comp_of, x, y);
-        for e in g.directed_conflicts(trace).edges() {
-            if let Some(c) = comp(e.from, e.to) {
-                b.directed[c].push(*e);
-            }
-        }
-        for (&(a, c), ord) in g.undirected.iter().zip(g.ordered_undirected()) {
-            let (ta, tc) = (trace.events[a].txn, trace.events[c].txn);
-            if let Some(k) = comp(ta, tc).filter(|_| ta != tc) {
-                b.undirected[k].push(((a, c), ord));
-            }
-        }
-        b
-    }
 }
 
 /// The paper encoding (Def. 4) for `txns`, given its directed conflict edges and its
@@ -869,44 +609,6 @@ pub fn close_paper_eagerly(f: &mut Formula, g: &PaperGraph, n: usize) -> Result<
         }
     }
     Ok(())
-}
-
-/// Components of a graph with more than one node, and each node's component index.
-pub fn components(g: &ConflictGraph) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
-    components_of(g.group_count(), &[g.edges()])
-}
-
-/// Components of the graph over `groups` nodes with the union of `edge_lists`.
-pub fn components_of(
-    groups: usize,
-    edge_lists: &[&[Edge]],
-) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
-    use petgraph::graph::{DiGraph, NodeIndex};
-    let total = edge_lists.iter().map(|l| l.len()).sum();
-    let mut pg: DiGraph<(), ()> = DiGraph::with_capacity(groups, total);
-    for _ in 0..groups {
-        pg.add_node(());
-    }
-    for e in edge_lists.iter().flat_map(|l| l.iter()) {
-        pg.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), ());
-    }
-    let mut comps: Vec<Vec<usize>> = petgraph::algo::kosaraju_scc(&pg)
-        .into_iter()
-        .filter(|c| c.len() > 1)
-        .map(|c| {
-            let mut v: Vec<usize> = c.into_iter().map(|n| n.index()).collect();
-            v.sort_unstable();
-            v
-        })
-        .collect();
-    comps.sort();
-    let mut of = HashMap::new();
-    for (i, c) in comps.iter().enumerate() {
-        for &t in c {
-            of.insert(t, i);
-        }
-    }
-    (comps, of)
 }
 
 /// The formula over every component at once: satisfiable iff some component has a

@@ -2,7 +2,7 @@
 //! SMT-LIB 2, for any external solver; and a DIMACS reader for round trips.
 
 use super::encode::{Atom, Formula, Lit, VarRole};
-use crate::report::node_text;
+use crate::trace::exec::node_text;
 use crate::trace::exec::Step;
 use crate::trace::Trace;
 

@@ -12,17 +12,18 @@ pub mod encode;
 pub mod export;
 
 use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
+use crate::analysis::sort::{orient_paper, sort_exact};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
-use crate::trace::exec::{Execution, Node, Step};
+use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use backend::{Answer, Backend};
 use encode::{Atom, Formula, Lit, VarRole};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Which solver answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
     /// varisat, pure Rust CDCL (default).
@@ -138,11 +139,26 @@ fn exact(
         Err(v) => return Ok(v),
     };
     record_front(st, &front);
-    let comps = &front.comps;
-    let encode = |i: usize, comp: &[usize]| {
+    let all: Vec<usize> = (0..front.comps.len()).collect();
+    exact_components(trace, &front, &all, kind, deadline, st)
+}
+
+/// The exact route on the components `which` of `front`: a violation in the first
+/// component that has one, else serializable (or unknown past the deadline).
+pub(crate) fn exact_components(
+    trace: &Trace,
+    front: &super::front::Front<(Node, Node)>,
+    which: &[usize],
+    kind: SolverKind,
+    deadline: Option<Instant>,
+    st: &mut SatStats,
+) -> Result<Verdict, SatError> {
+    let comps: Vec<Vec<usize>> = which.iter().map(|&i| front.comps[i].clone()).collect();
+    let encode = |k: usize, comp: &[usize]| {
+        let i = which[k];
         encode::encode_exact(trace, &front.forced[i], &front.varying[i], comp)
     };
-    solve_components(trace, kind, deadline, st, comps, encode, |f, b| {
+    solve_components(trace, kind, deadline, st, &comps, encode, |f, b| {
         let cycle = model_cycle(f, b);
         // Only the atoms the model's cycle relies on: each conflict's order atom and
         // one true disjunct of "not parallel". The others are free.
@@ -282,108 +298,6 @@ fn model_cycle(f: &Formula, b: &dyn Backend) -> Vec<Edge> {
     Vec::new()
 }
 
-/// Topologically sorts the exact event graph with the oriented atoms: the execution,
-/// or the true atom literals on a cycle (to block).
-pub(crate) fn sort_exact(
-    trace: &Trace,
-    orient: &[(Node, Node, Lit)],
-) -> Result<Execution, Vec<Lit>> {
-    let n = trace.len();
-    let writes: Vec<usize> = trace.writes().collect();
-    let index = |x: Node| match x {
-        Step::Event(e) => e,
-        Step::Commit(w) => n + writes.binary_search(&w).unwrap(),
-    };
-    let nodes = n + writes.len();
-    let mut adj: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); nodes];
-    for i in 1..n {
-        adj[i - 1].push((i, 0));
-    }
-    let mut last: HashMap<usize, usize> = HashMap::new();
-    for &w in &writes {
-        let c = index(Step::Commit(w));
-        adj[w].push((c, 0));
-        let h = trace.commit_bound(w);
-        if h < n {
-            adj[c].push((h, 0));
-        }
-        if let Some(prev) = last.insert(trace.events[w].thread, c) {
-            adj[prev].push((c, 0));
-        }
-    }
-    for &(x, y, l) in orient {
-        adj[index(x)].push((index(y), l));
-    }
-    let mut indeg = vec![0usize; nodes];
-    for list in &adj {
-        for &(v, _) in list {
-            indeg[v] += 1;
-        }
-    }
-    // Kahn, trace events first: commits as late as the constraints allow.
-    let mut ready: BTreeSet<usize> = (0..nodes).filter(|&v| indeg[v] == 0).collect();
-    let mut order = Vec::with_capacity(nodes);
-    while let Some(v) = ready.pop_first() {
-        order.push(v);
-        for &(s, _) in &adj[v] {
-            indeg[s] -= 1;
-            if indeg[s] == 0 {
-                ready.insert(s);
-            }
-        }
-    }
-    if order.len() == nodes {
-        let steps = order
-            .into_iter()
-            .map(|v| {
-                if v < n {
-                    Step::Event(v)
-                } else {
-                    Step::Commit(writes[v - n])
-                }
-            })
-            .collect();
-        return Ok(Execution::new(trace, steps)
-            .expect("a topological sort of the exact graph is an execution"));
-    }
-    Err(cycle_lits(&adj, &indeg))
-}
-
-/// A cycle among the nodes Kahn could not sort; the non-zero literals on it.
-fn cycle_lits(adj: &[Vec<(usize, Lit)>], indeg: &[usize]) -> Vec<Lit> {
-    let left = |v: usize| indeg[v] > 0;
-    // Every unsorted node has an unsorted predecessor; walk successors inside the
-    // unsorted set until a node repeats.
-    let mut pred_edge: Vec<Option<(usize, Lit)>> = vec![None; adj.len()];
-    for (u, list) in adj.iter().enumerate() {
-        if !left(u) {
-            continue;
-        }
-        for &(v, l) in list {
-            if left(v) && pred_edge[v].is_none() {
-                pred_edge[v] = Some((u, l));
-            }
-        }
-    }
-    let mut at = (0..adj.len()).find(|&v| left(v)).expect("a cycle exists");
-    let mut seen = HashMap::new();
-    let mut walk = Vec::new();
-    loop {
-        if let Some(&i) = seen.get(&at) {
-            let lits: Vec<Lit> = walk[i..]
-                .iter()
-                .map(|&(_, l)| l)
-                .filter(|&l| l != 0)
-                .collect();
-            return lits;
-        }
-        seen.insert(at, walk.len());
-        let (p, l) = pred_edge[at].expect("unsorted nodes have unsorted predecessors");
-        walk.push((at, l));
-        at = p;
-    }
-}
-
 fn paper(
     trace: &Trace,
     kind: SolverKind,
@@ -405,7 +319,7 @@ fn paper(
         // The oriented edges the cycle uses, with their literals.
         let used: Vec<(usize, usize, Lit)> = cycle
             .iter()
-            .filter(|e| e.rule == crate::check::conflict::Rule::PaperOriented)
+            .filter(|e| e.rule == crate::trace::conflict::Rule::PaperOriented)
             .map(|e| {
                 let (Step::Event(a), Step::Event(c)) = (e.src, e.dst) else {
                     unreachable!()
@@ -430,47 +344,4 @@ fn paper(
             }
         })
     })
-}
-
-/// Extends the used edges to a full acyclic orientation of EG_τ (by a topological
-/// order of the directed edges plus the used ones), or returns the literals of the
-/// used edges on a cycle.
-pub(crate) fn orient_paper(
-    g: &PaperGraph,
-    n: usize,
-    used: &[(usize, usize, Lit)],
-) -> Result<Vec<(usize, usize)>, Vec<Lit>> {
-    let mut adj: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); n];
-    for &(a, b) in &g.directed {
-        adj[a].push((b, 0));
-    }
-    for &(a, b, l) in used {
-        adj[a].push((b, l));
-    }
-    let mut indeg = vec![0usize; n];
-    for list in &adj {
-        for &(v, _) in list {
-            indeg[v] += 1;
-        }
-    }
-    let mut ready: BTreeSet<usize> = (0..n).filter(|&v| indeg[v] == 0).collect();
-    let mut rank = vec![0usize; n];
-    let mut k = 0;
-    while let Some(v) = ready.pop_first() {
-        rank[v] = k;
-        k += 1;
-        for &(s, _) in &adj[v] {
-            indeg[s] -= 1;
-            if indeg[s] == 0 {
-                ready.insert(s);
-            }
-        }
-    }
-    if k < n {
-        return Err(cycle_lits(&adj, &indeg));
-    }
-    Ok(g.undirected
-        .iter()
-        .map(|&(a, b)| if rank[a] < rank[b] { (a, b) } else { (b, a) })
-        .collect())
 }

@@ -1,0 +1,155 @@
+//! The measurement harness behind `tsoser bench`: generated families of traces, each
+//! decider run on each trace through [`crate::check::decide`] with a timeout, one typed
+//! [`Row`] per run, and the fitted exponent of time in the trace length.
+
+use crate::check::decide::{decide, Algo, Budget, DecideError, DeciderStats, Question};
+use crate::check::sat::SolverKind;
+use crate::check::{Semantics, Verdict};
+use crate::trace::{gen, Trace};
+use std::time::Duration;
+
+/// A decider of the harness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decider {
+    /// `--algo auto`: fpt or varisat by component shape.
+    Auto,
+    Fpt,
+    Varisat,
+    Z3,
+}
+
+impl Decider {
+    /// The name in the CSV: `fpt`, `sat/varisat`, `sat/z3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Decider::Auto => "auto",
+            Decider::Fpt => "fpt",
+            Decider::Varisat => "sat/varisat",
+            Decider::Z3 => "sat/z3",
+        }
+    }
+
+    pub fn algo(self) -> Algo {
+        match self {
+            Decider::Auto => Algo::AUTO,
+            Decider::Fpt => Algo::Fpt { fig4: false },
+            Decider::Varisat => Algo::Sat(SolverKind::Varisat),
+            Decider::Z3 => Algo::Sat(SolverKind::Z3),
+        }
+    }
+
+    /// Whether this build has it (z3 needs the cargo feature `z3`).
+    pub fn available(self) -> bool {
+        self != Decider::Z3 || cfg!(feature = "z3")
+    }
+}
+
+/// Trace families of `bench scale`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Serial schedule, no transaction fences: violations, found inside components.
+    Serial,
+    /// Serial schedule, every transaction ends with a fence: serializable.
+    SerialFenced,
+    /// Threads interleave event by event: violations, mostly forced cycles.
+    Random,
+    /// Blocks of 40 events (2 variables, single-event transactions, no fences), each
+    /// closed by a fence in every thread.
+    Blocks,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Serial => "serial",
+            Family::SerialFenced => "serial-fenced",
+            Family::Random => "random",
+            Family::Blocks => "blocks",
+        }
+    }
+
+    /// The trace of this family with about `events` events, `threads` threads.
+    pub fn trace(self, events: usize, threads: usize, vars: usize, seed: u64) -> Trace {
+        if self == Family::Blocks {
+            let block = gen::Shape::dense(40, threads, 2);
+            return gen::blocks(&block, (events / (40 + threads)).max(1), seed);
+        }
+        let shape = gen::Shape {
+            threads,
+            vars,
+            serial: self != Family::Random,
+            txn_fenced: self == Family::SerialFenced,
+            ..gen::Shape::realistic(events)
+        };
+        gen::generate(&shape, seed)
+    }
+}
+
+/// One run: the decider's verdict, wall time, and what it counted.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub decider: Decider,
+    pub verdict: Verdict,
+    pub seconds: f64,
+    pub stats: DeciderStats,
+}
+
+impl Run {
+    /// A counter by its `--stats` name (0 when the decider does not count it).
+    pub fn count(&self, name: &str) -> u64 {
+        self.stats
+            .counts()
+            .into_iter()
+            .find(|(k, _)| *k == name)
+            .map_or(0, |x| x.1)
+    }
+}
+
+/// Runs `decider` on `trace` (exact or paper semantics) within `timeout`.
+pub fn run(
+    trace: &Trace,
+    decider: Decider,
+    semantics: Semantics,
+    timeout: Duration,
+) -> Result<Run, DecideError> {
+    let budget = Budget::with_timeout(timeout);
+    let d = decide(trace, Question::Tso(semantics), decider.algo(), &budget)?;
+    Ok(Run {
+        decider,
+        verdict: d.verdict,
+        seconds: d.seconds,
+        stats: d.stats,
+    })
+}
+
+/// Least-squares slope of log(seconds) against log(events) over `(events, seconds)`
+/// points with both positive: the fitted exponent of time in n (`None` with fewer than
+/// two distinct lengths).
+pub fn fitted_exponent(points: &[(f64, f64)]) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0)
+        .map(|&(n, t)| (n.ln(), t.ln()))
+        .collect();
+    if pts.len() < 2 {
+        return None;
+    }
+    let k = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exponent_of_a_power_law_is_its_power() {
+        let pts: Vec<(f64, f64)> = [1e3, 1e4, 1e5].iter().map(|&n| (n, 2e-6 * n * n)).collect();
+        assert!((fitted_exponent(&pts).unwrap() - 2.0).abs() < 1e-9);
+        assert_eq!(fitted_exponent(&pts[..1]), None);
+    }
+}

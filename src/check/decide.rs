@@ -1,0 +1,336 @@
+//! One front door for every decider of a trace: [`decide`] takes the trace, the
+//! question, the decider and a [`Budget`], and gives a [`Decision`] whose witness has
+//! been re-checked from the definitions ([`super::verify`]), with typed statistics, or a
+//! typed [`DecideError`]. The command line, the tests and the benches all call it.
+//!
+//! ```
+//! use tsoser::check::decide::{decide, Algo, Budget, Question};
+//! use tsoser::check::{Semantics, Verdict};
+//! // Store buffering with one transaction per thread: both loads may read 0, so the
+//! // conflict graph of that execution has the cycle A → B → A.
+//! let t = tsoser::trace::compact(&["t1 A wr x", "t1 A rd y", "t2 B wr y", "t2 B rd x"]);
+//! let d = decide(&t, Question::Tso(Semantics::Exact), Algo::Brute, &Budget::default()).unwrap();
+//! assert!(matches!(d.verdict, Verdict::Violation(_)));
+//! ```
+
+use super::fpt::{self, FptOptions, FptStats};
+use super::sat::{self, SatStats, SolverKind};
+use super::{brute, sc, verify, Semantics, Verdict};
+use crate::trace::Trace;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The question asked of a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Question {
+    /// Is every TSO execution conflict-serializable (docs/semantics.md §4), in the exact
+    /// semantics or the paper's Thm. 5?
+    Tso(Semantics),
+    /// Is the trace, read as an SC run, conflict-serializable (docs/semantics.md §6)?
+    Sc,
+}
+
+/// Which decider answers a [`Question::Tso`] (an SC question has one polynomial check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algo {
+    /// By component shape: fpt on components of at most `max_chains` chains, sat with
+    /// `solver` on the others ([`super::auto`]); paper semantics: sat.
+    Auto {
+        solver: SolverKind,
+        max_chains: usize,
+    },
+    /// Enumerate the executions: the definition, and the oracle of every test.
+    Brute,
+    /// SAT/SMT encoding of commit placements, with this solver.
+    Sat(SolverKind),
+    /// Enea & Farzan's Fig. 3 made exact; `fig4`: Fig. 4's profiles taken literally
+    /// (not exact: a "yes" may be wrong).
+    Fpt { fig4: bool },
+}
+
+impl Algo {
+    /// `auto` with the measured rule ([`super::auto::FPT_MAX_CHAINS`]) and varisat.
+    pub const AUTO: Algo = Algo::Auto {
+        solver: SolverKind::Varisat,
+        max_chains: super::auto::FPT_MAX_CHAINS,
+    };
+
+    /// The name in reports: `brute`, `sat`, `fpt`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algo::Auto { .. } => "auto",
+            Algo::Brute => "brute",
+            Algo::Sat(_) => "sat",
+            Algo::Fpt { .. } => "fpt",
+        }
+    }
+}
+
+/// Limits every decider polls cooperatively: a deadline, a flag another thread may set
+/// to stop the run, and each decider's own step limit.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub deadline: Option<Instant>,
+    pub cancel: Arc<AtomicBool>,
+    /// Brute force: execution prefixes (paper mode: orientations) visited.
+    pub max_executions: u64,
+    /// fpt: jumps tried.
+    pub max_jumps: u64,
+    /// fpt: worker threads (0: one per core).
+    pub jobs: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            deadline: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+            max_executions: brute::DEFAULT_MAX,
+            max_jumps: fpt::DEFAULT_MAX,
+            jobs: 0,
+        }
+    }
+}
+
+impl Budget {
+    /// A budget that ends `timeout` from now.
+    pub fn with_timeout(timeout: Duration) -> Budget {
+        Budget {
+            deadline: Instant::now().checked_add(timeout),
+            ..Budget::default()
+        }
+    }
+
+    /// Whether the run must stop: the deadline passed or [`Budget::cancel`] was set.
+    pub fn expired(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Time left before the deadline (`None`: no deadline).
+    pub fn left(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// What one run counted, by decider.
+#[derive(Clone, Debug, Default)]
+pub enum DeciderStats {
+    #[default]
+    None,
+    Brute(brute::BruteStats),
+    Sat(SatStats),
+    Fpt(FptStats),
+    Auto(Box<super::auto::AutoStats>),
+}
+
+/// A decider's answer: the verdict (its witness re-checked), whether the paper's
+/// violation is realised by some execution (paper semantics only; `None`: not asked or
+/// not known within the budget), and what the run counted.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub realizable: Option<bool>,
+    pub stats: DeciderStats,
+    /// Wall time of the whole decision.
+    pub seconds: f64,
+}
+
+impl DeciderStats {
+    /// Phase times (name, seconds), in order.
+    pub fn phases(&self) -> Vec<(String, f64)> {
+        match self {
+            DeciderStats::Sat(s) => s.phases.clone(),
+            DeciderStats::Fpt(s) => s.phases.clone(),
+            DeciderStats::Auto(s) => {
+                let mut p = s.phases.clone();
+                p.extend(s.fpt.phases.iter().map(|(k, v)| (format!("fpt: {k}"), *v)));
+                p.extend(s.sat.phases.iter().map(|(k, v)| (format!("sat: {k}"), *v)));
+                p
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The counters as (name, value), the names of `--stats` and `--json`.
+    pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        match self {
+            DeciderStats::None => vec![],
+            DeciderStats::Brute(s) => vec![
+                ("visited", s.visited),
+                ("complete", s.complete),
+                ("slept", s.slept),
+            ],
+            DeciderStats::Sat(s) => vec![
+                ("variables", s.variables),
+                ("clauses", s.clauses),
+                ("order clauses", s.order_clauses),
+                ("solver calls", s.solver_calls),
+                ("lazy cuts", s.lazy_cuts),
+                ("components", s.components),
+                ("largest component", s.largest_component),
+                ("varying pairs", s.varying_pairs),
+                ("forced edges", s.forced_edges),
+            ],
+            DeciderStats::Auto(s) => vec![
+                ("forced edges", s.forced_edges),
+                ("varying pairs", s.varying_pairs),
+                ("components", s.components),
+                ("largest component", s.largest_component),
+                ("chains", s.chains),
+                ("components by fpt", s.by_fpt),
+                ("components by sat", s.by_sat),
+                ("jumps tried", s.fpt.extended),
+                ("solver calls", s.sat.solver_calls),
+                ("lazy cuts", s.sat.lazy_cuts),
+                ("variables", s.sat.variables),
+                ("clauses", s.sat.clauses),
+            ],
+            DeciderStats::Fpt(s) => vec![
+                ("forced edges", s.forced_edges),
+                ("varying", s.varying),
+                ("components", s.components),
+                ("largest component", s.largest_component),
+                ("chains", s.width),
+                ("jumps", s.jumps),
+                ("first jumps", s.first_jumps),
+                ("jumps tried", s.extended),
+                ("pruned (not simple)", s.pruned_simple),
+                ("pruned (not valid)", s.pruned_invalid),
+            ],
+        }
+    }
+}
+
+/// Why a decider gave no verdict. An *unknown* within the budget is not an error: it is
+/// [`Verdict::Unknown`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecideError {
+    /// A witness failed its re-check from the definitions: a bug, never printed.
+    #[error("internal error: the witness found does not re-check ({0}); please report this trace")]
+    Unverified(String),
+    /// The chosen solver is not in this build (cargo feature `z3`).
+    #[error("{0}")]
+    Unavailable(String),
+    /// The environment refused a resource (threads).
+    #[error("{0}")]
+    Resource(String),
+}
+
+impl From<sat::SatError> for DecideError {
+    fn from(e: sat::SatError) -> DecideError {
+        match e {
+            sat::SatError::NoZ3 => DecideError::Unavailable(e.to_string()),
+            sat::SatError::Unverified(why) => DecideError::Unverified(why),
+        }
+    }
+}
+
+impl From<super::auto::AutoError> for DecideError {
+    fn from(e: super::auto::AutoError) -> DecideError {
+        match e {
+            super::auto::AutoError::Fpt(e) => e.into(),
+            super::auto::AutoError::Sat(e) => e.into(),
+        }
+    }
+}
+
+impl From<fpt::FptError> for DecideError {
+    fn from(e: fpt::FptError) -> DecideError {
+        match e {
+            fpt::FptError::Unverified(why) => DecideError::Unverified(why),
+            fpt::FptError::Threads(..) => DecideError::Resource(e.to_string()),
+        }
+    }
+}
+
+fn fpt_options(budget: &Budget, fig4: bool) -> FptOptions {
+    FptOptions {
+        jobs: budget.jobs,
+        max_jumps: budget.max_jumps,
+        timeout: budget.left(),
+        fig4_representatives: fig4,
+    }
+}
+
+/// The verdict of one decider, before the witness re-check.
+fn run(
+    trace: &Trace,
+    semantics: Semantics,
+    algo: Algo,
+    budget: &Budget,
+) -> Result<(Verdict, DeciderStats), DecideError> {
+    Ok(match algo {
+        Algo::Brute => {
+            let stop = || budget.expired();
+            let (v, s) = match semantics {
+                Semantics::Exact => brute::check_exact_until(trace, budget.max_executions, &stop),
+                Semantics::Paper => brute::check_paper_until(trace, budget.max_executions, &stop),
+            };
+            (v, DeciderStats::Brute(s))
+        }
+        Algo::Sat(solver) => {
+            let (v, s) = sat::check_sat(trace, semantics, solver, budget.left())?;
+            (v, DeciderStats::Sat(s))
+        }
+        Algo::Fpt { fig4 } => {
+            let (v, s) = fpt::check_fpt(trace, semantics, fpt_options(budget, fig4))?;
+            (v, DeciderStats::Fpt(s))
+        }
+        Algo::Auto { solver, max_chains } => {
+            let o = fpt_options(budget, false);
+            let (v, s) = super::auto::check_auto(trace, semantics, solver, max_chains, o)?;
+            (v, DeciderStats::Auto(Box::new(s)))
+        }
+    })
+}
+
+/// Decides `question` on `trace` with `algo` within `budget`. A violation's witness has
+/// been re-checked by [`super::verify`]; in paper semantics a violation also says
+/// whether some execution has one (decided again, exactly, by the same algorithm in the
+/// time left). A deadline or cancellation gives [`Verdict::Unknown`].
+pub fn decide(
+    trace: &Trace,
+    question: Question,
+    algo: Algo,
+    budget: &Budget,
+) -> Result<Decision, DecideError> {
+    let started = Instant::now();
+    let (verdict, stats, realizable) = match question {
+        Question::Sc => (sc::check_sc(trace), DeciderStats::None, None),
+        Question::Tso(semantics) => {
+            let (verdict, stats) = run(trace, semantics, algo, budget)?;
+            let realizable = if semantics == Semantics::Paper && verdict.is_violation() {
+                let exact_algo = match algo {
+                    Algo::Fpt { .. } => Algo::Fpt { fig4: false },
+                    a => a,
+                };
+                match run(trace, Semantics::Exact, exact_algo, budget)?.0 {
+                    Verdict::Violation(_) => Some(true),
+                    Verdict::Serializable => Some(false),
+                    Verdict::Unknown { .. } => None,
+                }
+            } else {
+                None
+            };
+            (verdict, stats, realizable)
+        }
+    };
+    if let Verdict::Violation(w) = &verdict {
+        verify(trace, w).map_err(DecideError::Unverified)?;
+    }
+    let verdict = match verdict {
+        Verdict::Unknown { .. } if budget.cancel.load(Ordering::Relaxed) => Verdict::Unknown {
+            reason: "cancelled".into(),
+        },
+        v => v,
+    };
+    Ok(Decision {
+        verdict,
+        realizable,
+        stats,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
