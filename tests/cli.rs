@@ -64,7 +64,14 @@ fn transaction_fenced_example_is_fenced() {
 
 #[test]
 fn json_witness_has_the_documented_shape() {
-    let o = tsoser(&["check", "examples/task-pool.yaml", "--json", "--stats"]);
+    let o = tsoser(&[
+        "check",
+        "examples/task-pool.yaml",
+        "--json",
+        "--stats",
+        "--algo",
+        "brute",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verdict"], "violation");
@@ -99,12 +106,21 @@ fn serializable_json_has_null_witness() {
 
 #[test]
 fn budget_exhaustion_answers_unknown() {
-    let o = tsoser(&["check", "examples/task-pool.yaml", "--max-executions", "3"]);
+    let o = tsoser(&[
+        "check",
+        "examples/task-pool.yaml",
+        "--algo",
+        "brute",
+        "--max-executions",
+        "3",
+    ]);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
     assert!(stdout(&o).contains("unknown"));
     let o = tsoser(&[
         "check",
         "examples/task-pool.yaml",
+        "--algo",
+        "brute",
         "--max-executions",
         "3",
         "--json",
@@ -567,4 +583,148 @@ fn fenced_monitor_answers_only_what_theorem_3_allows() {
         "{}",
         stdout(&o)
     );
+}
+
+/// `check` picks a decider by itself: `--algo auto` is the default, and says which
+/// parts decided (`--stats`).
+#[test]
+fn check_defaults_to_auto() {
+    let o = tsoser(&["check", "examples/task-pool.yaml", "--json", "--stats"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["algo"], "auto");
+    assert_eq!(v["solver"], "varisat");
+    assert!(v["stats"]["counts"]["components by fpt"].is_number(), "{v}");
+    let o = tsoser(&["check", "examples/task-pool.yaml"]);
+    assert!(
+        stdout(&o).contains("[exact semantics, auto: fpt + sat/varisat]: NO"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Bug: options that do not apply to the chosen decider or model were ignored
+/// silently (`--solver z3` with brute, `--model sc` with `--semantics paper`,
+/// `--max-executions` with sat). Each is now a usage error naming the option.
+#[test]
+fn options_that_do_not_apply_are_usage_errors() {
+    for (args, flag) in [
+        (&["--algo", "brute", "--solver", "z3"][..], "--solver"),
+        (&["--model", "sc", "--algo", "sat"][..], "--algo"),
+        (
+            &["--model", "sc", "--semantics", "paper"][..],
+            "--semantics",
+        ),
+        (
+            &["--algo", "sat", "--max-executions", "5"][..],
+            "--max-executions",
+        ),
+        (&["--algo", "sat", "--jobs", "2"][..], "--jobs"),
+        (&["--algo", "brute", "--max-jumps", "2"][..], "--max-jumps"),
+        (&["--algo", "auto", "--profiles", "fig4"][..], "--profiles"),
+        (&["--jobs", "100000"][..], "--jobs"),
+        (&["--timeout", "1e20"][..], "--timeout"),
+        (&["--timeout", "nan"][..], "--timeout"),
+        (&["--timeout", "0"][..], "--timeout"),
+    ] {
+        let mut a = vec!["check", "examples/task-pool.yaml"];
+        a.extend_from_slice(args);
+        let o = tsoser(&a);
+        assert_eq!(o.status.code(), Some(2), "{a:?}: {}", stdout(&o));
+        assert!(stderr(&o).contains(flag), "{a:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{a:?}: {}", stderr(&o));
+    }
+    for args in [
+        &["gen", "--threads", "18446744073709551615"][..],
+        &["gen", "--txn-len", "18446744073709551615"][..],
+    ] {
+        let o = tsoser(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// Bug: writing to a closed standard error panicked (exit 101), and a closed standard
+/// output turned verdict 1 into exit 0.
+#[test]
+fn closed_outputs_keep_the_exit_code() {
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_tsoser");
+    let dir = env!("CARGO_MANIFEST_DIR");
+    // Standard output closed before tsoser writes: the pipe is broken.
+    let mut c = Command::new(bin)
+        .args(["check", "examples/task-pool.yaml"])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(c.stdout.take());
+    assert_eq!(
+        c.wait().unwrap().code(),
+        Some(1),
+        "the verdict survives a closed pipe"
+    );
+    // Standard error closed (a usage error writes to it): no panic, exit 2.
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            &format!("{bin} check no-such-file.yaml 2>&-; echo $?"),
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2");
+}
+
+/// Large witnesses stay readable: by default the cycle first and only the steps it
+/// touches; `--witness full` adds every step, `none` only the verdict line; `--dot`
+/// draws only the cycle's transactions, with a legend.
+#[test]
+fn large_witnesses_stay_readable() {
+    let dir = std::env::temp_dir().join(format!("tsoser-witness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("big.yaml");
+    let f = f.to_str().unwrap();
+    let o = tsoser(&[
+        "gen",
+        "--events",
+        "20000",
+        "--schedule",
+        "serial",
+        "--seed",
+        "4",
+        "-o",
+        f,
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = tsoser(&["check", f]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().count() < 80, "{} lines", out.lines().count());
+    assert!(
+        out.lines().nth(1).unwrap().starts_with("transaction cycle"),
+        "{out}"
+    );
+    let full = stdout(&tsoser(&["check", f, "--witness", "full"]));
+    assert!(
+        full.lines().count() > 20_000,
+        "{} lines",
+        full.lines().count()
+    );
+    let none = stdout(&tsoser(&["check", f, "--witness", "none"]));
+    assert_eq!(none.lines().count(), 1, "{none}");
+    let d = dir.join("c.dot");
+    let o = tsoser(&["check", f, "--dot", d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let dot = std::fs::read_to_string(&d).unwrap();
+    let cycle = out
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| l.contains(" → ") && !l.starts_with("      "))
+        .count();
+    assert_eq!(dot.matches("style=rounded];").count(), cycle, "{dot}");
+    assert!(dot.contains("cluster_legend"));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,0 +1,477 @@
+//! Command-line arguments (clap) — the raw layer; `main` checks them into library calls.
+
+use crate::out::TraceFormat;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use tsoser::bench;
+use tsoser::check::sat::SolverKind;
+use tsoser::check::Semantics;
+use tsoser::program::explore;
+
+#[derive(Parser)]
+#[command(
+    name = "tsoser",
+    version,
+    about = "Is every x86-TSO execution of a trace conflict-serializable?"
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) cmd: Cmd,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Algo {
+    /// fpt on components with few chains, sat on the others (the default; README).
+    Auto,
+    /// Enumerate every execution (the definition; the oracle of all tests).
+    Brute,
+    /// SAT/SMT encoding of executions (varisat, or z3 with --solver z3).
+    Sat,
+    /// Fixed-parameter enumeration of simple cycles over chains (Enea & Farzan Fig. 3).
+    Fpt,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Model {
+    /// TSO-serializability of every execution of the trace (Definition 3).
+    Tso,
+    /// SC-serializability of the trace read as an SC execution.
+    Sc,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum BenchCmd {
+    /// `--algo sat` on dense traces (few variables, no fences: the hard regime) against
+    /// the number of threads, each solver with a time limit.
+    Dense {
+        #[arg(long, default_value_t = 2)]
+        min_threads: usize,
+        #[arg(long, default_value_t = 16)]
+        max_threads: usize,
+        #[arg(long, default_value_t = 200)]
+        events: usize,
+        #[arg(long, default_value_t = 3)]
+        vars: usize,
+        #[arg(long, default_value_t = 3)]
+        seeds: u64,
+        /// Mean events per transaction.
+        #[arg(long, default_value_t = 1)]
+        txn_len: usize,
+        /// Probability of a write (the rest are reads).
+        #[arg(long, default_value_t = 0.5)]
+        write: f64,
+        /// Seconds per run.
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+        /// Deciders to run on each trace.
+        #[arg(
+            long,
+            value_enum,
+            value_delimiter = ',',
+            default_value = "fpt,varisat,z3"
+        )]
+        deciders: Vec<Decider>,
+    },
+    /// `--algo fpt` against `--algo sat` on the same generated traces: time against the
+    /// trace length at each thread count, and against the thread count. One CSV row a
+    /// run; the fitted exponent of time in n per decider and thread count on stderr.
+    Scale {
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "1000,10000,100000,1000000"
+        )]
+        events: Vec<usize>,
+        #[arg(long, value_delimiter = ',', default_value = "2,3,4")]
+        threads: Vec<usize>,
+        /// Trace family (all: 1,000 variables, transactions of ~8 events, a fence every ~50).
+        #[arg(long, value_enum, default_value = "serial")]
+        family: Family,
+        #[arg(long, default_value_t = 1000)]
+        vars: usize,
+        #[arg(long, default_value_t = 2)]
+        seeds: u64,
+        #[arg(long, value_enum, default_value = "exact")]
+        semantics: SemanticsArg,
+        /// Seconds per run.
+        #[arg(long, default_value_t = 120.0)]
+        timeout: f64,
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "fpt,varisat")]
+        deciders: Vec<Decider>,
+    },
+}
+
+/// Profiles of `--algo fpt`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Profiles {
+    Exact,
+    Fig4,
+}
+
+/// A decider of `tsoser bench`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Decider {
+    /// --algo auto
+    Auto,
+    /// --algo fpt
+    Fpt,
+    /// --algo sat --solver varisat
+    Varisat,
+    /// --algo sat --solver z3 (skipped without the z3 feature)
+    Z3,
+}
+
+impl Decider {
+    pub(crate) fn lib(self) -> bench::Decider {
+        match self {
+            Decider::Auto => bench::Decider::Auto,
+            Decider::Fpt => bench::Decider::Fpt,
+            Decider::Varisat => bench::Decider::Varisat,
+            Decider::Z3 => bench::Decider::Z3,
+        }
+    }
+}
+
+/// Trace families of `tsoser bench scale`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Family {
+    /// Serial schedule, no transaction fences: violations, found inside components.
+    Serial,
+    /// Serial schedule, every transaction ends with a fence: serializable.
+    SerialFenced,
+    /// Threads interleave event by event: violations, mostly forced cycles.
+    Random,
+    /// Blocks of 40 events (2 variables, single-event transactions, no fences: the
+    /// hard regime of `bench dense`), each closed by a fence in every thread; --vars ignored.
+    Blocks,
+}
+
+impl Family {
+    pub(crate) fn lib(self) -> bench::Family {
+        match self {
+            Family::Serial => bench::Family::Serial,
+            Family::SerialFenced => bench::Family::SerialFenced,
+            Family::Random => bench::Family::Random,
+            Family::Blocks => bench::Family::Blocks,
+        }
+    }
+}
+
+/// `--witness`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WitnessArg {
+    Cycle,
+    Full,
+    None,
+}
+
+impl WitnessArg {
+    pub(crate) fn lib(self) -> tsoser::report::Detail {
+        match self {
+            WitnessArg::Cycle => tsoser::report::Detail::Cycle,
+            WitnessArg::Full => tsoser::report::Detail::Full,
+            WitnessArg::None => tsoser::report::Detail::None,
+        }
+    }
+}
+
+/// Semantics of `check`, `graph`, `encode`, `bench scale`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SemanticsArg {
+    /// docs/semantics.md §4: every TSO execution is conflict-serializable (commit placement).
+    Exact,
+    /// The paper's Thm. 5 on its Def. 4 graph (over-approximates, docs/semantics.md §5).
+    Paper,
+}
+
+impl SemanticsArg {
+    pub(crate) fn lib(self) -> Semantics {
+        match self {
+            SemanticsArg::Exact => Semantics::Exact,
+            SemanticsArg::Paper => Semantics::Paper,
+        }
+    }
+}
+
+/// Solvers of `--algo sat`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Solver {
+    /// varisat, pure Rust CDCL (default).
+    Varisat,
+    /// z3 SMT, integer positions in difference logic (cargo feature `z3`).
+    Z3,
+}
+
+impl Solver {
+    pub(crate) fn lib(self) -> SolverKind {
+        match self {
+            Solver::Varisat => SolverKind::Varisat,
+            Solver::Z3 => SolverKind::Z3,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// DIMACS CNF with a variable table in comments.
+    Dimacs,
+    /// SMT-LIB 2 (integer positions; needs the z3 feature).
+    Smt2,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Schedule {
+    Random,
+    Serial,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Cmd {
+    /// Decide whether the trace is TSO-serializable; print a witness when it is not.
+    Check {
+        file: PathBuf,
+        /// The decider [default: auto].
+        #[arg(long, value_enum)]
+        algo: Option<Algo>,
+        /// `exact` (docs/semantics.md §4) or `paper` (Thm. 5 on Def. 4) [default: exact].
+        #[arg(long, value_enum)]
+        semantics: Option<SemanticsArg>,
+        /// `sc`: SC-serializability of the trace read as an SC run (no --algo,
+        /// --semantics or decider options apply).
+        #[arg(long, value_enum, default_value = "tso")]
+        model: Model,
+        /// Budget of --algo brute: execution prefixes (or paper-mode orientations)
+        /// visited [default: 50000000].
+        #[arg(long)]
+        max_executions: Option<u64>,
+        /// Solver of --algo sat [default: varisat].
+        #[arg(long, value_enum)]
+        solver: Option<Solver>,
+        /// Worker threads of --algo fpt (0: one per core, at most 1024) [default: 0].
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Budget of --algo fpt: jumps tried (partial cycles extended) before unknown
+        /// [default: 1000000000].
+        #[arg(long)]
+        max_jumps: Option<u64>,
+        /// Profiles of --algo fpt: `exact` entry/exit events, or `fig4`: one per
+        /// (operation, variable) class and chain, as Fig. 4 does — NOT exact (a "yes"
+        /// may be wrong; encodings/fpt.md), for reproducing and measuring the paper
+        /// [default: exact].
+        #[arg(long, value_enum)]
+        profiles: Option<Profiles>,
+        /// Give up after this many seconds: the answer is unknown (exit 3).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print phase times, counts and peak memory.
+        #[arg(long)]
+        stats: bool,
+        /// Also write Graphviz to this file: with a violation and `--witness cycle`,
+        /// only the cycle's transactions; otherwise the whole event graph (the witness
+        /// cycle in red).
+        #[arg(long, value_name = "FILE")]
+        dot: Option<PathBuf>,
+        /// How much of a witness the text and DOT show: `cycle` (the cycle and the
+        /// execution steps it touches), `full` (the whole execution), `none`. `--json`
+        /// always carries the whole witness.
+        #[arg(long, value_enum, default_value = "cycle")]
+        witness: WitnessArg,
+    },
+    /// Check one explicit execution (a trace with `commit` events): TSO-serializability
+    /// and SC-equivalence (write-contraction, paper §4.2).
+    CheckExec {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build a trace's event graph: print its size and whether its forced conflicts
+    /// already have a cycle, or with --dot the graph in Graphviz.
+    Graph {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "exact")]
+        semantics: SemanticsArg,
+        /// Print Graphviz (a witness cycle, found by brute force within the budget, in red).
+        #[arg(long)]
+        dot: bool,
+        #[arg(long, default_value_t = 1_000_000)]
+        max_executions: u64,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Write the SAT/SMT encoding of the trace for an external solver: satisfiable iff
+    /// the trace is not serializable (exact: no lazy cuts needed).
+    Encode {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "dimacs")]
+        format: Format,
+        #[arg(long, value_enum, default_value = "exact")]
+        semantics: SemanticsArg,
+    },
+    /// Experiments: print a CSV of measurements.
+    Bench {
+        #[command(subcommand)]
+        which: BenchCmd,
+    },
+    /// Generate a trace (seeded) in compact YAML.
+    Gen {
+        #[arg(long, default_value_t = 1000)]
+        events: usize,
+        #[arg(long, default_value_t = 8)]
+        threads: usize,
+        #[arg(long, default_value_t = 1000)]
+        vars: usize,
+        #[arg(long, default_value_t = 8)]
+        txn_len: usize,
+        /// Mean events between fences of a thread (0: none).
+        #[arg(long, default_value_t = 50)]
+        fence_every: usize,
+        #[arg(long, default_value_t = 0.01)]
+        rmw: f64,
+        #[arg(long, default_value_t = 0.4)]
+        write: f64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// `random`: threads interleave event by event; `serial`: each transaction runs
+        /// to its end before another is scheduled.
+        #[arg(long, value_enum, default_value = "random")]
+        schedule: Schedule,
+        /// End every transaction with a fence (with `--schedule serial`: serializable traces).
+        #[arg(long)]
+        txn_fenced: bool,
+        /// No read after a write inside a transaction (with `--schedule serial
+        /// --txn-fenced`: robust traces the SC monitors read to their end).
+        #[arg(long)]
+        reads_first: bool,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Run a monitor on the trace read as an SC execution (docs/semantics.md §6).
+    Monitor {
+        file: PathBuf,
+        /// Which monitor (README, "Monitors"); `all` runs every one in one pass.
+        #[arg(long, value_enum, default_value = "sc-ser")]
+        monitor: MonitorKind,
+        #[arg(long)]
+        json: bool,
+        /// Print the time and throughput of the monitor.
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Explore every run of a program (`.prog`) or X86 litmus test (`.litmus`) under
+    /// SC, TSO or PSO: outcomes, the final condition, assertions, robustness.
+    Explore {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "tso")]
+        model: ProgModel,
+        /// Times a backward branch may be taken per thread before the run is cut.
+        #[arg(long, default_value_t = 4)]
+        unroll: u32,
+        /// Distinct states before the answer is unknown (exit 3).
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: usize,
+        /// Skip the robustness search.
+        #[arg(long)]
+        no_robustness: bool,
+        /// Replay one schedule (as printed for a witness) instead of exploring.
+        #[arg(long)]
+        replay: Option<String>,
+        /// Write the distinct traces of complete runs to DIR (SC runs as SC traces for
+        /// `monitor`; TSO/PSO runs as issue-order traces for `check`).
+        #[arg(long, value_name = "DIR")]
+        emit_traces: Option<PathBuf>,
+        /// At most this many traces with --emit-traces.
+        #[arg(long, default_value_t = 1000)]
+        max_traces: usize,
+        #[arg(long)]
+        json: bool,
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Explore every `.litmus` test of a directory in one process and compare the final
+    /// conditions with an expected-verdict CSV (`path,0|1`, as Dat3M's).
+    Suite {
+        dir: PathBuf,
+        #[arg(long, value_enum, default_value = "tso")]
+        model: ProgModel,
+        /// CSV of expected verdicts: a line `…/NAME.litmus,1` when the condition holds.
+        #[arg(long)]
+        expected: Option<PathBuf>,
+        #[arg(long, default_value_t = 4)]
+        unroll: u32,
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: usize,
+        /// Also decide robustness for each test.
+        #[arg(long)]
+        robustness: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a trace between YAML and RAPID's STD format (README, "Trace format").
+    Convert {
+        file: PathBuf,
+        /// Input format (default: by extension, `.std` is STD, anything else YAML).
+        #[arg(long, value_enum)]
+        from: Option<TraceFormat>,
+        /// Output format (default: by the output file's extension, else the other format).
+        #[arg(long, value_enum)]
+        to: Option<TraceFormat>,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Memory models of `tsoser explore`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProgModel {
+    Sc,
+    Tso,
+    Pso,
+}
+
+impl ProgModel {
+    pub(crate) fn model(self) -> explore::Model {
+        match self {
+            ProgModel::Sc => explore::Model::Sc,
+            ProgModel::Tso => explore::Model::Tso,
+            ProgModel::Pso => explore::Model::Pso,
+        }
+    }
+}
+
+/// Monitors of `tsoser monitor`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MonitorKind {
+    /// SC-serializability: the ⊙SC conflict graph is acyclic (one pass, vector clocks).
+    ScSer,
+    /// SOBER's store-buffer-safety monitor (Burckhardt & Musuvathi, Figs. 2, 3).
+    Sober,
+    /// monitor_TSO (Burnim, Sen & Stergiou, Fig. 4).
+    Tso,
+    /// monitor_PSO (Burnim, Sen & Stergiou, Fig. 5).
+    Pso,
+    /// Transaction-fenced: robustness (SOBER) + SC-serializability (Enea & Farzan Thm. 3).
+    Fenced,
+    /// Every monitor, in one pass.
+    All,
+}
+
+impl MonitorKind {
+    pub(crate) fn kinds(self) -> Vec<tsoser::monitor::Kind> {
+        use tsoser::monitor::Kind;
+        match self {
+            MonitorKind::ScSer => vec![Kind::ScSer],
+            MonitorKind::Sober => vec![Kind::Sober],
+            MonitorKind::Tso => vec![Kind::Tso],
+            MonitorKind::Pso => vec![Kind::Pso],
+            MonitorKind::Fenced => vec![Kind::Fenced],
+            MonitorKind::All => Kind::ALL.to_vec(),
+        }
+    }
+}

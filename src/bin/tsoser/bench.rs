@@ -1,0 +1,122 @@
+//! `tsoser bench dense|scale`: the library's harness ([`tsoser::bench`]) printed as CSV.
+
+use crate::args::{Decider, Family, SemanticsArg};
+use crate::out::warn;
+use anyhow::{bail, Result};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use tsoser::bench;
+use tsoser::check::{Semantics, Verdict};
+use tsoser::trace::gen;
+
+/// `bench dense`: the deciders on dense traces for each thread count and seed.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dense(
+    min_threads: usize,
+    max_threads: usize,
+    events: usize,
+    vars: usize,
+    seeds: u64,
+    txn_len: usize,
+    write: f64,
+    timeout: f64,
+    deciders: &[Decider],
+) -> Result<u8> {
+    if min_threads == 0 || vars == 0 || min_threads > max_threads {
+        bail!("need 1 ≤ --min-threads ≤ --max-threads and --vars ≥ 1");
+    }
+    let timeout = crate::check::timeout_arg(Some(timeout))?.expect("given");
+    if !(0.0..=1.0).contains(&write) {
+        bail!("--write is a probability");
+    }
+    let base = gen::Shape {
+        txn_len,
+        write,
+        ..gen::Shape::dense(events, min_threads, vars)
+    };
+    outln!("threads,events,vars,txn_len,seed,decider,verdict,seconds,variables,clauses,lazy_cuts,jumps_tried");
+    for k in min_threads..=max_threads {
+        for seed in 0..seeds {
+            let shape = gen::Shape { threads: k, ..base };
+            let trace = gen::generate(&shape, seed);
+            for d in deciders.iter().map(|d| d.lib()).filter(|d| d.available()) {
+                let run = bench::run(&trace, d, Semantics::Exact, timeout)?;
+                outln!(
+                    "{k},{},{},{},{seed},{},{},{:.4},{},{},{},{}",
+                    shape.events,
+                    shape.vars,
+                    shape.txn_len,
+                    d.name(),
+                    run.verdict.name(),
+                    run.seconds,
+                    run.count("variables"),
+                    run.count("clauses"),
+                    run.count("lazy cuts"),
+                    run.count("jumps tried")
+                );
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// `bench scale`: fpt against sat on the same traces, for each length and thread count;
+/// the fitted exponent of time in n on standard error.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scale(
+    events: &[usize],
+    threads: &[usize],
+    family: Family,
+    vars: usize,
+    seeds: u64,
+    semantics: SemanticsArg,
+    timeout: f64,
+    deciders: &[Decider],
+) -> Result<u8> {
+    if threads.contains(&0) || vars == 0 {
+        bail!("need --threads ≥ 1 and --vars ≥ 1");
+    }
+    let timeout: Duration = crate::check::timeout_arg(Some(timeout))?.expect("given");
+    let (family, semantics) = (family.lib(), semantics.lib());
+    outln!("family,semantics,events,threads,seed,decider,verdict,seconds,components,largest_component,jumps_tried,solver_calls");
+    // (decider, k) → (n, seconds) of answered runs.
+    let mut fit: BTreeMap<(&'static str, usize), Vec<(f64, f64)>> = BTreeMap::new();
+    for &k in threads {
+        for &n in events {
+            for seed in 0..seeds {
+                let trace = family.trace(n, k, vars, seed);
+                for d in deciders.iter().map(|d| d.lib()).filter(|d| d.available()) {
+                    let run = bench::run(&trace, d, semantics, timeout)?;
+                    outln!(
+                        "{},{},{n},{k},{seed},{},{},{:.4},{},{},{},{}",
+                        family.name(),
+                        match semantics {
+                            Semantics::Exact => "exact",
+                            Semantics::Paper => "paper",
+                        },
+                        d.name(),
+                        run.verdict.name(),
+                        run.seconds,
+                        run.count("components"),
+                        run.count("largest component"),
+                        run.count("jumps tried"),
+                        run.count("solver calls")
+                    );
+                    if !matches!(run.verdict, Verdict::Unknown { .. }) {
+                        fit.entry((d.name(), k))
+                            .or_default()
+                            .push((n as f64, run.seconds));
+                    }
+                }
+            }
+        }
+    }
+    for ((name, k), pts) in &fit {
+        if let Some(e) = bench::fitted_exponent(pts) {
+            warn(&format!(
+                "fitted exponent of time in n: {name} k={k}: {e:.2}"
+            ));
+        }
+    }
+    Ok(0)
+}

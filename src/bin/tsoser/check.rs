@@ -1,0 +1,541 @@
+//! `tsoser check`, `check-exec`, `graph`, `encode`.
+
+use crate::args::{Algo, Format, Model, Profiles, SemanticsArg, Solver, WitnessArg};
+use crate::out::{self, load, trace_json, warn, warn_raw, INTERNAL, USAGE};
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tsoser::check::decide::{self, Budget, DecideError, DeciderStats, Decision, Question};
+use tsoser::check::sat::{self as satcheck, SolverKind};
+use tsoser::check::{brute, execution, fpt, Semantics, Verdict};
+use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
+use tsoser::report::{self, Stats};
+use tsoser::trace::Trace;
+
+/// Seconds `--timeout` accepts: positive, at most about 31 years.
+pub(crate) const MAX_TIMEOUT: f64 = 1e9;
+/// `--jobs` at most.
+pub(crate) const MAX_JOBS: usize = 1024;
+
+/// The raw flags of `check`.
+pub(crate) struct CheckArgs {
+    pub file: PathBuf,
+    pub algo: Option<Algo>,
+    pub semantics: Option<SemanticsArg>,
+    pub model: Model,
+    pub max_executions: Option<u64>,
+    pub solver: Option<Solver>,
+    pub jobs: Option<usize>,
+    pub max_jumps: Option<u64>,
+    pub profiles: Option<Profiles>,
+    pub timeout: Option<f64>,
+    pub json: bool,
+    pub stats: bool,
+    pub dot: Option<PathBuf>,
+    pub witness: WitnessArg,
+}
+
+/// The checked configuration: the library's question, decider and budget.
+struct CheckConfig {
+    question: Question,
+    algo: decide::Algo,
+    budget: Budget,
+    timeout: Option<Duration>,
+}
+
+/// `--timeout SECONDS`: positive, finite, at most [`MAX_TIMEOUT`].
+pub(crate) fn timeout_arg(t: Option<f64>) -> Result<Option<Duration>> {
+    match t {
+        None => Ok(None),
+        Some(t) if t > 0.0 && t <= MAX_TIMEOUT => Ok(Some(Duration::from_secs_f64(t))),
+        Some(_) => bail!("--timeout takes a positive number of seconds, at most {MAX_TIMEOUT:e}"),
+    }
+}
+
+/// Raw flags → a checked configuration; an option that does not apply to the chosen
+/// question or decider is a usage error naming it.
+fn checked(a: &CheckArgs) -> Result<CheckConfig> {
+    let algo = a.algo.unwrap_or(Algo::Auto);
+    let not_for = |given: bool, flag: &str, of: &str, what: &str| -> Result<()> {
+        if given {
+            bail!("{flag} is an option of {of}; it does not apply to {what}");
+        }
+        Ok(())
+    };
+    if a.model == Model::Sc {
+        let sc = "--model sc (SC-serializability has one polynomial check)";
+        not_for(a.algo.is_some(), "--algo", "--model tso", sc)?;
+        not_for(a.semantics.is_some(), "--semantics", "--model tso", sc)?;
+    }
+    let what = match (a.model, algo) {
+        (Model::Sc, _) => "--model sc",
+        (_, Algo::Brute) => "--algo brute",
+        (_, Algo::Sat) => "--algo sat",
+        (_, Algo::Fpt) => "--algo fpt",
+        (_, Algo::Auto) => "--algo auto",
+    };
+    let tso = a.model == Model::Tso;
+    let brute = tso && algo == Algo::Brute;
+    let sat = tso && matches!(algo, Algo::Sat | Algo::Auto);
+    let fpt_ = tso && matches!(algo, Algo::Fpt | Algo::Auto);
+    let (b, s, f) = ("--algo brute", "--algo sat or auto", "--algo fpt or auto");
+    not_for(
+        a.max_executions.is_some() && !brute,
+        "--max-executions",
+        b,
+        what,
+    )?;
+    not_for(a.solver.is_some() && !sat, "--solver", s, what)?;
+    not_for(a.jobs.is_some() && !fpt_, "--jobs", f, what)?;
+    not_for(a.max_jumps.is_some() && !fpt_, "--max-jumps", f, what)?;
+    let fig = tso && algo == Algo::Fpt;
+    not_for(
+        a.profiles.is_some() && !fig,
+        "--profiles",
+        "--algo fpt",
+        what,
+    )?;
+    let jobs = a.jobs.unwrap_or(0);
+    if jobs > MAX_JOBS {
+        bail!("--jobs takes 0 (one per core) to {MAX_JOBS}");
+    }
+    let timeout = timeout_arg(a.timeout)?;
+    let semantics = a.semantics.map_or(Semantics::Exact, SemanticsArg::lib);
+    let fig4 = a.profiles == Some(Profiles::Fig4);
+    let question = match a.model {
+        Model::Sc => Question::Sc,
+        Model::Tso => Question::Tso(semantics),
+    };
+    let solver = a.solver.map_or(SolverKind::Varisat, Solver::lib);
+    let algo = match algo {
+        Algo::Auto => decide::Algo::Auto {
+            solver,
+            max_chains: tsoser::check::auto::FPT_MAX_CHAINS,
+        },
+        Algo::Brute => decide::Algo::Brute,
+        Algo::Sat => decide::Algo::Sat(solver),
+        Algo::Fpt => decide::Algo::Fpt { fig4 },
+    };
+    let budget = Budget {
+        max_executions: a.max_executions.unwrap_or(brute::DEFAULT_MAX),
+        max_jumps: a.max_jumps.unwrap_or(fpt::DEFAULT_MAX),
+        jobs,
+        ..Budget::default()
+    };
+    Ok(CheckConfig {
+        question,
+        algo,
+        budget,
+        timeout,
+    })
+}
+
+/// How long past the deadline a decider that cannot be interrupted mid-call (a single
+/// varisat solve) may run before the command answers *unknown* without it.
+const GRACE: Duration = Duration::from_millis(150);
+
+/// Runs the decision on a worker; the budget's deadline stops every decider
+/// cooperatively, and a solver call that overruns it is left behind at exit.
+fn decide_within(
+    trace: Arc<Trace>,
+    cfg: &CheckConfig,
+) -> std::result::Result<Decision, DecideError> {
+    let mut budget = cfg.budget.clone();
+    budget.deadline = cfg.timeout.and_then(|t| Instant::now().checked_add(t));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (q, algo, b) = (cfg.question, cfg.algo, budget.clone());
+    std::thread::Builder::new()
+        .name("decider".into())
+        .spawn(move || {
+            let _ = tx.send(decide::decide(&trace, q, algo, &b));
+        })
+        .map_err(|e| DecideError::Resource(format!("cannot start the decider thread: {e}")))?;
+    let got = match budget.deadline {
+        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now()) + GRACE),
+        None => rx
+            .recv()
+            .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+    };
+    match got {
+        Ok(d) => d,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            budget.cancel.store(true, Ordering::Relaxed);
+            Ok(Decision {
+                verdict: Verdict::Unknown {
+                    reason: format!(
+                        "--timeout of {:.3} s reached",
+                        cfg.timeout.unwrap_or_default().as_secs_f64()
+                    ),
+                },
+                realizable: None,
+                stats: DeciderStats::None,
+                seconds: cfg.timeout.unwrap_or_default().as_secs_f64(),
+            })
+        }
+        Err(_) => Err(DecideError::Unverified(
+            "the decider stopped without an answer".into(),
+        )),
+    }
+}
+
+fn semantics_name(s: Semantics) -> &'static str {
+    match s {
+        Semantics::Exact => "exact",
+        Semantics::Paper => "paper",
+    }
+}
+
+fn solver_name(s: SolverKind) -> &'static str {
+    match s {
+        SolverKind::Varisat => "varisat",
+        SolverKind::Z3 => "z3",
+    }
+}
+
+pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
+    let cfg = checked(&a)?;
+    let file = a.file.as_path();
+    let mut stats = Stats::default();
+    let started = Instant::now();
+    let trace = Arc::new(stats.time("parse", || load(file))?);
+    let fname = file.display().to_string();
+    let t = Instant::now();
+    // The timeout covers the whole command: what parsing took is taken from it.
+    let cfg = CheckConfig {
+        timeout: cfg.timeout.map(|d| d.saturating_sub(started.elapsed())),
+        ..cfg
+    };
+    let decided = match decide_within(trace.clone(), &cfg) {
+        Ok(d) => d,
+        Err(e @ DecideError::Unverified(_)) => {
+            warn(&format!("tsoser: {e}"));
+            return Ok(INTERNAL);
+        }
+        Err(e) => {
+            warn(&format!("tsoser: {e}"));
+            return Ok(USAGE);
+        }
+    };
+    stats
+        .phases
+        .push(("decide".into(), t.elapsed().as_secs_f64()));
+    for (k, v) in decided.stats.phases() {
+        stats.add_phase(&format!("  {k}"), v);
+    }
+    for (k, v) in decided.stats.counts() {
+        stats.count(k, v);
+    }
+    stats.count("events", trace.len() as u64);
+    stats.count("transactions", trace.txns.len() as u64);
+    let chains = match &decided.stats {
+        DeciderStats::Fpt(s) => Some(s.chains.clone()),
+        _ => None,
+    };
+    let (verdict, realizable) = (decided.verdict, decided.realizable);
+    let semantics = match cfg.question {
+        Question::Tso(s) => s,
+        Question::Sc => Semantics::Exact,
+    };
+    let sc = cfg.question == Question::Sc;
+    if let Some(path) = &a.dot {
+        let cycle = match &verdict {
+            Verdict::Violation(w) => Some(w.cycle()),
+            _ => None,
+        };
+        let text = match (&verdict, a.witness) {
+            (Verdict::Violation(w), WitnessArg::Cycle | WitnessArg::None) => {
+                let exec = match &**w {
+                    tsoser::check::Witness::Execution { execution, .. } => Some(execution),
+                    _ => None,
+                };
+                dot::cycle_dot(&trace, w.cycle(), &|n| exec.map(|x| x.pos(n) + 1))
+            }
+            _ if !sc && semantics == Semantics::Paper => {
+                dot::paper_dot(&trace, &PaperGraph::new(&trace), cycle)
+            }
+            _ => dot::exact_dot(&trace, &ExactGraph::new(&trace), cycle),
+        };
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let (algo_name, solver, profiles) = match (sc, cfg.algo) {
+        (true, _) => ("sc", None, None),
+        (_, decide::Algo::Auto { solver: s, .. }) => ("auto", Some(solver_name(s)), None),
+        (_, decide::Algo::Sat(s)) => ("sat", Some(solver_name(s)), None),
+        (_, decide::Algo::Fpt { fig4 }) => ("fpt", None, Some(if fig4 { "fig4" } else { "exact" })),
+        (_, decide::Algo::Brute) => ("brute", None, None),
+    };
+    if a.json {
+        let mut out = json!({
+            "file": fname,
+            "trace": trace_json(&trace),
+            "model": if sc { "sc" } else { "tso" },
+            "algo": algo_name,
+            "profiles": profiles,
+            "solver": solver,
+            "semantics": semantics_name(semantics),
+            "verdict": verdict.name(),
+            "reason": match &verdict { Verdict::Unknown { reason } => json!(reason), _ => json!(null) },
+            "witness": report::witness_json(&trace, &verdict),
+            "paper_realizable": realizable,
+        });
+        if a.stats {
+            out["stats"] = stats.to_json();
+            if let Some(c) = &chains {
+                out["stats"]["chains"] = serde_json::to_value(c)?;
+            }
+        }
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        let what = if sc {
+            "SC-serializable (trace read as an SC run)".to_string()
+        } else {
+            let algo = match cfg.algo {
+                decide::Algo::Auto { solver: s, .. } => {
+                    format!("auto: fpt + sat/{}", solver_name(s))
+                }
+                decide::Algo::Sat(s) => format!("sat/{}", solver_name(s)),
+                decide::Algo::Fpt { fig4: true } => {
+                    "fpt, Fig. 4 profiles: a yes may be wrong".to_string()
+                }
+                decide::Algo::Fpt { fig4: false } => "fpt".to_string(),
+                decide::Algo::Brute => "brute".to_string(),
+            };
+            format!(
+                "TSO-serializable [{} semantics, {algo}]",
+                semantics_name(semantics)
+            )
+        };
+        let name = trace
+            .name
+            .as_deref()
+            .map(|n| format!("{} ({fname})", tsoser::text::escaped(n)))
+            .unwrap_or(fname);
+        match &verdict {
+            Verdict::Serializable => outln!("{name}: {what}: yes"),
+            Verdict::Unknown { reason } => outln!("{name}: {what}: unknown — {reason}"),
+            Verdict::Violation(w) => {
+                outln!("{name}: {what}: NO");
+                out!("{}", report::witness_text_with(&trace, w, a.witness.lib()));
+                match realizable {
+                    Some(true) => {
+                        outln!("an execution has a violation too (exact semantics agrees)")
+                    }
+                    Some(false) => outln!(
+                        "no TSO execution of this trace has a violation: the paper's graph over-approximates here (docs/semantics.md §5)"
+                    ),
+                    None => {}
+                }
+            }
+        }
+        if a.stats {
+            warn_raw(&stats.to_text());
+            if let Some(c) = &chains {
+                warn_raw(&chains_text(c));
+            }
+        }
+    }
+    Ok(out::verdict_code(&verdict))
+}
+
+/// The chain partition of `--algo fpt --stats`: one line a chain (at most 32).
+fn chains_text(chains: &[fpt::profile::ChainProfile]) -> String {
+    let mut s = format!(
+        "chain partition of the widest component (Thm. 8): {} chains\n",
+        chains.len()
+    );
+    for (i, c) in chains.iter().enumerate().take(32) {
+        s += &format!(
+            "  chain {i}: {} transactions [{}], {} entries, {} exits, profiles: {} (Fig. 4 classes), {} (exact)\n",
+            c.transactions,
+            c.threads.join(" "),
+            c.entries,
+            c.exits,
+            c.fig4_profiles,
+            c.exact_profiles
+        );
+    }
+    if chains.len() > 32 {
+        s += &format!("  … {} more (all in --json)\n", chains.len() - 32);
+    }
+    s
+}
+
+pub(crate) fn cmd_encode(file: &Path, format: Format, semantics: Semantics) -> Result<u8> {
+    let trace = load(file)?;
+    match format {
+        Format::Dimacs => {
+            let f = satcheck::encode::export_formula(&trace, semantics).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: the exact formula is too large to write ({e}); decide it with `tsoser check --algo sat`",
+                    file.display()
+                )
+            })?;
+            out!("{}", satcheck::export::to_dimacs(&trace, &f))
+        }
+        Format::Smt2 => {
+            #[cfg(feature = "z3")]
+            {
+                let f = satcheck::encode::whole_formula(&trace, semantics);
+                out!("{}", satcheck::backend::Z3::new(&f, &trace, None).to_smt2());
+            }
+            #[cfg(not(feature = "z3"))]
+            bail!("--format smt2 needs the z3 backend: build with `--features z3`");
+        }
+    }
+    Ok(out::OK)
+}
+
+pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
+    let (trace, exec) = tsoser::trace::parse::read_execution(file)?;
+    let cycle = execution::tso_cycle(&trace, &exec);
+    let contraction = execution::sc_equivalence_cycle(&trace, &exec);
+    if let Some(c) = &cycle {
+        if let Err(why) = tsoser::check::verify_execution_cycle(&trace, exec.steps(), c) {
+            warn(&format!("tsoser: internal error: the cycle found does not re-check ({why}); please report this execution"));
+            return Ok(INTERNAL);
+        }
+    }
+    let fname = file.display().to_string();
+    if as_json {
+        let edges = |c: &Option<Vec<tsoser::graph::Edge>>| {
+            c.as_ref().map(|c| {
+                c.iter()
+                    .map(|e| {
+                        json!({"src": report::node_text(&trace, e.src), "dst": report::node_text(&trace, e.dst),
+                               "src_step": exec.pos(e.src) + 1, "dst_step": exec.pos(e.dst) + 1, "rule": e.rule})
+                    })
+                    .collect::<Vec<_>>()
+            })
+        };
+        let out = json!({
+            "file": fname,
+            "trace": trace_json(&trace),
+            "tso_serializable": cycle.is_none(),
+            "cycle": cycle.as_ref().map(|c| c.iter().map(|e| json!({
+                "from": trace.txns[e.from].name, "to": trace.txns[e.to].name,
+                "src": report::node_text(&trace, e.src), "dst": report::node_text(&trace, e.dst),
+                "src_step": exec.pos(e.src) + 1, "dst_step": exec.pos(e.dst) + 1,
+                "rule": e.rule, "explain": e.rule.explain()})).collect::<Vec<_>>()),
+            "sc_equivalent": contraction.is_none(),
+            "contraction_cycle": edges(&contraction),
+            "commits": report::placement_json(&trace, &exec),
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        match &cycle {
+            None => outln!("{fname}: execution is TSO-serializable: yes"),
+            Some(c) => {
+                outln!("{fname}: execution is TSO-serializable: NO\ntransaction cycle:");
+                out!("{}", report::cycle_text(&trace, c, Some(&exec)));
+            }
+        }
+        match &contraction {
+            None => outln!("SC-equivalent (write-contraction acyclic): yes"),
+            Some(c) => {
+                outln!("SC-equivalent (write-contraction acyclic): NO — cycle of units (a write with its commit is one unit):");
+                for e in c {
+                    outln!(
+                        "  {} @{} → {} @{}  [{:?}]",
+                        report::node_text(&trace, e.src),
+                        exec.pos(e.src) + 1,
+                        report::node_text(&trace, e.dst),
+                        exec.pos(e.dst) + 1,
+                        e.rule
+                    );
+                }
+            }
+        }
+    }
+    Ok(if cycle.is_some() { 1 } else { 0 })
+}
+
+pub(crate) fn cmd_graph(
+    file: &Path,
+    semantics: Semantics,
+    as_dot: bool,
+    max: u64,
+    as_json: bool,
+    want_stats: bool,
+) -> Result<u8> {
+    let mut stats = Stats::default();
+    let trace = stats.time("parse", || load(file))?;
+    let (nodes, directed, undirected, forced_cycle, dot_text) = match semantics {
+        Semantics::Exact => {
+            let g = stats.time("build exact graph", || ExactGraph::new(&trace));
+            let cycle = stats.time("forced cycle check", || g.forced.find_cycle());
+            stats.count("forced edges", g.forced.edges().len() as u64);
+            let dot_text = as_dot.then(|| {
+                let c = cycle
+                    .clone()
+                    .or_else(|| match brute::check_exact(&trace, max).0 {
+                        Verdict::Violation(w) => Some(w.cycle().to_vec()),
+                        _ => None,
+                    });
+                dot::exact_dot(&trace, &g, c.as_deref())
+            });
+            (
+                g.node_count(),
+                g.directed_count(),
+                g.undirected.len(),
+                cycle.is_some(),
+                dot_text,
+            )
+        }
+        Semantics::Paper => {
+            let g = stats.time("build paper graph", || PaperGraph::new(&trace));
+            let cycle = stats.time("forced cycle check", || {
+                g.directed_conflicts(&trace).find_cycle()
+            });
+            let dot_text = as_dot.then(|| {
+                let c = cycle
+                    .clone()
+                    .or_else(|| match brute::check_paper(&trace, max).0 {
+                        Verdict::Violation(w) => Some(w.cycle().to_vec()),
+                        _ => None,
+                    });
+                dot::paper_dot(&trace, &g, c.as_deref())
+            });
+            (
+                g.node_count(),
+                g.directed.len(),
+                g.undirected.len(),
+                cycle.is_some(),
+                dot_text,
+            )
+        }
+    };
+    if let Some(d) = dot_text {
+        out!("{d}");
+        if want_stats {
+            warn_raw(&stats.to_text());
+        }
+        return Ok(0);
+    }
+    if as_json {
+        let mut out = json!({
+            "file": file.display().to_string(),
+            "semantics": semantics_name(semantics),
+            "trace": trace_json(&trace),
+            "nodes": nodes, "directed_edges": directed, "undirected_edges": undirected,
+            "forced_cycle": forced_cycle,
+        });
+        if want_stats {
+            out["stats"] = stats.to_json();
+        }
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        outln!(
+            "{}: {} semantics: {nodes} nodes, {directed} directed edges, {undirected} undirected edges; forced conflicts {}",
+            file.display(),
+            semantics_name(semantics),
+            if forced_cycle { "have a cycle: NOT serializable" } else { "are acyclic" }
+        );
+        if want_stats {
+            out!("{}", stats.to_text());
+        }
+    }
+    Ok(if forced_cycle { 1 } else { 0 })
+}

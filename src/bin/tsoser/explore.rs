@@ -1,0 +1,160 @@
+//! `tsoser explore` and `tsoser suite`: programs and litmus tests.
+
+use crate::out::{warn, INTERNAL};
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+use std::path::Path;
+use tsoser::program::{self, explore};
+use tsoser::report::Stats;
+use tsoser::trace;
+
+pub(crate) fn cmd_explore(
+    file: &Path,
+    o: program::report::Options,
+    replay: Option<&str>,
+    emit: Option<&Path>,
+    max_traces: usize,
+    as_json: bool,
+    want_stats: bool,
+) -> Result<u8> {
+    let p = program::parse::read_program(file)?;
+    let fname = file.display().to_string();
+    if let Some(text) = replay {
+        let steps =
+            explore::parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
+        let out = program::report::replay_text(&p, o.model, o.unroll, &steps)
+            .map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
+        out!("{out}");
+        return Ok(0);
+    }
+    let mut stats = Stats::default();
+    let mut emitted = None;
+    let r = stats.time("explore", || program::report::run(&p, o));
+    let r = match r {
+        Ok(r) => r,
+        Err(e) if e.starts_with("internal error") => {
+            warn(&format!("tsoser: {e}; please report this program"));
+            return Ok(INTERNAL);
+        }
+        Err(e) => bail!("{fname}: {e}"),
+    };
+    if let Some(dir) = emit {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let em = stats.time("emit traces", || {
+            program::traces::traces(&p, o.model, o.unroll, max_traces, o.max_states)
+        });
+        for (i, t) in em.traces.iter().enumerate() {
+            let path = dir.join(program::traces::file_name(&p.name, o.model, i + 1));
+            std::fs::write(&path, trace::parse::to_yaml(t))
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        let n = em.traces.len();
+        let why = match em.stop {
+            program::traces::EmitStop::Complete if n == 0 => {
+                " (no run of the program terminates within --unroll: nothing to emit)".to_string()
+            }
+            program::traces::EmitStop::Complete => " (all distinct traces)".to_string(),
+            program::traces::EmitStop::MaxTraces => {
+                format!(" — truncated at --max-traces {max_traces}: more traces may exist")
+            }
+            program::traces::EmitStop::Spin => format!(
+                " — stopped: {}",
+                explore::Incomplete::Spin.describe()
+            ),
+            program::traces::EmitStop::MaxSteps => format!(
+                " — truncated: the schedule enumeration reached --max-states {} steps; more traces may exist",
+                o.max_states
+            ),
+        };
+        if !as_json {
+            warn(&format!(
+                "wrote {n} trace{} to {}{why}",
+                if n == 1 { "" } else { "s" },
+                dir.display()
+            ));
+        }
+        emitted = Some((n, em.stop));
+    }
+    let secs: f64 = stats
+        .phases
+        .iter()
+        .filter(|p| p.0 == "explore")
+        .map(|p| p.1)
+        .sum();
+    let states = r.exploration.states + r.robustness.as_ref().map_or(0, |x| x.states);
+    stats.count("states (outcomes + robustness)", states as u64);
+    stats.count("states per second", (states as f64 / secs.max(1e-9)) as u64);
+    if as_json {
+        let mut v = program::report::json(&p, &fname, &r);
+        if let Some((n, stop)) = emitted {
+            v["emitted"] = json!({"traces": n, "complete": stop == program::traces::EmitStop::Complete,
+                                  "stop": stop.name()});
+        }
+        if want_stats {
+            v["stats"] = stats.to_json();
+        }
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        out!("{}", program::report::text(&p, &fname, &r));
+        if want_stats {
+            out!("{}", stats.to_text());
+        }
+    }
+    Ok(r.exit)
+}
+
+pub(crate) fn cmd_suite(
+    dir: &Path,
+    expected: Option<&Path>,
+    o: program::report::Options,
+    as_json: bool,
+) -> Result<u8> {
+    use program::suite;
+    let want = expected.map(suite::read_expected).transpose()?;
+    let sum = suite::run(dir, o, want.as_ref())
+        .with_context(|| format!("cannot read {}", dir.display()))?;
+    let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
+    let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
+    if as_json {
+        let rows: Vec<_> = sum.rows.iter().map(|r| r.json()).collect();
+        let v = json!({"dir": dir.display().to_string(), "model": o.model.name(), "tests": n,
+                       "mismatches": mismatches, "errors": errors, "unknown": unknown,
+                       "without_expectation": missing, "not_robust": not_robust,
+                       "seconds": sum.seconds, "results": rows});
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(sum.exit());
+    }
+    for r in &sum.rows {
+        if let Some(e) = &r.error {
+            outln!("ERROR     {}: {e}", r.test);
+        } else if r.matches() == Some(false) {
+            outln!(
+                "MISMATCH  {}: condition {} (expected {})",
+                r.test,
+                r.holds.unwrap(),
+                r.expected.unwrap()
+            );
+        }
+    }
+    let verdicts = if expected.is_some() {
+        format!(
+            "{} match, {mismatches} mismatch{}, {missing} without an expectation",
+            n - mismatches - errors - unknown - missing,
+            if mismatches == 1 { "" } else { "es" }
+        )
+    } else {
+        format!("{} explored (no --expected)", n - errors - unknown)
+    };
+    outln!(
+        "{n} tests under {}: {verdicts}, {errors} error{}, {unknown} unknown{}; {:.2} s",
+        o.model.name().to_uppercase(),
+        if errors == 1 { "" } else { "s" },
+        if o.robustness {
+            format!(", {not_robust} not robust")
+        } else {
+            String::new()
+        },
+        sum.seconds
+    );
+    Ok(sum.exit())
+}

@@ -1,0 +1,216 @@
+//! The `tsoser` command line: parses arguments (`args`), checks them into library
+//! calls (one module per command), prints, and maps the answer to an exit code
+//! (`out`): 0 serializable / robust / nothing found, 1 violation, 2 usage or input
+//! error, 3 unknown within a budget, 4 internal error (a witness that does not
+//! re-check: a bug, never printed as a witness).
+
+#[macro_use]
+mod out;
+mod args;
+mod bench;
+mod check;
+mod explore;
+mod monitor;
+mod traces;
+
+use anyhow::Result;
+use args::{BenchCmd, Cli, Cmd};
+use clap::Parser;
+use std::process::ExitCode;
+use tsoser::program;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version print to standard output and exit 0; usage errors
+            // exit 2. A closed output must not panic either way.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { out::USAGE } else { out::OK });
+        }
+    };
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            // One line, input excerpts escaped and short (docs: error messages).
+            let msg = format!("{e:#}");
+            out::warn(&format!("tsoser: {}", tsoser::text::message(&msg)));
+            out::USAGE
+        }
+    };
+    out::flush();
+    ExitCode::from(code)
+}
+
+fn run(cli: Cli) -> Result<u8> {
+    match cli.cmd {
+        Cmd::Check {
+            file,
+            algo,
+            semantics,
+            model,
+            max_executions,
+            solver,
+            jobs,
+            max_jumps,
+            profiles,
+            timeout,
+            json,
+            stats,
+            dot,
+            witness,
+        } => check::cmd_check(check::CheckArgs {
+            file,
+            algo,
+            semantics,
+            model,
+            max_executions,
+            solver,
+            jobs,
+            max_jumps,
+            profiles,
+            timeout,
+            json,
+            stats,
+            dot,
+            witness,
+        }),
+        Cmd::CheckExec { file, json } => check::cmd_check_exec(&file, json),
+        Cmd::Graph {
+            file,
+            semantics,
+            dot,
+            max_executions,
+            json,
+            stats,
+        } => check::cmd_graph(&file, semantics.lib(), dot, max_executions, json, stats),
+        Cmd::Encode {
+            file,
+            format,
+            semantics,
+        } => check::cmd_encode(&file, format, semantics.lib()),
+        Cmd::Bench {
+            which:
+                BenchCmd::Dense {
+                    min_threads,
+                    max_threads,
+                    events,
+                    vars,
+                    seeds,
+                    txn_len,
+                    write,
+                    timeout,
+                    deciders,
+                },
+        } => bench::dense(
+            min_threads,
+            max_threads,
+            events,
+            vars,
+            seeds,
+            txn_len,
+            write,
+            timeout,
+            &deciders,
+        ),
+        Cmd::Bench {
+            which:
+                BenchCmd::Scale {
+                    events,
+                    threads,
+                    family,
+                    vars,
+                    seeds,
+                    semantics,
+                    timeout,
+                    deciders,
+                },
+        } => bench::scale(
+            &events, &threads, family, vars, seeds, semantics, timeout, &deciders,
+        ),
+        Cmd::Gen {
+            events,
+            threads,
+            vars,
+            txn_len,
+            fence_every,
+            rmw,
+            write,
+            seed,
+            schedule,
+            txn_fenced,
+            reads_first,
+            output,
+        } => traces::cmd_gen(traces::GenArgs {
+            events,
+            threads,
+            vars,
+            txn_len,
+            fence_every,
+            rmw,
+            write,
+            seed,
+            schedule,
+            txn_fenced,
+            reads_first,
+            output,
+        }),
+        Cmd::Monitor {
+            file,
+            monitor,
+            json,
+            stats,
+        } => monitor::cmd_monitor(&file, monitor, json, stats),
+        Cmd::Explore {
+            file,
+            model,
+            unroll,
+            max_states,
+            no_robustness,
+            replay,
+            emit_traces,
+            max_traces,
+            json,
+            stats,
+        } => {
+            let o = program::report::Options {
+                model: model.model(),
+                unroll,
+                max_states,
+                robustness: !no_robustness,
+            };
+            explore::cmd_explore(
+                &file,
+                o,
+                replay.as_deref(),
+                emit_traces.as_deref(),
+                max_traces,
+                json,
+                stats,
+            )
+        }
+        Cmd::Suite {
+            dir,
+            model,
+            expected,
+            unroll,
+            max_states,
+            robustness,
+            json,
+        } => {
+            let o = program::report::Options {
+                model: model.model(),
+                unroll,
+                max_states,
+                robustness,
+            };
+            explore::cmd_suite(&dir, expected.as_deref(), o, json)
+        }
+        Cmd::Convert {
+            file,
+            from,
+            to,
+            output,
+        } => traces::cmd_convert(&file, from, to, output.as_deref()),
+    }
+}

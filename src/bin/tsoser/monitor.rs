@@ -1,0 +1,129 @@
+//! `tsoser monitor`: the monitors on a trace read as an SC run.
+
+use crate::args::MonitorKind;
+use crate::out::{load, trace_json, warn, warn_raw, TraceFormat, INTERNAL};
+use anyhow::Result;
+use serde_json::json;
+use std::path::Path;
+use tsoser::monitor;
+use tsoser::report::Stats;
+use tsoser::trace::Trace;
+
+pub(crate) fn cmd_monitor(
+    file: &Path,
+    which: MonitorKind,
+    as_json: bool,
+    want_stats: bool,
+) -> Result<u8> {
+    let kinds = which.kinds();
+    let mut stats = Stats::default();
+    // An STD file is streamed (two passes, no trace in memory); the trace is built only
+    // to explain a report, and then the in-memory run must agree with the streamed one.
+    // A named pipe can be read once only: it is read into memory, not streamed in
+    // two passes (bug: monitor_reads_a_named_pipe).
+    let regular = std::fs::metadata(file).is_ok_and(|m| m.is_file());
+    let (outcomes, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std && regular {
+        let s = stats.time("monitor (streaming)", || monitor::stream(file, &kinds))?;
+        let needs_trace = s.outcomes.iter().any(|(_, o)| {
+            o.is_violation()
+                || matches!(
+                    o,
+                    monitor::Outcome::Fenced {
+                        unfenced: Some(_),
+                        ..
+                    }
+                )
+        });
+        if needs_trace {
+            let trace = load(file)?;
+            let again = monitor::run(&trace, &kinds);
+            if again != s.outcomes {
+                warn(&format!("tsoser: internal error: the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes));
+                return Ok(INTERNAL);
+            }
+            let info = trace_json(&trace);
+            (s.outcomes, Some(trace), info, s.events)
+        } else {
+            let info = json!({"name": null, "events": s.events, "threads": s.threads,
+                              "transactions": s.transactions, "variables": s.variables});
+            (s.outcomes, None, info, s.events)
+        }
+    } else {
+        let trace = stats.time("parse", || load(file))?;
+        // Set-up (allocating the state) is timed apart: right after a large parse, the
+        // allocator's deferred clean-up lands on the first allocations.
+        let suite = stats.time("set-up", || {
+            monitor::Suite::new(&kinds, trace.threads.len(), trace.vars.len())
+        });
+        let outcomes = stats.time("monitor", || monitor::run_suite(suite, &trace));
+        let seen = outcomes
+            .iter()
+            .map(|(_, o)| o.at().map_or(trace.len(), |i| i + 1))
+            .max()
+            .unwrap_or(0);
+        let info = trace_json(&trace);
+        (outcomes, Some(trace), info, seen)
+    };
+    let empty = Trace::new(None, vec![], vec![], vec![], vec![])?;
+    let t = trace.as_ref().unwrap_or(&empty);
+    let mut explained = Vec::new();
+    for (kind, o) in &outcomes {
+        match monitor::explain::explain(t, *kind, o) {
+            Ok(x) => explained.push(x),
+            Err(why) => {
+                warn(&format!("tsoser: internal error: the {} monitor's evidence does not re-check ({why}); please report this trace", kind.name()));
+                return Ok(INTERNAL);
+            }
+        }
+    }
+    let secs: f64 = stats
+        .phases
+        .iter()
+        .filter(|p| p.0.starts_with("monitor"))
+        .map(|p| p.1)
+        .sum();
+    stats.count("events", seen as u64);
+    stats.count("events per second", (seen as f64 / secs.max(1e-9)) as u64);
+    // Exit: 1 if any monitor reports a violation, else 3 if one is unknown, else 0.
+    let code =
+        explained
+            .iter()
+            .map(|x| x.exit)
+            .fold(0, |a, b| if a == 1 || b == 1 { 1 } else { a.max(b) });
+    let fname = file.display().to_string();
+    if as_json {
+        let one = |x: &monitor::explain::Explained| {
+            let mut v = json!({
+                "monitor": x.kind.name(),
+                "verdict": x.verdict,
+                "stopped_at": x.stopped_at.map(|i| json!({"event": i, "line": t.events[i].line, "text": t.describe(i)})),
+                "report": x.report,
+            });
+            if x.kind == monitor::Kind::ScSer {
+                v["witness"] = x.report.clone();
+            }
+            v
+        };
+        let mut out = if let [x] = explained.as_slice() {
+            let mut v = one(x);
+            v["file"] = json!(fname);
+            v["trace"] = info;
+            v
+        } else {
+            json!({"file": fname, "trace": info, "monitors": explained.iter().map(one).collect::<Vec<_>>()})
+        };
+        if want_stats {
+            out["stats"] = stats.to_json();
+        }
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for x in &explained {
+            outln!("{fname}: {}", x.headline);
+            out!("{}", x.details);
+        }
+        if want_stats {
+            warn_raw(&stats.to_text());
+        }
+    }
+    Ok(code)
+}

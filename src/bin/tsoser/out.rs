@@ -1,0 +1,132 @@
+//! Output of the command line: standard output that survives a closed pipe, warnings
+//! that survive a closed standard error, exit codes, and reading input files.
+
+use anyhow::{Context, Result};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tsoser::trace::{self, Trace};
+
+/// Exit codes (the README's table): the command line's API.
+pub(crate) const OK: u8 = 0;
+pub(crate) const VIOLATION: u8 = 1;
+pub(crate) const USAGE: u8 = 2;
+pub(crate) const UNKNOWN: u8 = 3;
+pub(crate) const INTERNAL: u8 = 4;
+
+/// The exit code of a decider's verdict.
+pub(crate) fn verdict_code(v: &tsoser::check::Verdict) -> u8 {
+    use tsoser::check::Verdict;
+    match v {
+        Verdict::Serializable => OK,
+        Verdict::Violation(_) => VIOLATION,
+        Verdict::Unknown { .. } => UNKNOWN,
+    }
+}
+
+/// Set once standard output is a closed pipe: later output is dropped, and the exit
+/// code stays the verdict's (`tsoser check … | head -1` must not turn 1 into 0).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes to standard output. A closed pipe ends the output quietly; any other write
+/// error is reported and ends the program with exit 2.
+pub(crate) fn emit(s: &str) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(e) = std::io::stdout().lock().write_all(s.as_bytes()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            return;
+        }
+        warn(&format!("tsoser: cannot write output: {e}"));
+        std::process::exit(USAGE as i32);
+    }
+}
+
+/// Flushes standard output (errors as in [`emit`]).
+pub(crate) fn flush() {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(e) = std::io::stdout().lock().flush() {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            warn(&format!("tsoser: cannot write output: {e}"));
+            std::process::exit(USAGE as i32);
+        }
+    }
+}
+
+/// Writes a line to standard error; a closed standard error is ignored (`eprintln!`
+/// would panic).
+pub(crate) fn warn(s: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{s}");
+}
+
+/// Writes to standard error without a newline (stats blocks).
+pub(crate) fn warn_raw(s: &str) {
+    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+}
+
+macro_rules! out {
+    ($($t:tt)*) => { $crate::out::emit(&format!($($t)*)) };
+}
+
+macro_rules! outln {
+    ($($t:tt)*) => { $crate::out::emit(&format!("{}\n", format_args!($($t)*))) };
+}
+
+/// Writes `text` to `output`, or to standard output.
+pub(crate) fn write_out(output: Option<&Path>, text: &str) -> Result<()> {
+    match output {
+        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display())),
+        None => {
+            emit(text);
+            Ok(())
+        }
+    }
+}
+
+/// Trace file formats.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TraceFormat {
+    /// tsoser's YAML (canonical or compact events).
+    Yaml,
+    /// RAPID's STD: `THREAD|OP(ARG)|LOC` lines.
+    Std,
+}
+
+impl TraceFormat {
+    /// By extension: `.std` is STD, anything else YAML.
+    pub(crate) fn of(path: &Path) -> TraceFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("std") => TraceFormat::Std,
+            _ => TraceFormat::Yaml,
+        }
+    }
+}
+
+/// Reads a trace: RAPID's STD for a `.std` file, YAML otherwise.
+pub(crate) fn load(path: &Path) -> Result<Trace> {
+    read_as(path, TraceFormat::of(path))
+}
+
+pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
+    Ok(match format {
+        TraceFormat::Yaml => trace::parse::read_trace(path)?,
+        TraceFormat::Std => trace::std_format::read_std(path)?,
+    })
+}
+
+/// The `trace` object of `--json`.
+pub(crate) fn trace_json(trace: &Trace) -> serde_json::Value {
+    json!({
+        "name": trace.name,
+        "events": trace.len(),
+        "threads": trace.threads.len(),
+        "transactions": trace.txns.len(),
+        "variables": trace.vars.len(),
+        "transaction_fenced": trace.is_transaction_fenced(),
+    })
+}
