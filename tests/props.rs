@@ -5,12 +5,12 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use tsoser::check::conflict::sc_conflict;
 use tsoser::check::execution::{contraction_graph, tso_graph, tso_graph_naive, tso_po_conflict};
 use tsoser::check::{brute, sc, verify, Verdict};
 use tsoser::graph::exact::ExactGraph;
 use tsoser::graph::forced::forced_graph;
 use tsoser::graph::ConflictGraph;
+use tsoser::trace::conflict::sc_conflict;
 use tsoser::trace::exec::{Execution, Step};
 use tsoser::trace::strategy::{traces, Params};
 use tsoser::trace::Trace;
@@ -67,7 +67,7 @@ proptest! {
         for e in sparse.edges() {
             for x in &execs {
                 prop_assert!(x.pos(e.src) < x.pos(e.dst), "forced edge out of order");
-                prop_assert!(tsoser::check::conflict::conflict(&trace, x, e.src, e.dst).is_some(), "forced edge not a conflict");
+                prop_assert!(tsoser::trace::conflict::conflict(&trace, x, e.src, e.dst).is_some(), "forced edge not a conflict");
             }
         }
         prop_assert_eq!(closure(&sparse), closure(&forced_pairs(&trace)));
@@ -161,7 +161,7 @@ proptest! {
         let mut sparse = ConflictGraph::new(trace.len());
         for &(a, b) in &g.directed {
             prop_assert!(naive_dir.edges().iter().any(|e| (e.from, e.to) == (a, b)), "({}, {}) is a Def. 4 edge", a, b);
-            sparse.add(a, b, Step::Event(a), Step::Event(b), tsoser::check::conflict::Rule::PaperDirected);
+            sparse.add(a, b, Step::Event(a), Step::Event(b), tsoser::trace::conflict::Rule::PaperDirected);
         }
         prop_assert_eq!(closure(&sparse), closure(&naive_dir));
     }
@@ -190,8 +190,8 @@ proptest! {
     /// threads, one variable, not two reads, spans meeting; each pair once.
     #[test]
     fn varying_pairs_are_all_pairs_whose_spans_meet(trace in traces(Params { min_events: 4, max_events: 14, threads: 3, vars: 2, weights: [5, 5, 1, 1], ..Params::default() })) {
-        use tsoser::check::conflict::{access, thread, Access};
-        use tsoser::check::sat::encode::{span, varying_pairs};
+        use tsoser::trace::conflict::{access, thread, Access};
+        use tsoser::analysis::{span, varying_pairs};
         use tsoser::trace::Op;
         let nodes: Vec<(Step, usize)> = trace.events.iter().enumerate().filter_map(|(i, e)| match e.op {
             Op::Wr => Some((Step::Commit(i), e.var.unwrap())),
@@ -239,5 +239,37 @@ proptest! {
         if let Verdict::Violation(w) = &v {
             prop_assert_eq!(verify(&trace, w), Ok(()));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(500))]
+
+    /// Bug gen_txn_fenced_is_transaction_fenced: `gen --txn-fenced` cut the last
+    /// transaction (the output was not transaction-fenced) and made transactions that
+    /// held only a fence. The fenced monitor's check now passes on every output.
+    #[test]
+    fn gen_txn_fenced_is_transaction_fenced(
+        events in 0usize..300, threads in 1usize..6, txn_len in 1usize..6,
+        serial in any::<bool>(), seed in any::<u64>(),
+    ) {
+        let shape = tsoser::trace::gen::Shape {
+            txn_len, serial, txn_fenced: true,
+            ..tsoser::trace::gen::Shape::realistic(events)
+        };
+        let shape = tsoser::trace::gen::Shape { threads, vars: 5, ..shape };
+        let t = tsoser::trace::gen::generate(&shape, seed);
+        prop_assert!(t.is_transaction_fenced());
+        let out = tsoser::monitor::run(&t, &[tsoser::monitor::Kind::Fenced]);
+        let fenced = matches!(out[0].1, tsoser::monitor::Outcome::Fenced { unfenced: None, .. });
+        prop_assert!(fenced);
+        let mut size = vec![0usize; t.txns.len()];
+        let mut fences = vec![0usize; t.txns.len()];
+        for e in &t.events {
+            size[e.txn] += 1;
+            fences[e.txn] += (e.op == tsoser::trace::Op::Fence) as usize;
+        }
+        prop_assert!(size.iter().zip(&fences).all(|(s, f)| s > f), "a transaction of fences alone");
+        prop_assert!(t.len() <= events + threads);
     }
 }

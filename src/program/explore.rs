@@ -110,6 +110,38 @@ pub enum Settled {
     Cut,
     /// `assert` failed in thread t at instruction pc.
     Failed(usize, usize),
+    /// More than [`MAX_LOCAL_STEPS`] register-only steps in a row (a register-only loop
+    /// under a huge `--unroll`): the search cannot say what follows.
+    Spin,
+}
+
+/// Register-only steps one thread may take in a row before the search gives up.
+pub const MAX_LOCAL_STEPS: u64 = 1 << 22;
+
+/// Why an exploration (or robustness search) did not finish: its answer is unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Incomplete {
+    /// `--max-states` distinct states.
+    MaxStates,
+    /// A store buffer grew past [`MAX_BUFFER`] entries (a loop of stores).
+    BufferLimit,
+    /// A register-only loop ran [`MAX_LOCAL_STEPS`] steps without a memory access.
+    Spin,
+}
+
+impl Incomplete {
+    /// The cause, as the reports print it.
+    pub fn describe(self) -> String {
+        match self {
+            Incomplete::MaxStates => "the --max-states budget ran out".into(),
+            Incomplete::BufferLimit => format!(
+                "a store buffer grew past {MAX_BUFFER} entries (a loop of stores; --max-states does not help, a smaller --unroll does)"
+            ),
+            Incomplete::Spin => format!(
+                "a register-only loop ran {MAX_LOCAL_STEPS} steps without touching memory (lower --unroll)"
+            ),
+        }
+    }
 }
 
 /// A program with a model and an unrolling bound: the transition system.
@@ -184,7 +216,12 @@ impl<'p> Machine<'p> {
     /// Runs thread t's register-only instructions.
     pub fn settle(&self, s: &mut State, t: usize) -> Settled {
         let code = &self.p.threads[t].code;
+        let mut local = 0u64;
         loop {
+            local += 1;
+            if local > MAX_LOCAL_STEPS {
+                return Settled::Spin;
+            }
             let pc = s.pc[t] as usize;
             let Some(i) = code.get(pc) else {
                 return Settled::Ok;
@@ -373,6 +410,8 @@ pub struct Exploration {
     pub states: usize,
     /// Whether the exploration finished within the budget (else the answers are partial).
     pub complete: bool,
+    /// Why it did not finish (the first cause met).
+    pub incomplete: Option<Incomplete>,
     /// The first assertion failure found (depth-first), if any.
     pub failure: Option<Failure>,
     /// Runs cut by `assume` or the unrolling bound.
@@ -418,7 +457,7 @@ pub fn explore(p: &Program, model: Model, unroll: u32, max_states: usize) -> Exp
         failure: None,
         max_states,
         opened: 0,
-        complete: true,
+        incomplete: None,
         cut: 0,
     };
     let (s, st) = m.initial();
@@ -428,13 +467,14 @@ pub fn explore(p: &Program, model: Model, unroll: u32, max_states: usize) -> Exp
         .map(|&(o, n)| (x.outcome_vals[o as usize].clone(), n))
         .collect();
     outcomes.sort();
-    let (states, complete, failure, cut) = (x.memo.len(), x.complete, x.failure, x.cut);
+    let (states, incomplete, failure, cut) = (x.memo.len(), x.incomplete, x.failure, x.cut);
     Exploration {
         model,
         places,
         outcomes,
         states,
-        complete,
+        complete: incomplete.is_none(),
+        incomplete,
         failure,
         cut,
     }
@@ -454,7 +494,7 @@ struct Explorer<'a, 'p> {
     max_states: usize,
     /// States entered (explored or on the stack).
     opened: usize,
-    complete: bool,
+    incomplete: Option<Incomplete>,
     cut: u64,
 }
 
@@ -510,6 +550,10 @@ impl Explorer<'_, '_> {
                 self.cut += 1;
                 return Entered::Done(Counts::default());
             }
+            Settled::Spin => {
+                self.incomplete.get_or_insert(Incomplete::Spin);
+                return Entered::Done(Counts::default());
+            }
             Settled::Failed(t, pc) => {
                 if self.failure.is_none() {
                     self.failure = Some(Failure {
@@ -527,8 +571,12 @@ impl Explorer<'_, '_> {
         }
         // The budget counts the states on the stack too; a buffer past the bound leaves
         // the answer unknown rather than growing without end (a loop of stores).
-        if self.opened >= self.max_states || s.buf.iter().any(|b| b.len() > MAX_BUFFER) {
-            self.complete = false;
+        if s.buf.iter().any(|b| b.len() > MAX_BUFFER) {
+            self.incomplete.get_or_insert(Incomplete::BufferLimit);
+            return Entered::Done(Counts::default());
+        }
+        if self.opened >= self.max_states {
+            self.incomplete.get_or_insert(Incomplete::MaxStates);
             return Entered::Done(Counts::default());
         }
         self.opened += 1;

@@ -36,7 +36,10 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
     let mut robustness_note = None;
     let robustness = if o.robustness && o.model != Model::Sc {
         match robust(p, o.model, o.unroll, o.max_states) {
-            Ok(r) => Some(r),
+            Ok(r) => {
+                robustness_note = r.incomplete.map(|i| i.describe());
+                Some(r)
+            }
             // Too wide for the frontier matrix: robustness stays unknown (exit 3).
             Err(e) => {
                 robustness_note = Some(e.to_string());
@@ -44,6 +47,7 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
                     robust: None,
                     witness: None,
                     states: 0,
+                    incomplete: None,
                 })
             }
         }
@@ -140,12 +144,14 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         e.outcomes.len(),
         if e.outcomes.len() == 1 { "" } else { "s" },
         e.states,
-        if e.complete {
-            ""
-        } else {
-            " — budget exhausted, results partial"
+        match e.incomplete {
+            None => String::new(),
+            Some(i) => format!(" — unknown: {}; results partial", i.describe()),
         }
     );
+    if e.complete && e.outcomes.is_empty() && e.failure.is_none() {
+        s += "no run terminates within the unrolling bound (--unroll): every run was cut\n";
+    }
     for (vals, runs) in &e.outcomes {
         let mark = match holds(p, e, vals) {
             Some(true) => "  *",
@@ -162,7 +168,7 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         let verdict = match e.condition(p) {
             Some(true) => "holds",
             Some(false) => "does not hold",
-            None => "unknown (budget)",
+            None => "unknown (the exploration did not finish)",
         };
         s += &format!(
             "condition: {} {}: {verdict}   (* marks outcomes satisfying it)\n",
@@ -200,6 +206,12 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     }
     if let Some(rb) = &r.robustness {
         match rb.robust {
+            Some(true) if e.outcomes.is_empty() && e.failure.is_none() => {
+                s += &format!(
+                    "robust: yes for the run prefixes within --unroll (no run terminates; {} states with happens-before)\n",
+                    rb.states
+                )
+            }
             Some(true) => {
                 s += &format!(
                     "robust: yes — every {model} run is SC ({} states with happens-before)\n",
@@ -283,6 +295,7 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
         "program": p.name,
         "model": e.model.name(),
         "complete": e.complete,
+        "incomplete": e.incomplete.map(|i| i.describe()),
         "states": e.states,
         "outcomes": outcomes,
         "condition": condition,

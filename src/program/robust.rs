@@ -12,7 +12,9 @@
 //! successors, so a cycle forms exactly when a committed store already reaches one of
 //! its new predecessors. Search by breadth gives a shortest run with a cycle.
 
-use super::explore::{replay, Effect, Machine, Model, Run, Settled, State, Step, MAX_BUFFER};
+use super::explore::{
+    replay, Effect, Incomplete, Machine, Model, Run, Settled, State, Step, MAX_BUFFER,
+};
 use super::Program;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
@@ -117,6 +119,8 @@ pub struct Robustness {
     pub witness: Option<Vec<Step>>,
     /// Distinct (state, frontier) pairs visited.
     pub states: usize,
+    /// Why the search did not finish, when `robust` is `None` for that reason.
+    pub incomplete: Option<Incomplete>,
 }
 
 type Node = u8;
@@ -306,6 +310,7 @@ pub fn robust(
             robust: Some(true),
             witness: None,
             states: 0,
+            incomplete: None,
         });
     }
     let m = Machine::new(p, model, unroll);
@@ -322,7 +327,7 @@ pub fn robust(
         q.push_back((key, 0));
     }
     let mut steps = Vec::new();
-    let mut complete = true;
+    let mut incomplete = (st == Settled::Spin).then_some(Incomplete::Spin);
     while let Some((key, at)) = q.pop_front() {
         let (s, f) = &*key;
         m.enabled(s, &mut steps);
@@ -342,14 +347,22 @@ pub fn robust(
                     robust: Some(false),
                     witness: Some(witness),
                     states: seen.len(),
+                    incomplete: None,
                 });
+            }
+            if st == Settled::Spin {
+                incomplete.get_or_insert(Incomplete::Spin);
             }
             if st != Settled::Ok {
                 continue;
             }
             let f2 = f2.canonical();
-            if seen.len() >= max_states || s2.buf.iter().any(|b| b.len() > MAX_BUFFER) {
-                complete = false;
+            if s2.buf.iter().any(|b| b.len() > MAX_BUFFER) {
+                incomplete.get_or_insert(Incomplete::BufferLimit);
+                continue;
+            }
+            if seen.len() >= max_states {
+                incomplete.get_or_insert(Incomplete::MaxStates);
                 continue;
             }
             let key = Rc::new((s2, f2));
@@ -360,9 +373,10 @@ pub fn robust(
         }
     }
     Ok(Robustness {
-        robust: complete.then_some(true),
+        robust: incomplete.is_none().then_some(true),
         witness: None,
         states: seen.len(),
+        incomplete,
     })
 }
 

@@ -20,17 +20,20 @@ pub fn read_expected(csv: &Path) -> Result<Expected, FileError> {
         error,
     };
     let text = std::fs::read_to_string(csv).map_err(|e| wrap(Error::Io(e)))?;
+    parse_expected(&text).map_err(wrap)
+}
+
+/// Parses an expected-verdict CSV (see [`read_expected`]); errors name their line.
+pub fn parse_expected(text: &str) -> Result<Expected, Error> {
     let mut want = Expected::new();
     for (i, line) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let bad = |message: String| {
-            wrap(Error::Format {
-                line: i + 1,
-                message,
-            })
+        let bad = |message: String| Error::Format {
+            line: i + 1,
+            message,
         };
         let (path, v) = line
             .rsplit_once(',')
@@ -38,12 +41,18 @@ pub fn read_expected(csv: &Path) -> Result<Expected, FileError> {
         let v = match v.trim() {
             "1" => true,
             "0" => false,
-            other => return Err(bad(format!("expected 0 or 1, found `{other}`"))),
+            other => {
+                let other = crate::text::excerpt(other);
+                return Err(bad(format!("expected 0 or 1, found `{other}`")));
+            }
         };
         let name = Path::new(path.trim())
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
+        if name.is_empty() {
+            return Err(bad("no test file named before the `,`".into()));
+        }
         want.insert(name, v);
     }
     Ok(want)
@@ -139,6 +148,37 @@ pub fn run(dir: &Path, o: Options, expected: Option<&Expected>) -> std::io::Resu
         .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
         .collect();
     files.sort();
+    if files.is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no `.litmus` tests in it",
+        ));
+    }
+    if let Some(want) = expected {
+        let have: std::collections::HashSet<String> = files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().to_string()))
+            .collect();
+        let mut missing: Vec<&String> = want.keys().filter(|k| !have.contains(*k)).collect();
+        missing.sort();
+        if !missing.is_empty() {
+            let shown: Vec<String> = missing
+                .iter()
+                .take(5)
+                .map(|m| crate::text::excerpt(m))
+                .collect();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "the expected verdicts name {} test{} not in it: {}{}",
+                    missing.len(),
+                    if missing.len() == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if missing.len() > 5 { ", …" } else { "" }
+                ),
+            ));
+        }
+    }
     let started = std::time::Instant::now();
     let rows = files
         .par_iter()
@@ -155,8 +195,15 @@ pub fn run(dir: &Path, o: Options, expected: Option<&Expected>) -> std::io::Resu
                 robust: None,
                 ms: 0.0,
             };
-            match read_program(f) {
-                Err(e) => row.error = Some(e.to_string()),
+            // A named pipe or device would block the read: only regular files.
+            let regular = std::fs::metadata(f).is_ok_and(|m| m.is_file());
+            let program = if regular {
+                read_program(f).map_err(|e| e.to_string())
+            } else {
+                Err(format!("{}: not a regular file", f.display()))
+            };
+            match program {
+                Err(e) => row.error = Some(e),
                 Ok(p) => match explore_one(&p, o) {
                     Err(e) => row.error = Some(e),
                     Ok(r) => {

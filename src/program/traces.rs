@@ -42,6 +42,8 @@ pub enum EmitStop {
     MaxTraces,
     /// The schedule enumeration took `max_steps` steps; more traces may exist.
     MaxSteps,
+    /// A register-only loop ran past [`super::explore::MAX_LOCAL_STEPS`] steps.
+    Spin,
 }
 
 impl EmitStop {
@@ -51,6 +53,7 @@ impl EmitStop {
             EmitStop::Complete => "complete",
             EmitStop::MaxTraces => "max-traces",
             EmitStop::MaxSteps => "max-steps",
+            EmitStop::Spin => "spin",
         }
     }
 }
@@ -101,6 +104,10 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize, max_steps: u
         out.steps += 1;
         let mut s2 = s.clone();
         let (_, st) = m.apply(&mut s2, step);
+        if st == Settled::Spin {
+            out.stop = EmitStop::Spin;
+            break;
+        }
         if st != Settled::Ok || s2.buf.iter().any(|b| b.len() > super::explore::MAX_BUFFER) {
             continue;
         }

@@ -22,7 +22,10 @@ pub struct Shape {
     /// Run each transaction to its end before scheduling another thread (transactions
     /// never interleave in the trace, though store buffers still delay their writes).
     pub serial: bool,
-    /// End every transaction with a fence (transaction-fenced, Enea & Farzan §6.3).
+    /// End every transaction with a fence (transaction-fenced, Enea & Farzan §6.3):
+    /// every transaction has an access before its fence, no other fences are drawn
+    /// (`fence_every` is ignored), and the transactions the event count cuts are closed
+    /// by a fence (up to one event per thread more).
     pub txn_fenced: bool,
     /// No read after a write in a transaction (read-modify-write transactions): with
     /// `serial` and `txn_fenced`, no store can be reordered past a later load, so the
@@ -93,28 +96,45 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
             txn_no[t] += 1;
             txn_name[t] = format!("{}.{}", threads[t], txn_no[t]);
             left_in_txn[t] = 1 + rng.random_range(0..(2 * shape.txn_len.max(1) - 1));
+            if shape.txn_fenced {
+                // An access before the closing fence: no transaction of a fence alone.
+                left_in_txn[t] = left_in_txn[t].max(2);
+            }
             wrote[t] = false;
         }
         left_in_txn[t] -= 1;
         let ends_txn = shape.txn_fenced && left_in_txn[t] == 0;
-        let op =
-            if ends_txn || (shape.fence_every > 0 && rng.random_range(0..shape.fence_every) == 0) {
-                Op::Fence
+        // With txn_fenced every transaction ends with its own fence: no random fences
+        // (a transaction of fences alone would carry no access).
+        let random_fence = !shape.txn_fenced
+            && shape.fence_every > 0
+            && rng.random_range(0..shape.fence_every) == 0;
+        let op = if ends_txn || random_fence {
+            Op::Fence
+        } else {
+            let p: f64 = rng.random();
+            if p < shape.rmw {
+                Op::Rmw
+            } else if p < shape.rmw + shape.write || (shape.reads_first && wrote[t]) {
+                Op::Wr
             } else {
-                let p: f64 = rng.random();
-                if p < shape.rmw {
-                    Op::Rmw
-                } else if p < shape.rmw + shape.write || (shape.reads_first && wrote[t]) {
-                    Op::Wr
-                } else {
-                    Op::Rd
-                }
-            };
+                Op::Rd
+            }
+        };
         wrote[t] |= matches!(op, Op::Wr | Op::Rmw);
         let var = op
             .has_var()
             .then(|| vars[rng.random_range(0..vars.len())].as_str());
         b.push(&threads[t], Some(&txn_name[t]), op, var);
+    }
+    if shape.txn_fenced {
+        // Close the transactions the event count cut, so the trace is transaction-fenced
+        // (bug: gen_txn_fenced_is_transaction_fenced); at most one fence per thread more.
+        for (t, left) in left_in_txn.iter().enumerate() {
+            if *left > 0 {
+                b.push(&threads[t], Some(&txn_name[t]), Op::Fence, None);
+            }
+        }
     }
     b.build().expect("generated traces are well-formed")
 }

@@ -227,12 +227,25 @@ struct Items {
 }
 
 fn read_items(src: &str) -> Result<Items, Error> {
+    // An empty file is no trace (bug: an_empty_file_is_an_input_error); an explicit
+    // `events: []` or `[]` still is the empty trace.
+    let blank = src
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+    if blank {
+        return Err(Error::Format {
+            line: 1,
+            message: "the file is empty: no trace (write `events: []` for the empty trace)".into(),
+        });
+    }
+    // The parser may point one line past the end at end of input: name the last line.
+    let last_line = src.lines().count().max(1);
     let doc: Value = yaml_serde::from_str(src).map_err(|e| {
         let loc = e.location();
         Error::Syntax {
-            line: loc.as_ref().map_or(1, |l| l.line()),
+            line: loc.as_ref().map_or(1, |l| l.line()).clamp(1, last_line),
             column: loc.as_ref().map_or(1, |l| l.column()),
-            message: strip_location(&e.to_string()),
+            message: crate::text::message(&strip_location(&e.to_string())),
         }
     })?;
     let (name, list, bare) = match doc {

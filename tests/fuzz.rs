@@ -1,0 +1,316 @@
+//! In-process fuzzing of every parser: the YAML trace and execution readers, RAPID's
+//! STD reader, the `.prog` and herd litmus parsers, replay schedules, DIMACS, and the
+//! expected-verdict CSV. Inputs are the repository's own files mutated (bytes flipped,
+//! chunks deleted, duplicated or spliced from another file, nesting and numbers blown
+//! up) and plain random bytes. Every input must give a value or an error — never a
+//! panic — and an input error must name a line inside the input.
+//!
+//! `TSOSER_FUZZ_ITERS` sets the inputs per parser (default 3,000; CI's run is short,
+//! the README quotes a long one: `TSOSER_FUZZ_ITERS=1000000 cargo test --release
+//! --all-features --test fuzz`).
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+fn iters() -> usize {
+    std::env::var("TSOSER_FUZZ_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3_000)
+}
+
+/// The seed corpus: every file under `dirs` with one of `exts`.
+fn corpus(dirs: &[&str], exts: &[&str]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for d in dirs {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(d);
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if exts.contains(&ext) {
+                out.push(std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    assert!(!out.is_empty(), "no corpus in {dirs:?}");
+    out
+}
+
+/// One mutation of a corpus file (or random bytes).
+fn mutate(rng: &mut ChaCha8Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
+    let mut v = corpus[rng.random_range(0..corpus.len())].clone();
+    let rounds = rng.random_range(1..6);
+    for _ in 0..rounds {
+        let len = v.len().max(1);
+        match rng.random_range(0..10) {
+            0 => {
+                // random bytes
+                let n = rng.random_range(0..64);
+                v = (0..n).map(|_| rng.random()).collect();
+            }
+            1 if !v.is_empty() => {
+                let i = rng.random_range(0..v.len());
+                v[i] = rng.random();
+            }
+            2 if !v.is_empty() => {
+                let i = rng.random_range(0..v.len());
+                let j = (i + rng.random_range(0..32)).min(v.len());
+                v.drain(i..j);
+            }
+            3 => {
+                // duplicate a chunk
+                let i = rng.random_range(0..len);
+                let j = (i + rng.random_range(0..80)).min(v.len());
+                let chunk = v[i.min(v.len())..j].to_vec();
+                let at = rng.random_range(0..=v.len());
+                v.splice(at..at, chunk);
+            }
+            4 => {
+                // splice a piece of another file
+                let o = &corpus[rng.random_range(0..corpus.len())];
+                let i = rng.random_range(0..o.len().max(1));
+                let j = (i + rng.random_range(0..120)).min(o.len());
+                let at = rng.random_range(0..=v.len());
+                v.splice(at..at, o[i.min(o.len())..j].iter().copied());
+            }
+            5 => {
+                // nesting blown up
+                let open = ["(", "~", "[", "{", "- ", "begin\n", "T0|begin|1\n"];
+                let s = open[rng.random_range(0..open.len())].repeat(rng.random_range(1..3000));
+                let at = rng.random_range(0..=v.len());
+                v.splice(at..at, s.into_bytes());
+            }
+            6 => {
+                // a huge or negative number
+                let nums = [
+                    "18446744073709551616",
+                    "-9223372036854775808",
+                    "99999999999999999999999",
+                    "-0",
+                    "1e400",
+                    "0x10",
+                    "NaN",
+                ];
+                let s = nums[rng.random_range(0..nums.len())];
+                let at = rng.random_range(0..=v.len());
+                v.splice(at..at, s.bytes());
+            }
+            7 => {
+                // control characters, separators, a BOM
+                let s = [
+                    "\0",
+                    "\r",
+                    "\u{1b}[2J",
+                    "\u{2028}",
+                    "\u{feff}",
+                    "\t",
+                    "|",
+                    "\"",
+                    "\\",
+                ];
+                let s = s[rng.random_range(0..s.len())];
+                let at = rng.random_range(0..=v.len());
+                v.splice(at..at, s.bytes());
+            }
+            8 => {
+                // repeat a line many times
+                let text = String::from_utf8_lossy(&v).into_owned();
+                let lines: Vec<&str> = text.lines().collect();
+                if !lines.is_empty() {
+                    let l = lines[rng.random_range(0..lines.len())];
+                    let rep = format!("{l}\n").repeat(rng.random_range(1..200));
+                    let at = rng.random_range(0..=v.len());
+                    v.splice(at..at, rep.into_bytes());
+                }
+            }
+            _ => {
+                // swap two lines
+                let mut text: Vec<String> = String::from_utf8_lossy(&v)
+                    .lines()
+                    .map(String::from)
+                    .collect();
+                if text.len() > 1 {
+                    let (a, b) = (
+                        rng.random_range(0..text.len()),
+                        rng.random_range(0..text.len()),
+                    );
+                    text.swap(a, b);
+                    v = (text.join("\n") + "\n").into_bytes();
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Runs `parse` on `iters()` mutated inputs; `line` gives the line an error names (if
+/// any): it must lie inside the input.
+fn fuzz<T, E: std::fmt::Display>(
+    name: &str,
+    seed: u64,
+    corpus: &[Vec<u8>],
+    parse: impl Fn(&str) -> Result<T, E>,
+    line: impl Fn(&E) -> Option<usize>,
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut ok, mut err) = (0usize, 0usize);
+    for i in 0..iters() {
+        let bytes = mutate(&mut rng, corpus);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let got = catch_unwind(AssertUnwindSafe(|| parse(&text)));
+        match got {
+            Err(_) => panic!("{name}: input {i} panicked:\n{}", text.escape_debug()),
+            Ok(Ok(_)) => ok += 1,
+            Ok(Err(e)) => {
+                err += 1;
+                if let Some(l) = line(&e) {
+                    let lines = text.split('\n').count().max(1);
+                    assert!(
+                        l >= 1 && l <= lines,
+                        "{name}: input {i}: error names line {l} of {lines}: {e}\n{}",
+                        text.escape_debug()
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "fuzz {name}: {} inputs, {ok} parsed, {err} errors",
+        ok + err
+    );
+}
+
+#[test]
+fn fuzz_yaml_traces() {
+    let c = corpus(&["examples", "tests/inputs"], &["yaml"]);
+    fuzz(
+        "yaml trace",
+        1,
+        &c,
+        tsoser::trace::parse::parse_trace,
+        |e| e.line(),
+    );
+}
+
+#[test]
+fn fuzz_yaml_executions() {
+    let c = corpus(&["examples", "tests/inputs"], &["yaml"]);
+    fuzz(
+        "yaml execution",
+        2,
+        &c,
+        tsoser::trace::parse::parse_execution,
+        |e| e.line(),
+    );
+}
+
+#[test]
+fn fuzz_std() {
+    let mut c = corpus(&["examples"], &["yaml"]);
+    // STD texts: the examples written out, plus hand-written blocks and fork/join.
+    c = c
+        .iter()
+        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
+        .map(String::into_bytes)
+        .collect();
+    c.push(b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(l)|8\n".to_vec());
+    fuzz(
+        "std",
+        3,
+        &c,
+        |s| {
+            tsoser::trace::std_format::build(tsoser::trace::std_format::StdReader::new(
+                s.as_bytes(),
+            ))
+        },
+        |e| e.line(),
+    );
+}
+
+#[test]
+fn fuzz_programs() {
+    let c = corpus(&["examples/programs", "tests/inputs/programs"], &["prog"]);
+    fuzz("prog", 4, &c, tsoser::program::parse::parse_program, |e| {
+        e.line()
+    });
+}
+
+#[test]
+fn fuzz_litmus() {
+    let mut c = corpus(&["examples/programs", "tests/inputs/programs"], &["litmus"]);
+    let dat3m = std::env::var_os("TSOSER_DAT3M")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external/dat3m-x86")
+        });
+    if let Ok(rd) = std::fs::read_dir(dat3m.join("litmus")) {
+        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        c.extend(paths.iter().take(60).map(|p| std::fs::read(p).unwrap()));
+    }
+    fuzz(
+        "litmus",
+        5,
+        &c,
+        tsoser::program::litmus::parse_litmus,
+        |e| e.line(),
+    );
+}
+
+#[test]
+fn fuzz_replay_schedules() {
+    let p = tsoser::program::parse::read_program(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/programs/sb.prog"
+    )))
+    .unwrap();
+    let c = vec![
+        b"P0 P0 P1 P1 c:P0:x c:P1:y".to_vec(),
+        b"P1 c:P1:y P0".to_vec(),
+    ];
+    fuzz(
+        "replay schedule",
+        6,
+        &c,
+        |s| tsoser::program::explore::parse_schedule(&p, s),
+        |_| None,
+    );
+}
+
+#[test]
+fn fuzz_dimacs() {
+    let c = corpus(&["encodings/golden"], &["cnf"]);
+    fuzz(
+        "dimacs",
+        7,
+        &c,
+        tsoser::check::sat::export::parse_dimacs,
+        |_| None,
+    );
+}
+
+#[test]
+fn fuzz_expected_csv() {
+    let c = vec![
+        b"litmus/A.litmus,1\nlitmus/B.litmus,0\n".to_vec(),
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/inputs/suite-bad.csv"
+        ))
+        .unwrap(),
+    ];
+    fuzz(
+        "expected csv",
+        8,
+        &c,
+        tsoser::program::suite::parse_expected,
+        |e| e.line(),
+    );
+}
