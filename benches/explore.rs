@@ -2,7 +2,7 @@
 //! suite`), and the bakery under PSO with and without the robustness search.
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
-use tsoser::program::explore::{explore, Model};
+use tsoser::program::explore::{explore, Config, Model};
 use tsoser::program::parse::read_program;
 use tsoser::program::robust::robust;
 
@@ -21,7 +21,11 @@ fn suite(c: &mut Criterion) {
             b.iter(|| {
                 progs
                     .iter()
-                    .filter(|p| explore(p, Model::Tso, 4, 1_000_000).condition(p) == Some(true))
+                    .filter(|p| {
+                        explore(p, &Config::new(Model::Tso).unroll(4).max_states(1_000_000))
+                            .condition(p)
+                            == Some(true)
+                    })
                     .count()
             })
         });
@@ -30,14 +34,27 @@ fn suite(c: &mut Criterion) {
         read_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs/bakery.prog"))
             .unwrap();
     g.bench_function("bakery-pso-unroll8", |b| {
-        b.iter(|| explore(&bakery, Model::Pso, 8, 10_000_000).states)
+        b.iter(|| {
+            explore(
+                &bakery,
+                &Config::new(Model::Pso).unroll(8).max_states(10_000_000),
+            )
+            .states
+        })
     });
     let fenced = read_program(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs/bakery-fenced.prog"),
     )
     .unwrap();
     g.bench_function("bakery-fenced-pso-robustness", |b| {
-        b.iter(|| robust(&fenced, Model::Pso, 8, 10_000_000).unwrap().states)
+        b.iter(|| {
+            robust(
+                &fenced,
+                &Config::new(Model::Pso).unroll(8).max_states(10_000_000),
+            )
+            .unwrap()
+            .states
+        })
     });
     g.finish();
 }

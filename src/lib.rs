@@ -25,13 +25,14 @@
 //! - [`bench`]: the measurement harness of `tsoser bench`.
 //! - [`report`] and [`text`]: witnesses as text and JSON; input excerpts made safe
 //!   to print.
-//! - [`error`]: input errors with their file, line and event.
+//! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.
 
 pub mod analysis;
 pub mod bench;
 pub mod check;
 pub mod error;
 pub mod graph;
+pub mod mem;
 pub mod monitor;
 pub mod program;
 pub mod report;

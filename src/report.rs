@@ -8,6 +8,10 @@ use crate::trace::Trace;
 use serde_json::{json, Value};
 use std::time::Instant;
 
+/// The version of every `--json` object (its `"schema"` field): raised when a field
+/// changes meaning or goes away; new fields may appear within a version.
+pub const JSON_SCHEMA: u32 = 1;
+
 /// Phase times, counters and peak memory, for `--stats`.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {

@@ -132,7 +132,8 @@ fn budget_exhaustion_answers_unknown() {
 
 /// (input, command, expected line in the message, words the message must contain)
 const ERRORS: &[(&str, &str, &str, &str)] = &[
-    ("syntax", "check", ":3:1:", "YAML syntax"),
+    // The parser points past the end of this 2-line file; the error names line 2.
+    ("syntax", "check", ":2:", "YAML syntax"),
     ("unknown-op", "check", ":4:", "unknown op `load`"),
     ("missing-var", "check", ":3:", "`rd` needs a `var`"),
     ("fence-var", "check", ":2:", "`fence` takes no `var`"),
@@ -727,4 +728,36 @@ fn large_witnesses_stay_readable() {
     assert_eq!(dot.matches("style=rounded];").count(), cycle, "{dot}");
     assert!(dot.contains("cluster_legend"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The README's `check --json` sample names exactly the top-level fields the command
+/// prints, and the witness fields of an execution witness.
+#[test]
+fn readme_json_sample_matches_the_output() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("```json\n{\n  \"schema\"")
+        .expect("the check --json sample");
+    let block = &readme[start..start + readme[start..].find("\n```\n").unwrap()];
+    let keys = |indent: &str| -> std::collections::BTreeSet<String> {
+        block
+            .lines()
+            .filter_map(|l| l.strip_prefix(indent))
+            .filter(|l| l.starts_with('"'))
+            .map(|l| l[1..].split('"').next().unwrap().to_string())
+            .collect()
+    };
+    let o = tsoser(&["check", "examples/task-pool.yaml", "--json", "--stats"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got: std::collections::BTreeSet<String> = v.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys("  "), got, "README top-level fields vs output");
+    assert_eq!(v["schema"], 1);
+    let w: std::collections::BTreeSet<String> =
+        v["witness"].as_object().unwrap().keys().cloned().collect();
+    let documented = keys("    ");
+    assert!(w.is_subset(&documented), "{w:?} ⊄ {documented:?}");
+    for k in ["execution", "commits", "cycle", "kind"] {
+        assert!(w.contains(k), "{k}");
+    }
 }

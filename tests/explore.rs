@@ -6,7 +6,7 @@ mod common;
 use common::config;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use tsoser::program::explore::{explore, replay, Machine, Model, Settled, Step};
+use tsoser::program::explore::{explore, replay, Config, Machine, Model, Settled, Step};
 use tsoser::program::robust::{check_witness, hb_cycle, robust};
 use tsoser::program::strategy::{programs, ProgParams};
 use tsoser::program::Program;
@@ -76,11 +76,11 @@ proptest! {
         let mut sets = Vec::new();
         for model in [Model::Sc, Model::Tso, Model::Pso] {
             let (want, shortest) = oracle(&p, model);
-            let e = explore(&p, model, 4, 1_000_000);
+            let e = explore(&p, &Config::new(model).unroll(4).max_states(1_000_000));
             prop_assert!(e.complete);
             let got: BTreeMap<Vec<i64>, u64> = e.outcomes.iter().cloned().collect();
             prop_assert_eq!(&got, &want, "{:?}", model);
-            let r = robust(&p, model, 4, 1_000_000).unwrap();
+            let r = robust(&p, &Config::new(model).unroll(4).max_states(1_000_000)).unwrap();
             prop_assert_eq!(r.robust, Some(shortest.is_none()), "{:?}", model);
             if let Some(w) = &r.witness {
                 prop_assert_eq!(Some(w.len()), shortest);
@@ -100,10 +100,10 @@ proptest! {
     fn three_threads_match_run_enumeration(p in programs(ProgParams { threads: 3, locs: 2, max_len: 2, weights: [5, 5, 1, 1, 0], ..ProgParams::default() })) {
         for model in [Model::Tso, Model::Pso] {
             let (want, shortest) = oracle(&p, model);
-            let e = explore(&p, model, 4, 1_000_000);
+            let e = explore(&p, &Config::new(model).unroll(4).max_states(1_000_000));
             let got: BTreeMap<Vec<i64>, u64> = e.outcomes.iter().cloned().collect();
             prop_assert_eq!(&got, &want);
-            let r = robust(&p, model, 4, 1_000_000).unwrap();
+            let r = robust(&p, &Config::new(model).unroll(4).max_states(1_000_000)).unwrap();
             prop_assert_eq!(r.robust, Some(shortest.is_none()));
             if let Some(w) = &r.witness {
                 prop_assert_eq!(Some(w.len()), shortest);
@@ -123,13 +123,15 @@ fn pso_store_overtaking_closes_a_cycle_tso_does_not() {
     .unwrap();
     let (_, shortest) = oracle(&p, Model::Pso);
     assert!(shortest.is_some(), "run enumeration finds the PSO cycle");
-    let r = robust(&p, Model::Pso, 4, 1_000_000).unwrap();
+    let r = robust(&p, &Config::new(Model::Pso).unroll(4).max_states(1_000_000)).unwrap();
     assert_eq!(r.robust, Some(false));
     assert_eq!(r.witness.as_ref().map(Vec::len), shortest);
     // Under TSO, U's stores commit in order: robust.
     assert_eq!(oracle(&p, Model::Tso).1, None);
     assert_eq!(
-        robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust,
+        robust(&p, &Config::new(Model::Tso).unroll(4).max_states(1_000_000))
+            .unwrap()
+            .robust,
         Some(true)
     );
 }
@@ -160,8 +162,8 @@ proptest! {
     #[test]
     fn monitors_on_sc_runs_decide_robustness(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 1], ..ProgParams::default() })) {
         let [sober, tso, pso] = monitors_on_sc_runs(&p);
-        let robust_tso = robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust.unwrap();
-        let robust_pso = robust(&p, Model::Pso, 4, 1_000_000).unwrap().robust.unwrap();
+        let robust_tso = robust(&p, &Config::new(Model::Tso).unroll(4).max_states(1_000_000)).unwrap().robust.unwrap();
+        let robust_pso = robust(&p, &Config::new(Model::Pso).unroll(4).max_states(1_000_000)).unwrap().robust.unwrap();
         prop_assert_eq!(tso, !robust_tso, "monitor_TSO vs TSO robustness");
         prop_assert_eq!(pso, !robust_pso, "monitor_PSO vs PSO robustness");
         prop_assert!(!sober || !robust_tso, "SOBER reported on a robust program");
@@ -174,7 +176,10 @@ proptest! {
 fn enea_farzan_facts(p: &Program) -> (bool, bool, bool) {
     use tsoser::check::{brute, sc};
     use tsoser::program::traces::traces;
-    let robust_tso = robust(p, Model::Tso, 4, 1_000_000).unwrap().robust.unwrap();
+    let robust_tso = robust(p, &Config::new(Model::Tso).unroll(4).max_states(1_000_000))
+        .unwrap()
+        .robust
+        .unwrap();
     let sc_ser = traces(p, Model::Sc, 4, 1_000_000, usize::MAX)
         .traces
         .iter()

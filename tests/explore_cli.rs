@@ -410,12 +410,36 @@ fn long_runs_do_not_overflow_the_stack_and_growing_buffers_end_unknown() {
     let o = tsoser(&["explore", f, "--model", "sc", "--unroll", "200000"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("400002 states"), "{}", stdout(&o));
-    let o = tsoser(&["explore", f, "--unroll", "200000", "--max-states", "10000"]);
+    let o = tsoser(&[
+        "explore",
+        f,
+        "--unroll",
+        "200000",
+        "--max-states",
+        "10000",
+        "--model",
+        "sc",
+    ]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(stdout(&o).contains("budget exhausted"));
-    // The buffer bound alone ends the search: unknown, not a verdict.
+    assert!(
+        stdout(&o).contains("the --max-states budget ran out"),
+        "{}",
+        stdout(&o)
+    );
+    // The buffer bound alone ends the search: unknown, not a verdict — and the report
+    // names it (bug: it said "budget exhausted", and raising --max-states did nothing).
     let o = tsoser(&["explore", f, "--unroll", "70", "--no-robustness"]);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("a store buffer grew past 64 entries"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        !stdout(&o).contains("--max-states budget"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// Bug: a final condition nested 20,000 parentheses (or 40,000 `~`) deep overflowed the
@@ -544,5 +568,37 @@ fn emit_traces_stays_inside_its_folder_and_stops() {
         "{}",
         stderr(&o)
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Bug: a 64-thread store-buffering ring (`[x_i] = 1; r = [x_{i+1}]` per thread) grew
+/// the explorer past 4 GB and the allocator aborted. The search counts the bytes it
+/// holds and ends as unknown (exit 3) past `--max-memory`, naming the cause.
+#[test]
+fn a_huge_state_space_ends_unknown_at_the_memory_budget() {
+    let dir = std::env::temp_dir().join(format!("tsoser-ring-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut prog = String::new();
+    for i in 0..64 {
+        prog += &format!(
+            "thread P{i} {{\n  [x{i}] = 1\n  r = [x{}]\n}}\n",
+            (i + 1) % 64
+        );
+    }
+    let f = dir.join("ring.prog");
+    std::fs::write(&f, prog).unwrap();
+    for extra in [&["--no-robustness"][..], &[][..]] {
+        let mut args = vec!["explore", f.to_str().unwrap(), "--max-memory", "64"];
+        args.extend_from_slice(extra);
+        let o = tsoser(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "{extra:?}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(stdout(&o).contains("memory budget"), "{}", stdout(&o));
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use tsoser::check::{brute, sc, Verdict};
 use tsoser::monitor::{run, Kind};
-use tsoser::program::explore::{explore, Model};
+use tsoser::program::explore::{explore, Config, Model};
 use tsoser::program::parse::read_program;
 use tsoser::program::report::{run as report, Options};
 use tsoser::program::robust::robust;
@@ -23,9 +23,7 @@ fn load(name: &str) -> Program {
 
 fn opts(model: Model) -> Options {
     Options {
-        model,
-        unroll: 4,
-        max_states: 2_000_000,
+        config: Config::new(model),
         robustness: true,
     }
 }
@@ -99,7 +97,9 @@ fn sober_idle_notify_loses_a_wake_up_under_tso_only_and_the_fix_is_robust() {
 fn burnim_fig6_sober_misses_it_monitor_tso_reports() {
     let p = load("burnim-fig6.prog");
     assert_eq!(
-        robust(&p, Model::Tso, 4, 1_000_000).unwrap().robust,
+        robust(&p, &Config::new(Model::Tso).unroll(4).max_states(1_000_000))
+            .unwrap()
+            .robust,
         Some(false)
     );
     let ts = traces(&p, Model::Sc, 4, 100_000, usize::MAX).traces;
@@ -172,7 +172,9 @@ fn task_pool_and_its_transaction_fenced_version() {
 fn theorem_2_converse_fails_on_both_programs() {
     let left = load("thm2-left.prog");
     assert_eq!(
-        robust(&left, Model::Tso, 4, 1000).unwrap().robust,
+        robust(&left, &Config::new(Model::Tso).unroll(4).max_states(1000))
+            .unwrap()
+            .robust,
         Some(false)
     );
     for t in traces(&left, Model::Tso, 4, 1000, usize::MAX).traces {
@@ -183,7 +185,9 @@ fn theorem_2_converse_fails_on_both_programs() {
     }
     let right = load("thm2-right.prog");
     assert_eq!(
-        robust(&right, Model::Tso, 4, 1000).unwrap().robust,
+        robust(&right, &Config::new(Model::Tso).unroll(4).max_states(1000))
+            .unwrap()
+            .robust,
         Some(true)
     );
     assert!(traces(&right, Model::Sc, 4, 1000, usize::MAX)
@@ -202,18 +206,18 @@ fn theorem_2_converse_fails_on_both_programs() {
 fn locked_instructions_of_the_litmus_import() {
     let p = load("lock-inc.litmus");
     for m in [Model::Sc, Model::Tso, Model::Pso] {
-        let e = explore(&p, m, 4, 100_000);
+        let e = explore(&p, &Config::new(m).unroll(4).max_states(100_000));
         assert_eq!(e.condition(&p), Some(true), "{m:?}");
         assert_eq!(e.outcomes.len(), 3);
     }
     let p = load("cmpxchg-spin.litmus");
     assert_eq!(
-        explore(&p, Model::Tso, 4, 100_000).condition(&p),
+        explore(&p, &Config::new(Model::Tso).unroll(4).max_states(100_000)).condition(&p),
         Some(true)
     );
     // PSO: the unlock overtakes the store to x, the other thread loses the update.
     assert_eq!(
-        explore(&p, Model::Pso, 4, 100_000).condition(&p),
+        explore(&p, &Config::new(Model::Pso).unroll(4).max_states(100_000)).condition(&p),
         Some(false)
     );
 }
@@ -252,7 +256,7 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
         let p = read_program(&dir.join("litmus").join(name)).unwrap_or_else(|e| panic!("{e}"));
         let mut sets = Vec::new();
         for m in [Model::Sc, Model::Tso, Model::Pso] {
-            let e = explore(&p, m, 4, 1_000_000);
+            let e = explore(&p, &Config::new(m).unroll(4).max_states(1_000_000));
             assert!(e.complete, "{path}");
             if m == Model::Tso {
                 assert_eq!(e.condition(&p), Some(want.trim() == "1"), "{path}");

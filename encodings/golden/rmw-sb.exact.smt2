@@ -1,40 +1,21 @@
-; benchmark generated from rust API
-(set-info :status unknown)
+; tsoser encoding of rmw-sb (exact semantics)
+; sat <=> NOT TSO-serializable
+(set-logic QF_LIA)
 (declare-fun c0 () Int)
+(assert (and (< 2 c0) (< c0 10)))
+(define-fun v1 () Bool (< c0 8))
 (declare-fun v2 () Bool)
 (declare-fun v3 () Bool)
-(declare-fun v5 () Bool)
 (declare-fun v4 () Bool)
+(declare-fun v5 () Bool)
 (declare-fun v6 () Bool)
 (declare-fun v7 () Bool)
-(assert
- (> c0 2))
-(assert
- (< c0 10))
-(assert
- (let (($x14 (< c0 8)))
- (let (($x41 (not v2)))
- (or $x41 $x14))))
-(assert
- (let (($x14 (< c0 8)))
- (let (($x50 (not $x14)))
- (let (($x48 (not v3)))
- (or $x48 $x50)))))
-(assert
- (or v4 v5))
-(assert
- (let (($x54 (not v6)))
- (or $x54 v5)))
-(assert
- (let (($x57 (not v7)))
- (or $x57 v4)))
-(assert
- (let (($x57 (not v7)))
- (or $x57 v3)))
-(assert
- (let (($x62 (not v4)))
- (or $x62 v6)))
-(assert
- (let (($x65 (not v5)))
- (or $x65 v7)))
+(assert (or (not v2) v1))
+(assert (or (not v3) (not v1)))
+(assert (or v4 v5))
+(assert (or (not v6) v5))
+(assert (or (not v7) v4))
+(assert (or (not v7) v3))
+(assert (or (not v4) v6))
+(assert (or (not v5) v7))
 (check-sat)

@@ -39,10 +39,45 @@ impl Model {
     }
 }
 
+/// The bounds of an exploration, in one place (a builder): the model, the unrolling
+/// bound, and the budgets past which the answer is *unknown* with its cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub model: Model,
+    /// Times a backward branch may be taken per thread before the run is cut.
+    pub unroll: u32,
+    /// Distinct states (with the robustness search: state–frontier pairs).
+    pub max_states: usize,
+    /// Bytes the search may hold ([`crate::mem::default_budget`] by default).
+    pub max_memory: usize,
+}
+
+impl Config {
+    /// `model` with `--unroll 4`, 2·10⁶ states and the default memory budget.
+    pub fn new(model: Model) -> Config {
+        Config {
+            model,
+            unroll: 4,
+            max_states: 2_000_000,
+            max_memory: crate::mem::default_budget(),
+        }
+    }
+    pub fn unroll(self, unroll: u32) -> Config {
+        Config { unroll, ..self }
+    }
+    pub fn max_states(self, max_states: usize) -> Config {
+        Config { max_states, ..self }
+    }
+    pub fn max_memory(self, max_memory: usize) -> Config {
+        Config { max_memory, ..self }
+    }
+}
+
 /// A machine state (after the register-only steps have run).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
     pub pc: Vec<u32>,
+
     /// All threads' registers, thread after thread.
     pub regs: Vec<Val>,
     pub mem: Vec<Val>,
@@ -54,6 +89,22 @@ pub struct State {
     /// Per thread: transaction nesting depth and the number of transactions begun.
     pub depth: Vec<u16>,
     pub txns: Vec<u32>,
+}
+
+impl State {
+    /// Bytes this state holds on the heap, with its own size.
+    pub fn bytes(&self) -> usize {
+        use crate::mem::vec_bytes;
+        std::mem::size_of::<State>()
+            + vec_bytes(&self.pc)
+            + vec_bytes(&self.regs)
+            + vec_bytes(&self.mem)
+            + vec_bytes(&self.buf)
+            + self.buf.iter().map(vec_bytes).sum::<usize>()
+            + vec_bytes(&self.jumps)
+            + vec_bytes(&self.depth)
+            + vec_bytes(&self.txns)
+    }
 }
 
 /// One step of a run.
@@ -127,6 +178,8 @@ pub enum Incomplete {
     BufferLimit,
     /// A register-only loop ran [`MAX_LOCAL_STEPS`] steps without a memory access.
     Spin,
+    /// The states held passed the memory budget.
+    Memory,
 }
 
 impl Incomplete {
@@ -140,6 +193,9 @@ impl Incomplete {
             Incomplete::Spin => format!(
                 "a register-only loop ran {MAX_LOCAL_STEPS} steps without touching memory (lower --unroll)"
             ),
+            Incomplete::Memory => {
+                "the states held passed the memory budget (--max-memory; half the available memory by default)".into()
+            }
         }
     }
 }
@@ -443,9 +499,10 @@ impl Exploration {
     }
 }
 
-/// Explores every run of `p` under `model`; at most `max_states` distinct states.
-pub fn explore(p: &Program, model: Model, unroll: u32, max_states: usize) -> Exploration {
-    let m = Machine::new(p, model, unroll);
+/// Explores every run of `p` within the bounds of `c`.
+pub fn explore(p: &Program, c: &Config) -> Exploration {
+    let (model, max_states) = (c.model, c.max_states);
+    let m = Machine::new(p, model, c.unroll);
     let places = p.observed();
     let mut x = Explorer {
         m: &m,
@@ -456,6 +513,8 @@ pub fn explore(p: &Program, model: Model, unroll: u32, max_states: usize) -> Exp
         path: Vec::new(),
         failure: None,
         max_states,
+        max_memory: c.max_memory,
+        bytes: 0,
         opened: 0,
         incomplete: None,
         cut: 0,
@@ -492,6 +551,9 @@ struct Explorer<'a, 'p> {
     path: Vec<Step>,
     failure: Option<Failure>,
     max_states: usize,
+    max_memory: usize,
+    /// Bytes held by the memo table (states and their counts).
+    bytes: usize,
     /// States entered (explored or on the stack).
     opened: usize,
     incomplete: Option<Incomplete>,
@@ -577,6 +639,12 @@ impl Explorer<'_, '_> {
         }
         if self.opened >= self.max_states {
             self.incomplete.get_or_insert(Incomplete::MaxStates);
+            return Entered::Done(Counts::default());
+        }
+        // Each memo entry: the state, its counts and the table's own slot (≈ 64 bytes).
+        self.bytes += s.bytes() + 64;
+        if self.bytes > self.max_memory {
+            self.incomplete.get_or_insert(Incomplete::Memory);
             return Entered::Done(Counts::default());
         }
         self.opened += 1;

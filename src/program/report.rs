@@ -1,7 +1,7 @@
 //! What `tsoser explore` prints: outcomes, the final condition, assertion failures and
 //! robustness, as text and as the stable JSON documented in the README.
 
-use super::explore::{explore, replay, schedule_text, Exploration, Machine, Model, Step};
+use super::explore::{explore, replay, schedule_text, Config, Exploration, Machine, Model, Step};
 use super::robust::{check_witness, hb_cycle, robust, Robustness};
 use super::Program;
 use serde_json::{json, Value};
@@ -9,9 +9,8 @@ use serde_json::{json, Value};
 /// Options of an exploration.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    pub model: Model,
-    pub unroll: u32,
-    pub max_states: usize,
+    /// The model and the bounds.
+    pub config: Config,
     /// Also decide robustness (TSO/PSO).
     pub robustness: bool,
 }
@@ -32,10 +31,11 @@ pub struct Report {
 /// Explores and checks every piece of evidence; Err for an internal inconsistency
 /// (a witness that does not re-check) or a robustness search too wide.
 pub fn run(p: &Program, o: Options) -> Result<Report, String> {
-    let exploration = explore(p, o.model, o.unroll, o.max_states);
+    let c = &o.config;
+    let exploration = explore(p, c);
     let mut robustness_note = None;
-    let robustness = if o.robustness && o.model != Model::Sc {
-        match robust(p, o.model, o.unroll, o.max_states) {
+    let robustness = if o.robustness && c.model != Model::Sc {
+        match robust(p, c) {
             Ok(r) => {
                 robustness_note = r.incomplete.map(|i| i.describe());
                 Some(r)
@@ -54,11 +54,11 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
     } else {
         None
     };
-    let m = Machine::new(p, o.model, o.unroll);
+    let m = Machine::new(p, o.config.model, o.config.unroll);
     let mut witness_text = Vec::new();
     let mut cycle_text = Vec::new();
     if let Some(w) = robustness.as_ref().and_then(|r| r.witness.as_ref()) {
-        let (run, cyc) = check_witness(p, o.model, o.unroll, w).map_err(|e| {
+        let (run, cyc) = check_witness(p, o.config.model, o.config.unroll, w).map_err(|e| {
             format!("internal error: the robustness witness does not re-check: {e}")
         })?;
         witness_text = numbered(&run);

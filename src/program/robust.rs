@@ -140,6 +140,18 @@ struct Frontier {
 }
 
 impl Frontier {
+    /// Bytes the frontier holds on the heap, with its own size.
+    fn bytes(&self) -> usize {
+        use crate::mem::vec_bytes;
+        std::mem::size_of::<Frontier>()
+            + vec_bytes(&self.reach)
+            + vec_bytes(&self.last)
+            + vec_bytes(&self.latest)
+            + vec_bytes(&self.readers)
+            + vec_bytes(&self.pending)
+            + self.pending.iter().map(vec_bytes).sum::<usize>()
+    }
+
     fn new(k: usize, m: usize) -> Frontier {
         Frontier {
             reach: Vec::new(),
@@ -299,12 +311,9 @@ impl std::fmt::Display for TooMany {
 
 /// Whether every run of `p` under `model` (TSO or PSO) is SC; at most `max_states`
 /// (state, frontier) pairs. SC is robust by definition.
-pub fn robust(
-    p: &Program,
-    model: Model,
-    unroll: u32,
-    max_states: usize,
-) -> Result<Robustness, TooMany> {
+pub fn robust(p: &Program, c: &super::explore::Config) -> Result<Robustness, TooMany> {
+    let (model, unroll, max_states) = (c.model, c.unroll, c.max_states);
+    let mut bytes = 0usize;
     if model == Model::Sc {
         return Ok(Robustness {
             robust: Some(true),
@@ -365,8 +374,15 @@ pub fn robust(
                 incomplete.get_or_insert(Incomplete::MaxStates);
                 continue;
             }
+            // The pair, its frontier matrix, the set's and queue's slots, the parent link.
+            let pair = s2.bytes() + f2.bytes() + 96;
+            if bytes + pair > c.max_memory {
+                incomplete.get_or_insert(Incomplete::Memory);
+                continue;
+            }
             let key = Rc::new((s2, f2));
             if seen.insert(key.clone()) {
+                bytes += pair;
                 links.push((at, Some(step)));
                 q.push_back((key, links.len() - 1));
             }

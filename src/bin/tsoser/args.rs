@@ -215,7 +215,7 @@ impl Solver {
 pub(crate) enum Format {
     /// DIMACS CNF with a variable table in comments.
     Dimacs,
-    /// SMT-LIB 2 (integer positions; needs the z3 feature).
+    /// SMT-LIB 2 (integer commit positions in exact semantics).
     Smt2,
 }
 
@@ -375,6 +375,10 @@ pub(crate) enum Cmd {
         /// Distinct states before the answer is unknown (exit 3).
         #[arg(long, default_value_t = 2_000_000)]
         max_states: usize,
+        /// MiB the search may hold before the answer is unknown (exit 3)
+        /// [default: half the memory available].
+        #[arg(long, value_name = "MIB")]
+        max_memory: Option<usize>,
         /// Skip the robustness search.
         #[arg(long)]
         no_robustness: bool,
@@ -406,6 +410,9 @@ pub(crate) enum Cmd {
         unroll: u32,
         #[arg(long, default_value_t = 2_000_000)]
         max_states: usize,
+        /// MiB each test's search may hold [default: half the memory available].
+        #[arg(long, value_name = "MIB")]
+        max_memory: Option<usize>,
         /// Also decide robustness for each test.
         #[arg(long)]
         robustness: bool,

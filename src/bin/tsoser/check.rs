@@ -287,7 +287,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
                 out["stats"]["chains"] = serde_json::to_value(c)?;
             }
         }
-        outln!("{}", serde_json::to_string_pretty(&out)?);
+        crate::out::json_out(out)?;
     } else {
         let what = if sc {
             "SC-serializable (trace read as an SC run)".to_string()
@@ -376,13 +376,19 @@ pub(crate) fn cmd_encode(file: &Path, format: Format, semantics: Semantics) -> R
             out!("{}", satcheck::export::to_dimacs(&trace, &f))
         }
         Format::Smt2 => {
-            #[cfg(feature = "z3")]
-            {
-                let f = satcheck::encode::whole_formula(&trace, semantics);
-                out!("{}", satcheck::backend::Z3::new(&f, &trace, None).to_smt2());
-            }
-            #[cfg(not(feature = "z3"))]
-            bail!("--format smt2 needs the z3 backend: build with `--features z3`");
+            // Exact: integer positions need no cuts; paper: the eagerly closed formula.
+            let f = match semantics {
+                Semantics::Exact => satcheck::encode::whole_formula(&trace, semantics),
+                Semantics::Paper => {
+                    satcheck::encode::export_formula(&trace, semantics).map_err(|e| {
+                        anyhow::anyhow!(
+                            "{}: the formula is too large to write ({e})",
+                            file.display()
+                        )
+                    })?
+                }
+            };
+            out!("{}", satcheck::export::to_smt2(&trace, &f, semantics))
         }
     }
     Ok(out::OK)
@@ -423,7 +429,7 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
             "contraction_cycle": edges(&contraction),
             "commits": report::placement_json(&trace, &exec),
         });
-        outln!("{}", serde_json::to_string_pretty(&out)?);
+        crate::out::json_out(out)?;
     } else {
         match &cycle {
             None => outln!("{fname}: execution is TSO-serializable: yes"),
@@ -525,7 +531,7 @@ pub(crate) fn cmd_graph(
         if want_stats {
             out["stats"] = stats.to_json();
         }
-        outln!("{}", serde_json::to_string_pretty(&out)?);
+        crate::out::json_out(out)?;
     } else {
         outln!(
             "{}: {} semantics: {nodes} nodes, {directed} directed edges, {undirected} undirected edges; forced conflicts {}",

@@ -1,5 +1,6 @@
 //! `tsoser explore` and `tsoser suite`: programs and litmus tests.
 
+use crate::args::ProgModel;
 use crate::out::{warn, INTERNAL};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
@@ -7,6 +8,26 @@ use std::path::Path;
 use tsoser::program::{self, explore};
 use tsoser::report::Stats;
 use tsoser::trace;
+
+/// The explorer's bounds from the flags; `--max-memory` is in MiB (default: half the
+/// memory available).
+pub(crate) fn config(
+    model: ProgModel,
+    unroll: u32,
+    max_states: usize,
+    max_memory: Option<usize>,
+) -> Result<explore::Config> {
+    let mut c = explore::Config::new(model.model())
+        .unroll(unroll)
+        .max_states(max_states);
+    if let Some(mib) = max_memory {
+        if mib == 0 || mib > 1 << 30 {
+            bail!("--max-memory takes 1 to 2^30 MiB");
+        }
+        c = c.max_memory(mib << 20);
+    }
+    Ok(c)
+}
 
 pub(crate) fn cmd_explore(
     file: &Path,
@@ -22,7 +43,7 @@ pub(crate) fn cmd_explore(
     if let Some(text) = replay {
         let steps =
             explore::parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
-        let out = program::report::replay_text(&p, o.model, o.unroll, &steps)
+        let out = program::report::replay_text(&p, o.config.model, o.config.unroll, &steps)
             .map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
         out!("{out}");
         return Ok(0);
@@ -41,10 +62,16 @@ pub(crate) fn cmd_explore(
     if let Some(dir) = emit {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let em = stats.time("emit traces", || {
-            program::traces::traces(&p, o.model, o.unroll, max_traces, o.max_states)
+            program::traces::traces(
+                &p,
+                o.config.model,
+                o.config.unroll,
+                max_traces,
+                o.config.max_states,
+            )
         });
         for (i, t) in em.traces.iter().enumerate() {
-            let path = dir.join(program::traces::file_name(&p.name, o.model, i + 1));
+            let path = dir.join(program::traces::file_name(&p.name, o.config.model, i + 1));
             std::fs::write(&path, trace::parse::to_yaml(t))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
@@ -63,7 +90,7 @@ pub(crate) fn cmd_explore(
             ),
             program::traces::EmitStop::MaxSteps => format!(
                 " — truncated: the schedule enumeration reached --max-states {} steps; more traces may exist",
-                o.max_states
+                o.config.max_states
             ),
         };
         if !as_json {
@@ -93,7 +120,7 @@ pub(crate) fn cmd_explore(
         if want_stats {
             v["stats"] = stats.to_json();
         }
-        outln!("{}", serde_json::to_string_pretty(&v)?);
+        crate::out::json_out(v)?;
     } else {
         out!("{}", program::report::text(&p, &fname, &r));
         if want_stats {
@@ -117,11 +144,11 @@ pub(crate) fn cmd_suite(
     let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
     if as_json {
         let rows: Vec<_> = sum.rows.iter().map(|r| r.json()).collect();
-        let v = json!({"dir": dir.display().to_string(), "model": o.model.name(), "tests": n,
+        let v = json!({"dir": dir.display().to_string(), "model": o.config.model.name(), "tests": n,
                        "mismatches": mismatches, "errors": errors, "unknown": unknown,
                        "without_expectation": missing, "not_robust": not_robust,
                        "seconds": sum.seconds, "results": rows});
-        outln!("{}", serde_json::to_string_pretty(&v)?);
+        crate::out::json_out(v)?;
         return Ok(sum.exit());
     }
     for r in &sum.rows {
@@ -147,7 +174,7 @@ pub(crate) fn cmd_suite(
     };
     outln!(
         "{n} tests under {}: {verdicts}, {errors} error{}, {unknown} unknown{}; {:.2} s",
-        o.model.name().to_uppercase(),
+        o.config.model.name().to_uppercase(),
         if errors == 1 { "" } else { "s" },
         if o.robustness {
             format!(", {not_robust} not robust")

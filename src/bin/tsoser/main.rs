@@ -167,6 +167,7 @@ fn run(cli: Cli) -> Result<u8> {
             unroll,
             max_states,
             no_robustness,
+            max_memory,
             replay,
             emit_traces,
             max_traces,
@@ -174,9 +175,7 @@ fn run(cli: Cli) -> Result<u8> {
             stats,
         } => {
             let o = program::report::Options {
-                model: model.model(),
-                unroll,
-                max_states,
+                config: explore::config(model, unroll, max_states, max_memory)?,
                 robustness: !no_robustness,
             };
             explore::cmd_explore(
@@ -195,13 +194,12 @@ fn run(cli: Cli) -> Result<u8> {
             expected,
             unroll,
             max_states,
+            max_memory,
             robustness,
             json,
         } => {
             let o = program::report::Options {
-                model: model.model(),
-                unroll,
-                max_states,
+                config: explore::config(model, unroll, max_states, max_memory)?,
                 robustness,
             };
             explore::cmd_suite(&dir, expected.as_deref(), o, json)

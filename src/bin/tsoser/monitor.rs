@@ -115,7 +115,7 @@ pub(crate) fn cmd_monitor(
         if want_stats {
             out["stats"] = stats.to_json();
         }
-        outln!("{}", serde_json::to_string_pretty(&out)?);
+        crate::out::json_out(out)?;
     } else {
         for x in &explained {
             outln!("{fname}: {}", x.headline);

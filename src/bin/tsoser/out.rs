@@ -119,6 +119,20 @@ pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
     })
 }
 
+/// Prints one `--json` object with its `"schema"` version first.
+pub(crate) fn json_out(v: serde_json::Value) -> Result<()> {
+    let mut o = serde_json::Map::new();
+    o.insert("schema".into(), json!(tsoser::report::JSON_SCHEMA));
+    match v {
+        serde_json::Value::Object(m) => o.extend(m),
+        other => {
+            o.insert("value".into(), other);
+        }
+    }
+    emit(&format!("{}\n", serde_json::to_string_pretty(&o)?));
+    Ok(())
+}
+
 /// The `trace` object of `--json`.
 pub(crate) fn trace_json(trace: &Trace) -> serde_json::Value {
     json!({

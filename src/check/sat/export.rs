@@ -119,3 +119,100 @@ pub fn parse_dimacs(text: &str) -> Result<(usize, Vec<Vec<Lit>>), String> {
     }
     Ok((vars.ok_or("no `p cnf` header")?, clauses))
 }
+
+/// SMT-LIB 2 (QF_LIDL: integer positions in difference logic) of the exact formula,
+/// written without z3: each order atom is a comparison of commit positions (event p at
+/// `m·(p+1)`, a commit strictly inside its window, FIFO per thread, room for every
+/// commit in a gap with m = commits + 1), so no transitivity cut is needed; the other
+/// variables are Booleans. Paper semantics (no positions) takes the eagerly closed
+/// formula ([`super::encode::export_formula`]) as Booleans. Satisfiable iff not
+/// serializable.
+pub fn to_smt2(trace: &Trace, f: &Formula, semantics: crate::check::Semantics) -> String {
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ =
+        writeln!(
+        s,
+        "; tsoser encoding of {} ({} semantics)\n; sat <=> NOT TSO-serializable\n(set-logic {})",
+        crate::text::escaped(trace.name.as_deref().unwrap_or("trace")).replace('\n', " "),
+        match semantics {
+            crate::check::Semantics::Exact => "exact",
+            crate::check::Semantics::Paper => "paper",
+        },
+        if semantics == crate::check::Semantics::Exact { "QF_LIA" } else { "QF_UF" }
+    );
+    let m = trace.writes().count() as i64 + 1;
+    let at = |p: usize| m * (p as i64 + 1);
+    let positions = semantics == crate::check::Semantics::Exact;
+    let mut atom_of: BTreeMap<Lit, Atom> = BTreeMap::new();
+    if positions {
+        for (&a, &l) in &f.atoms {
+            atom_of.insert(l, a);
+        }
+    }
+    let mut commits: Vec<usize> = atom_of
+        .values()
+        .flat_map(|a| match *a {
+            Atom::CommitBeforeEvent(w, _) => [Some(w), None],
+            Atom::CommitBeforeCommit(a, b) => [Some(a), Some(b)],
+        })
+        .flatten()
+        .collect();
+    commits.sort_unstable();
+    commits.dedup();
+    for &w in &commits {
+        let _ = writeln!(s, "(declare-fun c{w} () Int)");
+        let _ = writeln!(
+            s,
+            "(assert (and (< {} c{w}) (< c{w} {})))",
+            at(w),
+            at(trace.commit_bound(w))
+        );
+    }
+    let mut last: BTreeMap<usize, usize> = BTreeMap::new();
+    for &w in &commits {
+        if let Some(prev) = last.insert(trace.events[w].thread, w) {
+            let _ = writeln!(s, "(assert (< c{prev} c{w}))");
+        }
+    }
+    for v in 1..=f.num_vars() as Lit {
+        match atom_of.get(&v) {
+            Some(Atom::CommitBeforeEvent(w, p)) => {
+                let _ = writeln!(s, "(define-fun v{v} () Bool (< c{w} {}))", at(*p));
+            }
+            Some(Atom::CommitBeforeCommit(a, b)) => {
+                let _ = writeln!(s, "(define-fun v{v} () Bool (< c{a} c{b}))");
+            }
+            None => {
+                let _ = writeln!(s, "(declare-fun v{v} () Bool)");
+            }
+        }
+    }
+    let lit = |l: Lit| {
+        if l > 0 {
+            format!("v{l}")
+        } else {
+            format!("(not v{})", -l)
+        }
+    };
+    let clauses: Vec<&Vec<Lit>> = if positions {
+        f.clauses.iter().collect()
+    } else {
+        f.clauses.iter().chain(&f.order_clauses).collect()
+    };
+    for c in clauses {
+        match c.as_slice() {
+            [] => s.push_str("(assert false)\n"),
+            [l] => {
+                let _ = writeln!(s, "(assert {})", lit(*l));
+            }
+            ls => {
+                let body: Vec<String> = ls.iter().map(|&l| lit(l)).collect();
+                let _ = writeln!(s, "(assert (or {}))", body.join(" "));
+            }
+        }
+    }
+    s.push_str("(check-sat)\n");
+    s
+}

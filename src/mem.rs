@@ -1,0 +1,19 @@
+//! Memory bounds: searches count the bytes they hold and end as *unknown* past a
+//! budget, before the allocator aborts the process.
+
+/// The default memory budget of a search: half of the memory available when asked
+/// (`MemAvailable` of `/proc/meminfo`), or 4 GiB where that is unknown.
+pub fn default_budget() -> usize {
+    let kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse::<usize>().ok())
+    });
+    kib.map_or(4 << 30, |k| k.saturating_mul(1024) / 2)
+}
+
+/// Heap bytes of a vector's buffer.
+pub fn vec_bytes<T>(v: &Vec<T>) -> usize {
+    v.capacity() * std::mem::size_of::<T>()
+}

@@ -1,0 +1,81 @@
+//! Budgets are cooperative: when a deadline (or a cancellation) ends a decision, the
+//! call returns *unknown* promptly and leaves no thread running — the process's CPU
+//! time stops growing right after. One test in its own binary, so no other test's
+//! threads are counted.
+
+use std::time::{Duration, Instant};
+use tsoser::check::decide::{decide, Algo, Budget, Question};
+use tsoser::check::{Semantics, Verdict};
+use tsoser::trace::gen;
+
+/// CPU time (user + system) of this process, in clock ticks.
+fn cpu_ticks() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let fields: Vec<&str> = s.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    // After the command name: state is field 3; utime and stime are fields 14 and 15.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+fn idle_after(what: &str) {
+    let before = cpu_ticks();
+    std::thread::sleep(Duration::from_millis(400));
+    let used = cpu_ticks() - before;
+    // 400 ms of wall time; a thread left searching would add ~40 ticks per core.
+    assert!(
+        used <= 4,
+        "{what}: {used} ticks of CPU in the 400 ms after the answer"
+    );
+}
+
+#[test]
+fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
+    // Hard for brute force: a dense 40-event trace of 5 threads (serializable).
+    let dense = gen::generate(&gen::Shape::dense(40, 5, 2), 1);
+    // Hard for fpt: 10^4 events of blocks at 4 threads (hundreds of seconds whole).
+    let blocks = gen::blocks(&gen::Shape::dense(40, 4, 2), 250, 0);
+    for (name, trace, algo) in [
+        ("brute", &dense, Algo::Brute),
+        ("fpt", &blocks, Algo::Fpt { fig4: false }),
+        ("auto", &blocks, Algo::AUTO),
+    ] {
+        let t = Instant::now();
+        let d = decide(
+            trace,
+            Question::Tso(Semantics::Exact),
+            algo,
+            &Budget::with_timeout(Duration::from_millis(300)),
+        )
+        .unwrap();
+        let took = t.elapsed();
+        assert!(
+            matches!(d.verdict, Verdict::Unknown { .. }),
+            "{name}: {:?}",
+            d.verdict.name()
+        );
+        assert!(
+            took < Duration::from_millis(300 + 200),
+            "{name}: returned after {took:?}"
+        );
+        idle_after(name);
+    }
+    // Cancellation from another thread.
+    let budget = Budget::default();
+    let flag = budget.cancel.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let d = decide(
+        &dense,
+        Question::Tso(Semantics::Exact),
+        Algo::Brute,
+        &budget,
+    )
+    .unwrap();
+    stopper.join().unwrap();
+    match d.verdict {
+        Verdict::Unknown { reason } => assert_eq!(reason, "cancelled"),
+        v => panic!("cancelled brute force answered {}", v.name()),
+    }
+    idle_after("cancelled brute");
+}
