@@ -115,28 +115,8 @@ fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> Value {
 
 /// The execution as numbered lines; commits marked `⇒`.
 pub fn execution_text(trace: &Trace, exec: &Execution) -> String {
-    let mut s = String::new();
-    for (p, &st) in exec.steps().iter().enumerate() {
-        let line = line_of(trace, st);
-        let at = if line > 0 {
-            format!("  (line {line})")
-        } else {
-            String::new()
-        };
-        match st {
-            Step::Event(e) => s.push_str(&format!(
-                "  {:>4}. {}{at}\n",
-                p + 1,
-                node_text(trace, Step::Event(e))
-            )),
-            Step::Commit(w) => s.push_str(&format!(
-                "  {:>4}.   ⇒ commit {}{at}\n",
-                p + 1,
-                node_text(trace, Step::Event(w))
-            )),
-        }
-    }
-    s
+    let all: Vec<usize> = (0..exec.steps().len()).collect();
+    steps_text(trace, exec, &all)
 }
 
 /// Where each write commits: after which trace event.

@@ -761,3 +761,40 @@ fn readme_json_sample_matches_the_output() {
         assert!(w.contains(k), "{k}");
     }
 }
+
+/// Bug: a 700 KB trace of 40,000 single-event threads made `monitor` ask for many GB
+/// (vector clocks over threads: sc-ser keeps threads² × variables integers) and abort.
+/// The monitors' state is sized first: past half the available memory the answer is
+/// unknown (exit 3) with what it would need.
+#[test]
+fn monitors_too_big_for_memory_answer_unknown() {
+    let dir = std::env::temp_dir().join(format!("tsoser-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("wide.yaml");
+    let events: String = (0..40_000)
+        .map(|i| format!("  - \"t{i} rd x\"\n"))
+        .collect();
+    std::fs::write(&f, format!("events:\n{events}")).unwrap();
+    let std_file = dir.join("wide.std");
+    assert_eq!(
+        tsoser(&[
+            "convert",
+            f.to_str().unwrap(),
+            "-o",
+            std_file.to_str().unwrap()
+        ])
+        .status
+        .code(),
+        Some(0)
+    );
+    for file in [&f, &std_file] {
+        let o = tsoser(&["monitor", file.to_str().unwrap(), "--monitor", "all"]);
+        assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+        assert!(
+            stdout(&o).contains("unknown — the monitors would need"),
+            "{}",
+            stdout(&o)
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

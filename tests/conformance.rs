@@ -32,15 +32,15 @@ fn backends() -> Vec<(&'static str, Algo, Budget)> {
             "auto, all to sat",
             Algo::Auto {
                 solver: SolverKind::Varisat,
-                max_chains: 0,
+                first_jumps: 0,
             },
             jobs(1),
         ),
         (
-            "auto, width ≤ 2 to fpt",
+            "auto, fpt for 3 jumps then sat",
             Algo::Auto {
                 solver: SolverKind::Varisat,
-                max_chains: 2,
+                first_jumps: 3,
             },
             jobs(1),
         ),

@@ -104,12 +104,12 @@ proptest! {
         let f = dir.join("t.std");
         std::fs::write(&f, to_std(&trace).unwrap()).unwrap();
         let back = tsoser::trace::std_format::read_std(&f).unwrap();
-        let s = stream(&f, &Kind::ALL).unwrap();
+        let s = stream(&f, &Kind::ALL, usize::MAX).unwrap();
         prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL));
         let sc = match s.outcomes[0].1 { Outcome::ScSer(i) => Some(i), _ => None };
         prop_assert_eq!(sc, first_violation(&back));
         prop_assert_eq!(first_violation(&back), first_violation(&trace));
-        let quiet = stream(&f, &[Kind::ScSer]).unwrap();
+        let quiet = stream(&f, &[Kind::ScSer], usize::MAX).unwrap();
         if quiet.outcomes[0].1 == Outcome::Clean {
             prop_assert_eq!(quiet.events, trace.len());
         }

@@ -1,7 +1,8 @@
 //! `--algo auto`, the default: the shared front end once (forced cycle, components of
-//! the graph of possible conflicts), then each component to the decider that is
-//! strong on its shape — fpt when its forced order has at most [`FPT_MAX_CHAINS`]
-//! chains (Fig. 3 is exponential in the chains only), sat otherwise. The rule and the
+//! the graph of possible conflicts), then per component fpt first within
+//! [`FPT_FIRST_JUMPS`] jumps — it finds violations in a handful of jumps and refutes
+//! components of few chains outright — and sat on what fpt leaves open (many chains
+//! and no violation: the exponential regime, where CDCL learns). The rule and the
 //! figures behind it are in the README ("`--algo auto`"). Paper semantics goes to sat
 //! whole (a reproduction mode, not a performance one).
 
@@ -11,10 +12,12 @@ use super::{Semantics, Verdict};
 use crate::trace::Trace;
 use std::time::Instant;
 
-/// Components whose forced order has at most this many chains go to fpt: measured
-/// 4–30× faster than varisat there on dense traces, comparable at 5, slower from 6
-/// (README, "`--algo fpt`" and "`--algo auto`").
-pub const FPT_MAX_CHAINS: usize = 4;
+/// Jumps fpt may try on a component before sat takes it over: about 0.7 s of search.
+/// Measured (README, "`--algo auto`"): dense 40-event traces up to 4 threads and 5 of
+/// them on one seed finish within it (3–18× faster than varisat); realistic
+/// violations need under 30 jumps; the components it gives up on are those where
+/// varisat is faster.
+pub const FPT_FIRST_JUMPS: u64 = 1_000_000;
 
 /// What each part of an `auto` run did.
 #[derive(Clone, Debug, Default)]
@@ -24,11 +27,9 @@ pub struct AutoStats {
     pub varying_pairs: u64,
     pub components: u64,
     pub largest_component: u64,
-    /// Components given to fpt and to sat.
+    /// Components fpt decided, and those sat took over.
     pub by_fpt: u64,
     pub by_sat: u64,
-    /// The widest component's chain count.
-    pub chains: u64,
     pub fpt: FptStats,
     pub sat: SatStats,
 }
@@ -43,13 +44,13 @@ pub enum AutoError {
 }
 
 /// Decides with fpt and sat by component shape (see the module text).
-/// `max_chains` is the rule's threshold ([`FPT_MAX_CHAINS`] by default; 0 sends every
-/// component to sat, `usize::MAX` every one to fpt).
+/// `first_jumps` is fpt's share of each component ([`FPT_FIRST_JUMPS`] by default; 0
+/// sends every component to sat, `u64::MAX` leaves every one to fpt).
 pub fn check_auto(
     trace: &Trace,
     semantics: Semantics,
     solver: SolverKind,
-    max_chains: usize,
+    first_jumps: u64,
     opts: FptOptions,
 ) -> Result<(Verdict, AutoStats), AutoError> {
     let mut st = AutoStats::default();
@@ -72,19 +73,26 @@ pub fn check_auto(
         .num_threads(opts.jobs)
         .build()
         .map_err(|e| FptError::Threads(opts.jobs, e.to_string()))?;
-    for (i, comp) in front.comps.iter().enumerate() {
-        let width = super::front::timed(&mut st.phases, "chain partition", || {
-            fpt::width(trace, comp, &front.forced[i])
-        });
-        st.chains = st.chains.max(width as u64);
-        let v = if width <= max_chains {
-            st.by_fpt += 1;
-            let fst = &mut st.fpt;
-            pool.install(|| fpt::exact_components(trace, &front, &[i], &opts, deadline, fst))?
-        } else {
-            st.by_sat += 1;
-            sat::exact_components(trace, &front, &[i], solver, deadline, &mut st.sat)?
+    let fpt_opts = FptOptions {
+        max_jumps: first_jumps.min(opts.max_jumps),
+        ..opts
+    };
+    let expired = || deadline.is_some_and(|d| Instant::now() >= d);
+    for i in 0..front.comps.len() {
+        let mut v = Verdict::Unknown {
+            reason: String::new(),
         };
+        if first_jumps > 0 {
+            let fst = &mut st.fpt;
+            v = pool
+                .install(|| fpt::exact_components(trace, &front, &[i], &fpt_opts, deadline, fst))?;
+        }
+        if matches!(v, Verdict::Unknown { .. }) && !expired() {
+            st.by_sat += 1;
+            v = sat::exact_components(trace, &front, &[i], solver, deadline, &mut st.sat)?;
+        } else {
+            st.by_fpt += 1;
+        }
         if !matches!(v, Verdict::Serializable) {
             return Ok((v, st));
         }

@@ -34,11 +34,11 @@ pub enum Question {
 /// Which decider answers a [`Question::Tso`] (an SC question has one polynomial check).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algo {
-    /// By component shape: fpt on components of at most `max_chains` chains, sat with
-    /// `solver` on the others ([`super::auto`]); paper semantics: sat.
+    /// Per component, fpt within `first_jumps` jumps, then sat with `solver` on what
+    /// it leaves open ([`super::auto`]); paper semantics: sat.
     Auto {
         solver: SolverKind,
-        max_chains: usize,
+        first_jumps: u64,
     },
     /// Enumerate the executions: the definition, and the oracle of every test.
     Brute,
@@ -50,10 +50,10 @@ pub enum Algo {
 }
 
 impl Algo {
-    /// `auto` with the measured rule ([`super::auto::FPT_MAX_CHAINS`]) and varisat.
+    /// `auto` with the measured rule ([`super::auto::FPT_FIRST_JUMPS`]) and varisat.
     pub const AUTO: Algo = Algo::Auto {
         solver: SolverKind::Varisat,
-        max_chains: super::auto::FPT_MAX_CHAINS,
+        first_jumps: super::auto::FPT_FIRST_JUMPS,
     };
 
     /// The name in reports: `brute`, `sat`, `fpt`.
@@ -178,7 +178,6 @@ impl DeciderStats {
                 ("varying pairs", s.varying_pairs),
                 ("components", s.components),
                 ("largest component", s.largest_component),
-                ("chains", s.chains),
                 ("components by fpt", s.by_fpt),
                 ("components by sat", s.by_sat),
                 ("jumps tried", s.fpt.extended),
@@ -279,9 +278,12 @@ fn run(
             let (v, s) = fpt::check_fpt(trace, semantics, fpt_options(budget, fig4))?;
             (v, DeciderStats::Fpt(s))
         }
-        Algo::Auto { solver, max_chains } => {
+        Algo::Auto {
+            solver,
+            first_jumps,
+        } => {
             let o = fpt_options(budget, false);
-            let (v, s) = super::auto::check_auto(trace, semantics, solver, max_chains, o)?;
+            let (v, s) = super::auto::check_auto(trace, semantics, solver, first_jumps, o)?;
             (v, DeciderStats::Auto(Box::new(s)))
         }
     })

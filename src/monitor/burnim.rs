@@ -80,6 +80,11 @@ impl Burnim {
         }
     }
 
+    /// The model the automaton runs.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
     /// Records the commit positions (for [`super::replay`]).
     pub fn logging(mut self) -> Burnim {
         self.commits = Some(Vec::new());

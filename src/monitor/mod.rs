@@ -8,8 +8,9 @@
 //!   transaction ends with a fence or rmw, SOBER for robustness and SC-serializability.
 //! - [`hb`]: happens-before on the SC run, its vector clock and witness paths.
 //!
-//! [`Suite`] runs any set of them in one pass over the events, in memory ([`run`]) or
-//! streamed from an STD file ([`stream`]).
+//! Each is a [`Monitor`] (begin, step, finish → [`Outcome`]); [`Suite`] runs any list
+//! of them in one pass over the events, in memory ([`run`]) or streamed from an STD file
+//! ([`stream`]).
 
 pub mod burnim;
 pub mod explain;
@@ -91,44 +92,227 @@ impl Outcome {
     }
 }
 
-/// Several monitors fed the same SC run, event by event; each stops at its first report.
-pub struct Suite {
-    kinds: Vec<Kind>,
-    sc_ser: Option<(sc_ser::ScSer, Option<EventId>)>,
-    sober: Option<(Sober, Option<SoberReport>)>,
-    tso: Option<(Burnim, Option<BurnimReport>)>,
-    pso: Option<(Burnim, Option<BurnimReport>)>,
+/// One monitor fed an SC run event by event (docs/semantics.md §6). A new monitor is
+/// one implementation plus one line in [`new_monitor`].
+pub trait Monitor {
+    fn kind(&self) -> Kind;
+    /// Thread `t` starts a new transaction.
+    fn begin(&mut self, _t: usize) {}
+    /// Event `e` of thread `t` (its op and variable index).
+    fn step(&mut self, e: EventId, t: usize, op: Op, var: Option<usize>);
+    /// Whether the rest of the run can change nothing (it has reported).
+    fn done(&self) -> bool;
+    /// The outcome after the last event read.
+    fn finish(&mut self) -> Outcome;
+}
+
+impl Kind {
+    /// Bytes the monitor's state takes for `k` threads and `m` variables (vector
+    /// clocks over threads: sc-ser's read slots make it k²·m).
+    pub fn bytes_needed(self, k: usize, m: usize) -> u128 {
+        let (k, m) = (k as u128, m as u128);
+        let hb = 4 * (k * k + 2 * m * k);
+        match self {
+            Kind::ScSer => 16 * (k + m + k * m) * k + k * m,
+            Kind::Sober => hb + 4 * (2 * k * 2 * k + (m + k) * 2 * k),
+            Kind::Tso | Kind::Pso => hb + 32 * m,
+            Kind::Fenced => {
+                Kind::ScSer.bytes_needed(k as usize, m as usize)
+                    + Kind::Sober.bytes_needed(k as usize, m as usize)
+            }
+        }
+    }
+}
+
+/// Refuses monitors whose state for `k` threads and `m` variables would pass `budget`
+/// bytes: the message says how much they need (the command answers *unknown*, exit 3,
+/// instead of letting the allocator abort).
+pub fn check_memory(kinds: &[Kind], k: usize, m: usize, budget: usize) -> Result<(), String> {
+    let need: u128 = kinds.iter().map(|x| x.bytes_needed(k, m)).sum();
+    if need > budget as u128 {
+        return Err(format!(
+            "the monitors would need {:.1} GiB for {k} threads and {m} variables, more than the memory budget of {:.1} GiB (half the available memory)",
+            need as f64 / (1u64 << 30) as f64,
+            budget as f64 / (1u64 << 30) as f64
+        ));
+    }
+    Ok(())
+}
+
+/// Why a streamed run gave no outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    #[error(transparent)]
+    Input(#[from] crate::FileError),
+    /// The monitors' state would not fit the memory budget ([`check_memory`]).
+    #[error("{0}")]
+    Memory(String),
+}
+
+/// The monitor `kind` for `k` threads and `m` variables.
+pub fn new_monitor(kind: Kind, k: usize, m: usize) -> Box<dyn Monitor> {
+    match kind {
+        Kind::ScSer => Box::new(ScSerMonitor::new(k, m)),
+        Kind::Sober => Box::new(SoberMonitor::new(k, m)),
+        Kind::Tso => Box::new(BurnimMonitor(Burnim::new(Model::Tso, k, m), None)),
+        Kind::Pso => Box::new(BurnimMonitor(Burnim::new(Model::Pso, k, m), None)),
+        Kind::Fenced => Box::new(FencedMonitor::new(k, m)),
+    }
+}
+
+/// SC-serializability ([`sc_ser`]): the first event whose prefix has a ⊙SC cycle.
+struct ScSerMonitor(sc_ser::ScSer, Option<EventId>);
+
+impl ScSerMonitor {
+    fn new(k: usize, m: usize) -> ScSerMonitor {
+        ScSerMonitor(sc_ser::ScSer::new(k, m), None)
+    }
+}
+
+impl Monitor for ScSerMonitor {
+    fn kind(&self) -> Kind {
+        Kind::ScSer
+    }
+    fn begin(&mut self, t: usize) {
+        if self.1.is_none() {
+            self.0.begin(t);
+        }
+    }
+    fn step(&mut self, e: EventId, t: usize, op: Op, var: Option<usize>) {
+        if self.1.is_none() && var.is_some_and(|x| self.0.access(t, op, x)) {
+            self.1 = Some(e);
+        }
+    }
+    fn done(&self) -> bool {
+        self.1.is_some()
+    }
+    fn finish(&mut self) -> Outcome {
+        self.1.map_or(Outcome::Clean, Outcome::ScSer)
+    }
+}
+
+/// SOBER ([`sober`], Figs. 2, 3).
+struct SoberMonitor(Sober, Option<SoberReport>);
+
+impl SoberMonitor {
+    fn new(k: usize, m: usize) -> SoberMonitor {
+        SoberMonitor(Sober::new(k, m), None)
+    }
+}
+
+impl Monitor for SoberMonitor {
+    fn kind(&self) -> Kind {
+        Kind::Sober
+    }
+    fn step(&mut self, _e: EventId, t: usize, op: Op, var: Option<usize>) {
+        if self.1.is_none() {
+            self.1 = self.0.step(t, op, var);
+        }
+    }
+    fn done(&self) -> bool {
+        self.1.is_some()
+    }
+    fn finish(&mut self) -> Outcome {
+        self.1.clone().map_or(Outcome::Clean, Outcome::Sober)
+    }
+}
+
+/// `monitor_TSO` / `monitor_PSO` ([`burnim`], Figs. 4, 5).
+struct BurnimMonitor(Burnim, Option<BurnimReport>);
+
+impl Monitor for BurnimMonitor {
+    fn kind(&self) -> Kind {
+        match self.0.model() {
+            Model::Tso => Kind::Tso,
+            Model::Pso => Kind::Pso,
+        }
+    }
+    fn step(&mut self, _e: EventId, t: usize, op: Op, var: Option<usize>) {
+        if self.1.is_none() {
+            self.1 = self.0.step(t, op, var);
+        }
+    }
+    fn done(&self) -> bool {
+        self.1.is_some()
+    }
+    fn finish(&mut self) -> Outcome {
+        self.1.clone().map_or(Outcome::Clean, Outcome::Burnim)
+    }
+}
+
+/// The transaction-fenced monitor (Enea & Farzan §6.3, Theorem 3): whether every
+/// transaction ends with a fence or rmw, and its two parts, SC-serializability and
+/// SOBER. It reads the whole run (fencedness is a property of every transaction).
+struct FencedMonitor {
+    sc_ser: ScSerMonitor,
+    sober: SoberMonitor,
     /// Per thread: the op and index of the latest event of its current transaction.
     txn_last: Vec<Option<(Op, EventId)>>,
     unfenced: Option<EventId>,
+}
+
+impl FencedMonitor {
+    fn new(k: usize, m: usize) -> FencedMonitor {
+        FencedMonitor {
+            sc_ser: ScSerMonitor::new(k, m),
+            sober: SoberMonitor::new(k, m),
+            txn_last: vec![None; k],
+            unfenced: None,
+        }
+    }
+}
+
+impl Monitor for FencedMonitor {
+    fn kind(&self) -> Kind {
+        Kind::Fenced
+    }
+    fn begin(&mut self, t: usize) {
+        self.sc_ser.begin(t);
+        if let Some((op, e)) = self.txn_last[t].take() {
+            if !op.drains() && self.unfenced.is_none_or(|u| e < u) {
+                self.unfenced = Some(e);
+            }
+        }
+    }
+    fn step(&mut self, e: EventId, t: usize, op: Op, var: Option<usize>) {
+        self.txn_last[t] = Some((op, e));
+        self.sc_ser.step(e, t, op, var);
+        self.sober.step(e, t, op, var);
+    }
+    fn done(&self) -> bool {
+        false
+    }
+    fn finish(&mut self) -> Outcome {
+        for t in 0..self.txn_last.len() {
+            self.begin(t);
+        }
+        Outcome::Fenced {
+            unfenced: self.unfenced,
+            sc_ser: self.sc_ser.1,
+            sober: self.sober.1.clone(),
+        }
+    }
+}
+
+/// Several monitors fed the same SC run, event by event; each stops at its first report.
+pub struct Suite {
+    monitors: Vec<Box<dyn Monitor>>,
     next: EventId,
 }
 
 impl Suite {
     /// The monitors `kinds` for k threads and m variables.
     pub fn new(kinds: &[Kind], k: usize, m: usize) -> Suite {
-        let has = |ks: &[Kind]| ks.iter().any(|x| kinds.contains(x));
         Suite {
-            kinds: kinds.to_vec(),
-            sc_ser: has(&[Kind::ScSer, Kind::Fenced]).then(|| (sc_ser::ScSer::new(k, m), None)),
-            sober: has(&[Kind::Sober, Kind::Fenced]).then(|| (Sober::new(k, m), None)),
-            tso: has(&[Kind::Tso]).then(|| (Burnim::new(Model::Tso, k, m), None)),
-            pso: has(&[Kind::Pso]).then(|| (Burnim::new(Model::Pso, k, m), None)),
-            txn_last: vec![None; k],
-            unfenced: None,
+            monitors: kinds.iter().map(|&kind| new_monitor(kind, k, m)).collect(),
             next: 0,
         }
     }
 
     /// Thread t starts a new transaction.
     pub fn begin(&mut self, t: usize) {
-        if let Some((m, None)) = &mut self.sc_ser {
+        for m in &mut self.monitors {
             m.begin(t);
-        }
-        if let Some((op, e)) = self.txn_last[t].take() {
-            if !op.drains() && self.unfenced.is_none_or(|u| e < u) {
-                self.unfenced = Some(e);
-            }
         }
     }
 
@@ -136,65 +320,21 @@ impl Suite {
     pub fn step(&mut self, t: usize, op: Op, var: Option<usize>) {
         let e = self.next;
         self.next += 1;
-        self.txn_last[t] = Some((op, e));
-        if let Some((m, found @ None)) = &mut self.sc_ser {
-            if var.is_some_and(|x| m.access(t, op, x)) {
-                *found = Some(e);
-            }
-        }
-        if let Some((m, found @ None)) = &mut self.sober {
-            *found = m.step(t, op, var);
-        }
-        for b in [&mut self.tso, &mut self.pso].into_iter().flatten() {
-            if b.1.is_none() {
-                b.1 = b.0.step(t, op, var);
-            }
+        for m in &mut self.monitors {
+            m.step(e, t, op, var);
         }
     }
 
     /// Whether every monitor has reported (nothing more to learn from the run).
     pub fn all_reported(&self) -> bool {
-        self.sc_ser.as_ref().is_none_or(|m| m.1.is_some())
-            && self.sober.as_ref().is_none_or(|m| m.1.is_some())
-            && self.tso.as_ref().is_none_or(|m| m.1.is_some())
-            && self.pso.as_ref().is_none_or(|m| m.1.is_some())
-            && !self.kinds.contains(&Kind::Fenced)
+        self.monitors.iter().all(|m| m.done())
     }
 
     /// The outcome of each requested monitor, in the order asked, after the last event.
-    pub fn finish(mut self) -> Vec<(Kind, Outcome)> {
-        for t in 0..self.txn_last.len() {
-            self.begin(t);
-        }
-        let or_clean = |o: Option<Outcome>| o.unwrap_or(Outcome::Clean);
-        let sc = self.sc_ser.as_ref().and_then(|m| m.1);
-        let so = self.sober.as_ref().and_then(|m| m.1.clone());
-        self.kinds
-            .iter()
-            .map(|&k| {
-                let o = match k {
-                    Kind::ScSer => or_clean(sc.map(Outcome::ScSer)),
-                    Kind::Sober => or_clean(so.clone().map(Outcome::Sober)),
-                    Kind::Tso => or_clean(
-                        self.tso
-                            .as_ref()
-                            .and_then(|m| m.1.clone())
-                            .map(Outcome::Burnim),
-                    ),
-                    Kind::Pso => or_clean(
-                        self.pso
-                            .as_ref()
-                            .and_then(|m| m.1.clone())
-                            .map(Outcome::Burnim),
-                    ),
-                    Kind::Fenced => Outcome::Fenced {
-                        unfenced: self.unfenced,
-                        sc_ser: sc,
-                        sober: so.clone(),
-                    },
-                };
-                (k, o)
-            })
+    pub fn finish(self) -> Vec<(Kind, Outcome)> {
+        self.monitors
+            .into_iter()
+            .map(|mut m| (m.kind(), m.finish()))
             .collect()
     }
 }
@@ -254,7 +394,11 @@ pub struct Streamed {
 /// monitors — never holding the trace: sc-ser keeps O(k·(k + m + k·m)) integers for k
 /// threads and m variables; SOBER also one record per write (Fig. 2 walks back over the
 /// writes of a variable); `monitor_TSO` / `monitor_PSO` the stores still buffered.
-pub fn stream(path: &std::path::Path, kinds: &[Kind]) -> Result<Streamed, crate::FileError> {
+pub fn stream(
+    path: &std::path::Path,
+    kinds: &[Kind],
+    max_memory: usize,
+) -> Result<Streamed, StreamError> {
     use crate::trace::std_format::{open_std, Lowering};
     use std::collections::HashMap;
     let named = |error| crate::FileError {
@@ -274,6 +418,7 @@ pub fn stream(path: &std::path::Path, kinds: &[Kind]) -> Result<Streamed, crate:
             }
         }
     }
+    check_memory(kinds, threads.len(), vars.len(), max_memory).map_err(StreamError::Memory)?;
     let mut suite = Suite::new(kinds, threads.len(), vars.len());
     let mut current: Vec<Option<String>> = vec![None; threads.len()];
     let mut out = Streamed {

@@ -21,7 +21,7 @@ pub(crate) struct Cli {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Algo {
-    /// fpt on components with few chains, sat on the others (the default; README).
+    /// Per component fpt for up to 10⁶ jumps, then sat (the default; README).
     Auto,
     /// Enumerate every execution (the definition; the oracle of all tests).
     Brute,
@@ -225,61 +225,101 @@ pub(crate) enum Schedule {
     Serial,
 }
 
+/// The flags of `check`.
+#[derive(clap::Args)]
+pub(crate) struct CheckArgs {
+    pub(crate) file: PathBuf,
+    /// The decider [default: auto].
+    #[arg(long, value_enum)]
+    pub(crate) algo: Option<Algo>,
+    /// `exact` (docs/semantics.md §4) or `paper` (Thm. 5 on Def. 4) [default: exact].
+    #[arg(long, value_enum)]
+    pub(crate) semantics: Option<SemanticsArg>,
+    /// `sc`: SC-serializability of the trace read as an SC run (no --algo,
+    /// --semantics or decider options apply).
+    #[arg(long, value_enum, default_value = "tso")]
+    pub(crate) model: Model,
+    /// Budget of --algo brute: execution prefixes (or paper-mode orientations)
+    /// visited [default: 50000000].
+    #[arg(long)]
+    pub(crate) max_executions: Option<u64>,
+    /// Solver of --algo sat [default: varisat].
+    #[arg(long, value_enum)]
+    pub(crate) solver: Option<Solver>,
+    /// Worker threads of --algo fpt (0: one per core, at most 1024) [default: 0].
+    #[arg(long)]
+    pub(crate) jobs: Option<usize>,
+    /// Budget of --algo fpt: jumps tried (partial cycles extended) before unknown
+    /// [default: 1000000000].
+    #[arg(long)]
+    pub(crate) max_jumps: Option<u64>,
+    /// Profiles of --algo fpt: `exact` entry/exit events, or `fig4`: one per
+    /// (operation, variable) class and chain, as Fig. 4 does — NOT exact (a "yes"
+    /// may be wrong; encodings/fpt.md), for reproducing and measuring the paper
+    /// [default: exact].
+    #[arg(long, value_enum)]
+    pub(crate) profiles: Option<Profiles>,
+    /// Give up after this many seconds: the answer is unknown (exit 3).
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<f64>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print phase times, counts and peak memory.
+    #[arg(long)]
+    pub(crate) stats: bool,
+    /// Also write Graphviz to this file: with a violation and `--witness cycle`,
+    /// only the cycle's transactions; otherwise the whole event graph (the witness
+    /// cycle in red).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) dot: Option<PathBuf>,
+    /// How much of a witness the text and DOT show: `cycle` (the cycle and the
+    /// execution steps it touches), `full` (the whole execution), `none`. `--json`
+    /// always carries the whole witness.
+    #[arg(long, value_enum, default_value = "cycle")]
+    pub(crate) witness: WitnessArg,
+}
+
+/// The flags of `gen`.
+#[derive(clap::Args)]
+pub(crate) struct GenArgs {
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) events: usize,
+    #[arg(long, default_value_t = 8)]
+    pub(crate) threads: usize,
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) vars: usize,
+    #[arg(long, default_value_t = 8)]
+    pub(crate) txn_len: usize,
+    /// Mean events between fences of a thread (0: none).
+    #[arg(long, default_value_t = 50)]
+    pub(crate) fence_every: usize,
+    #[arg(long, default_value_t = 0.01)]
+    pub(crate) rmw: f64,
+    #[arg(long, default_value_t = 0.4)]
+    pub(crate) write: f64,
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// `random`: threads interleave event by event; `serial`: each transaction runs
+    /// to its end before another is scheduled.
+    #[arg(long, value_enum, default_value = "random")]
+    pub(crate) schedule: Schedule,
+    /// End every transaction with a fence (with `--schedule serial`: serializable traces).
+    #[arg(long)]
+    pub(crate) txn_fenced: bool,
+    /// No read after a write inside a transaction (with `--schedule serial
+    /// --txn-fenced`: robust traces the SC monitors read to their end).
+    #[arg(long)]
+    pub(crate) reads_first: bool,
+    /// Output file (default: standard output).
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 pub(crate) enum Cmd {
     /// Decide whether the trace is TSO-serializable; print a witness when it is not.
-    Check {
-        file: PathBuf,
-        /// The decider [default: auto].
-        #[arg(long, value_enum)]
-        algo: Option<Algo>,
-        /// `exact` (docs/semantics.md §4) or `paper` (Thm. 5 on Def. 4) [default: exact].
-        #[arg(long, value_enum)]
-        semantics: Option<SemanticsArg>,
-        /// `sc`: SC-serializability of the trace read as an SC run (no --algo,
-        /// --semantics or decider options apply).
-        #[arg(long, value_enum, default_value = "tso")]
-        model: Model,
-        /// Budget of --algo brute: execution prefixes (or paper-mode orientations)
-        /// visited [default: 50000000].
-        #[arg(long)]
-        max_executions: Option<u64>,
-        /// Solver of --algo sat [default: varisat].
-        #[arg(long, value_enum)]
-        solver: Option<Solver>,
-        /// Worker threads of --algo fpt (0: one per core, at most 1024) [default: 0].
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Budget of --algo fpt: jumps tried (partial cycles extended) before unknown
-        /// [default: 1000000000].
-        #[arg(long)]
-        max_jumps: Option<u64>,
-        /// Profiles of --algo fpt: `exact` entry/exit events, or `fig4`: one per
-        /// (operation, variable) class and chain, as Fig. 4 does — NOT exact (a "yes"
-        /// may be wrong; encodings/fpt.md), for reproducing and measuring the paper
-        /// [default: exact].
-        #[arg(long, value_enum)]
-        profiles: Option<Profiles>,
-        /// Give up after this many seconds: the answer is unknown (exit 3).
-        #[arg(long, value_name = "SECONDS")]
-        timeout: Option<f64>,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Print phase times, counts and peak memory.
-        #[arg(long)]
-        stats: bool,
-        /// Also write Graphviz to this file: with a violation and `--witness cycle`,
-        /// only the cycle's transactions; otherwise the whole event graph (the witness
-        /// cycle in red).
-        #[arg(long, value_name = "FILE")]
-        dot: Option<PathBuf>,
-        /// How much of a witness the text and DOT show: `cycle` (the cycle and the
-        /// execution steps it touches), `full` (the whole execution), `none`. `--json`
-        /// always carries the whole witness.
-        #[arg(long, value_enum, default_value = "cycle")]
-        witness: WitnessArg,
-    },
+    Check(CheckArgs),
     /// Check one explicit execution (a trace with `commit` events): TSO-serializability
     /// and SC-equivalence (write-contraction, paper §4.2).
     CheckExec {
@@ -318,39 +358,7 @@ pub(crate) enum Cmd {
         which: BenchCmd,
     },
     /// Generate a trace (seeded) in compact YAML.
-    Gen {
-        #[arg(long, default_value_t = 1000)]
-        events: usize,
-        #[arg(long, default_value_t = 8)]
-        threads: usize,
-        #[arg(long, default_value_t = 1000)]
-        vars: usize,
-        #[arg(long, default_value_t = 8)]
-        txn_len: usize,
-        /// Mean events between fences of a thread (0: none).
-        #[arg(long, default_value_t = 50)]
-        fence_every: usize,
-        #[arg(long, default_value_t = 0.01)]
-        rmw: f64,
-        #[arg(long, default_value_t = 0.4)]
-        write: f64,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// `random`: threads interleave event by event; `serial`: each transaction runs
-        /// to its end before another is scheduled.
-        #[arg(long, value_enum, default_value = "random")]
-        schedule: Schedule,
-        /// End every transaction with a fence (with `--schedule serial`: serializable traces).
-        #[arg(long)]
-        txn_fenced: bool,
-        /// No read after a write inside a transaction (with `--schedule serial
-        /// --txn-fenced`: robust traces the SC monitors read to their end).
-        #[arg(long)]
-        reads_first: bool,
-        /// Output file (default: standard output).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
+    Gen(GenArgs),
     /// Run a monitor on the trace read as an SC execution (docs/semantics.md §6).
     Monitor {
         file: PathBuf,
@@ -367,18 +375,8 @@ pub(crate) enum Cmd {
     /// SC, TSO or PSO: outcomes, the final condition, assertions, robustness.
     Explore {
         file: PathBuf,
-        #[arg(long, value_enum, default_value = "tso")]
-        model: ProgModel,
-        /// Times a backward branch may be taken per thread before the run is cut.
-        #[arg(long, default_value_t = 4)]
-        unroll: u32,
-        /// Distinct states before the answer is unknown (exit 3).
-        #[arg(long, default_value_t = 2_000_000)]
-        max_states: usize,
-        /// MiB the search may hold before the answer is unknown (exit 3)
-        /// [default: half the memory available].
-        #[arg(long, value_name = "MIB")]
-        max_memory: Option<usize>,
+        #[command(flatten)]
+        bounds: Bounds,
         /// Skip the robustness search.
         #[arg(long)]
         no_robustness: bool,
@@ -401,18 +399,11 @@ pub(crate) enum Cmd {
     /// conditions with an expected-verdict CSV (`path,0|1`, as Dat3M's).
     Suite {
         dir: PathBuf,
-        #[arg(long, value_enum, default_value = "tso")]
-        model: ProgModel,
         /// CSV of expected verdicts: a line `…/NAME.litmus,1` when the condition holds.
         #[arg(long)]
         expected: Option<PathBuf>,
-        #[arg(long, default_value_t = 4)]
-        unroll: u32,
-        #[arg(long, default_value_t = 2_000_000)]
-        max_states: usize,
-        /// MiB each test's search may hold [default: half the memory available].
-        #[arg(long, value_name = "MIB")]
-        max_memory: Option<usize>,
+        #[command(flatten)]
+        bounds: Bounds,
         /// Also decide robustness for each test.
         #[arg(long)]
         robustness: bool,
@@ -432,6 +423,23 @@ pub(crate) enum Cmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+/// The model and bounds of `explore` and `suite` (each test of a suite has its own).
+#[derive(clap::Args)]
+pub(crate) struct Bounds {
+    #[arg(long, value_enum, default_value = "tso")]
+    pub(crate) model: ProgModel,
+    /// Times a backward branch may be taken per thread before the run is cut.
+    #[arg(long, default_value_t = 4)]
+    pub(crate) unroll: u32,
+    /// Distinct states before the answer is unknown (exit 3).
+    #[arg(long, default_value_t = 2_000_000)]
+    pub(crate) max_states: usize,
+    /// MiB the search may hold before the answer is unknown (exit 3)
+    /// [default: half the memory available].
+    #[arg(long, value_name = "MIB")]
+    pub(crate) max_memory: Option<usize>,
 }
 
 /// Memory models of `tsoser explore`.

@@ -1,10 +1,10 @@
 //! `tsoser check`, `check-exec`, `graph`, `encode`.
 
-use crate::args::{Algo, Format, Model, Profiles, SemanticsArg, Solver, WitnessArg};
+use crate::args::{Algo, CheckArgs, Format, Model, Profiles, SemanticsArg, Solver, WitnessArg};
 use crate::out::{self, load, trace_json, warn, warn_raw, INTERNAL, USAGE};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,24 +19,6 @@ use tsoser::trace::Trace;
 pub(crate) const MAX_TIMEOUT: f64 = 1e9;
 /// `--jobs` at most.
 pub(crate) const MAX_JOBS: usize = 1024;
-
-/// The raw flags of `check`.
-pub(crate) struct CheckArgs {
-    pub file: PathBuf,
-    pub algo: Option<Algo>,
-    pub semantics: Option<SemanticsArg>,
-    pub model: Model,
-    pub max_executions: Option<u64>,
-    pub solver: Option<Solver>,
-    pub jobs: Option<usize>,
-    pub max_jumps: Option<u64>,
-    pub profiles: Option<Profiles>,
-    pub timeout: Option<f64>,
-    pub json: bool,
-    pub stats: bool,
-    pub dot: Option<PathBuf>,
-    pub witness: WitnessArg,
-}
 
 /// The checked configuration: the library's question, decider and budget.
 struct CheckConfig {
@@ -113,7 +95,7 @@ fn checked(a: &CheckArgs) -> Result<CheckConfig> {
     let algo = match algo {
         Algo::Auto => decide::Algo::Auto {
             solver,
-            max_chains: tsoser::check::auto::FPT_MAX_CHAINS,
+            first_jumps: tsoser::check::auto::FPT_FIRST_JUMPS,
         },
         Algo::Brute => decide::Algo::Brute,
         Algo::Sat => decide::Algo::Sat(solver),

@@ -1,6 +1,6 @@
 //! `tsoser explore` and `tsoser suite`: programs and litmus tests.
 
-use crate::args::ProgModel;
+use crate::args::Bounds;
 use crate::out::{warn, INTERNAL};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
@@ -11,16 +11,11 @@ use tsoser::trace;
 
 /// The explorer's bounds from the flags; `--max-memory` is in MiB (default: half the
 /// memory available).
-pub(crate) fn config(
-    model: ProgModel,
-    unroll: u32,
-    max_states: usize,
-    max_memory: Option<usize>,
-) -> Result<explore::Config> {
-    let mut c = explore::Config::new(model.model())
-        .unroll(unroll)
-        .max_states(max_states);
-    if let Some(mib) = max_memory {
+pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
+    let mut c = explore::Config::new(b.model.model())
+        .unroll(b.unroll)
+        .max_states(b.max_states);
+    if let Some(mib) = b.max_memory {
         if mib == 0 || mib > 1 << 30 {
             bail!("--max-memory takes 1 to 2^30 MiB");
         }

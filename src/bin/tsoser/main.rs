@@ -44,37 +44,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
-        Cmd::Check {
-            file,
-            algo,
-            semantics,
-            model,
-            max_executions,
-            solver,
-            jobs,
-            max_jumps,
-            profiles,
-            timeout,
-            json,
-            stats,
-            dot,
-            witness,
-        } => check::cmd_check(check::CheckArgs {
-            file,
-            algo,
-            semantics,
-            model,
-            max_executions,
-            solver,
-            jobs,
-            max_jumps,
-            profiles,
-            timeout,
-            json,
-            stats,
-            dot,
-            witness,
-        }),
+        Cmd::Check(a) => check::cmd_check(a),
         Cmd::CheckExec { file, json } => check::cmd_check_exec(&file, json),
         Cmd::Graph {
             file,
@@ -128,33 +98,7 @@ fn run(cli: Cli) -> Result<u8> {
         } => bench::scale(
             &events, &threads, family, vars, seeds, semantics, timeout, &deciders,
         ),
-        Cmd::Gen {
-            events,
-            threads,
-            vars,
-            txn_len,
-            fence_every,
-            rmw,
-            write,
-            seed,
-            schedule,
-            txn_fenced,
-            reads_first,
-            output,
-        } => traces::cmd_gen(traces::GenArgs {
-            events,
-            threads,
-            vars,
-            txn_len,
-            fence_every,
-            rmw,
-            write,
-            seed,
-            schedule,
-            txn_fenced,
-            reads_first,
-            output,
-        }),
+        Cmd::Gen(a) => traces::cmd_gen(a),
         Cmd::Monitor {
             file,
             monitor,
@@ -163,11 +107,8 @@ fn run(cli: Cli) -> Result<u8> {
         } => monitor::cmd_monitor(&file, monitor, json, stats),
         Cmd::Explore {
             file,
-            model,
-            unroll,
-            max_states,
+            bounds,
             no_robustness,
-            max_memory,
             replay,
             emit_traces,
             max_traces,
@@ -175,7 +116,7 @@ fn run(cli: Cli) -> Result<u8> {
             stats,
         } => {
             let o = program::report::Options {
-                config: explore::config(model, unroll, max_states, max_memory)?,
+                config: explore::config(&bounds)?,
                 robustness: !no_robustness,
             };
             explore::cmd_explore(
@@ -190,16 +131,13 @@ fn run(cli: Cli) -> Result<u8> {
         }
         Cmd::Suite {
             dir,
-            model,
             expected,
-            unroll,
-            max_states,
-            max_memory,
+            bounds,
             robustness,
             json,
         } => {
             let o = program::report::Options {
-                config: explore::config(model, unroll, max_states, max_memory)?,
+                config: explore::config(&bounds)?,
                 robustness,
             };
             explore::cmd_suite(&dir, expected.as_deref(), o, json)

@@ -9,6 +9,12 @@ use tsoser::monitor;
 use tsoser::report::Stats;
 use tsoser::trace::Trace;
 
+/// The answer when the monitors' state would not fit in memory: unknown, exit 3.
+fn too_big(file: &Path, why: &str) -> u8 {
+    outln!("{}: unknown — {why}", file.display());
+    crate::out::UNKNOWN
+}
+
 pub(crate) fn cmd_monitor(
     file: &Path,
     which: MonitorKind,
@@ -23,7 +29,14 @@ pub(crate) fn cmd_monitor(
     // two passes (bug: monitor_reads_a_named_pipe).
     let regular = std::fs::metadata(file).is_ok_and(|m| m.is_file());
     let (outcomes, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std && regular {
-        let s = stats.time("monitor (streaming)", || monitor::stream(file, &kinds))?;
+        let budget = tsoser::mem::default_budget();
+        let s = match stats.time("monitor (streaming)", || {
+            monitor::stream(file, &kinds, budget)
+        }) {
+            Ok(s) => s,
+            Err(monitor::StreamError::Memory(why)) => return Ok(too_big(file, &why)),
+            Err(monitor::StreamError::Input(e)) => return Err(e.into()),
+        };
         let needs_trace = s.outcomes.iter().any(|(_, o)| {
             o.is_violation()
                 || matches!(
@@ -50,6 +63,10 @@ pub(crate) fn cmd_monitor(
         }
     } else {
         let trace = stats.time("parse", || load(file))?;
+        let (k, m) = (trace.threads.len(), trace.vars.len());
+        if let Err(why) = monitor::check_memory(&kinds, k, m, tsoser::mem::default_budget()) {
+            return Ok(too_big(file, &why));
+        }
         // Set-up (allocating the state) is timed apart: right after a large parse, the
         // allocator's deferred clean-up lands on the first allocations.
         let suite = stats.time("set-up", || {

@@ -1,9 +1,9 @@
 //! `tsoser gen` and `tsoser convert`.
 
-use crate::args::Schedule;
+use crate::args::{GenArgs, Schedule};
 use crate::out::{read_as, write_out, TraceFormat};
 use anyhow::{bail, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tsoser::trace::{self, gen};
 
 /// The ranges `gen` accepts (beyond them a trace would not fit in memory anyway).
@@ -11,22 +11,6 @@ const MAX_THREADS: usize = 1 << 16;
 const MAX_EVENTS: usize = 1_000_000_000;
 const MAX_VARS: usize = 1 << 32;
 const MAX_TXN_LEN: usize = 1 << 20;
-
-/// The raw flags of `gen`.
-pub(crate) struct GenArgs {
-    pub events: usize,
-    pub threads: usize,
-    pub vars: usize,
-    pub txn_len: usize,
-    pub fence_every: usize,
-    pub rmw: f64,
-    pub write: f64,
-    pub seed: u64,
-    pub schedule: Schedule,
-    pub txn_fenced: bool,
-    pub reads_first: bool,
-    pub output: Option<PathBuf>,
-}
 
 pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
     if !(1..=MAX_THREADS).contains(&a.threads) {

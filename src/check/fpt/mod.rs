@@ -348,12 +348,6 @@ fn exact(
     exact_components(trace, &b, &all, opts, deadline, st)
 }
 
-/// Chains of a component's forced order (Thm. 8's partition): what the search is
-/// exponential in.
-pub(crate) fn width(trace: &Trace, comp: &[usize], forced: &[Edge]) -> usize {
-    partition(trace, comp, forced).1.width()
-}
-
 /// Fig. 3 on the components `which` of `b`: a violation in the first component that
 /// has one, else serializable (or unknown past the budget).
 pub(crate) fn exact_components(
