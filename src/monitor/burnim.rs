@@ -18,12 +18,9 @@ use super::hb::HbClock;
 use crate::trace::{EventId, Op};
 use std::collections::VecDeque;
 
-/// The memory model of the automaton.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Model {
-    Tso,
-    Pso,
-}
+/// The memory model of the automaton: TSO or PSO (the crate's one
+/// [`crate::trace::model::MemoryModel`]; under SC nothing is buffered and it never reports).
+pub use crate::trace::model::MemoryModel as Model;
 
 /// A report of Fig. 4 line 7 / Fig. 5 line 6.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -139,6 +139,7 @@ fn burnim_evidence(trace: &Trace, r: &BurnimReport) -> Result<(String, Value), S
     let (model, fig) = match r.model {
         Model::Tso => ("TSO", "Fig. 10"),
         Model::Pso => ("PSO", "Fig. 9"),
+        Model::Sc => return Err("a monitor_TSO/PSO report cannot come from an SC automaton".into()),
     };
     let pe = &trace.threads[trace.events[r.e].thread];
     let pi = &trace.threads[trace.events[r.ei].thread];

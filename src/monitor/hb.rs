@@ -9,37 +9,8 @@
 //! one edge from the definitions, independently of both.
 
 use crate::trace::{EventId, Op, Trace};
-use std::fmt;
 
-/// The kind of a `→hb` edge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HbKind {
-    /// Program order: same thread, earlier.
-    Po,
-    /// Reads-from: a write and a read of its value.
-    Rf,
-    /// Coherence: a write and a later write of the same variable.
-    Co,
-    /// From-read: a read and a later write of its variable.
-    Fr,
-}
-
-impl HbKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            HbKind::Po => "po",
-            HbKind::Rf => "rf",
-            HbKind::Co => "co",
-            HbKind::Fr => "fr",
-        }
-    }
-}
-
-impl fmt::Display for HbKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::trace::model::HbKind;
 
 fn writes(op: Op) -> bool {
     matches!(op, Op::Wr | Op::Rmw)

@@ -222,8 +222,9 @@ struct BurnimMonitor(Burnim, Option<BurnimReport>);
 
 impl Monitor for BurnimMonitor {
     fn kind(&self) -> Kind {
+        // new_monitor builds it for TSO and PSO only.
         match self.0.model() {
-            Model::Tso => Kind::Tso,
+            Model::Sc | Model::Tso => Kind::Tso,
             Model::Pso => Kind::Pso,
         }
     }

@@ -144,7 +144,7 @@ pub fn check_run(
                     .ok_or("commit of a store not buffered")?;
                 let older = q.iter().take(pos);
                 let fifo = match model {
-                    Model::Tso => pos == 0,
+                    Model::Sc | Model::Tso => pos == 0,
                     Model::Pso => older.clone().all(|&v| var_of(v) != var_of(w)),
                 };
                 if !fifo {

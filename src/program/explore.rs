@@ -21,23 +21,9 @@ use rustc_hash::FxHashMap as HashMap;
 /// leaves the answer unknown (exit 3) instead of using memory without bound.
 pub const MAX_BUFFER: usize = 64;
 
-/// The memory model of an exploration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Model {
-    Sc,
-    Tso,
-    Pso,
-}
-
-impl Model {
-    pub fn name(self) -> &'static str {
-        match self {
-            Model::Sc => "sc",
-            Model::Tso => "tso",
-            Model::Pso => "pso",
-        }
-    }
-}
+/// The memory model of an exploration (the crate's one [`MemoryModel`]).
+pub use crate::trace::model::MemoryModel;
+pub use crate::trace::model::MemoryModel as Model;
 
 /// The bounds of an exploration, in one place (a builder): the model, the unrolling
 /// bound, and the budgets past which the answer is *unknown* with its cause.

@@ -16,35 +16,16 @@ use super::explore::{
     replay, Effect, Incomplete, Machine, Model, Run, Settled, State, Step, MAX_BUFFER,
 };
 use super::Program;
+pub use crate::trace::model::HbKind;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// A happens-before cycle: edges (from, to, kind) between run events.
-pub type Cycle = Vec<(usize, usize, Edge)>;
-
-/// The kinds of happens-before edges.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Edge {
-    Po,
-    Rf,
-    Co,
-    Fr,
-}
-
-impl Edge {
-    pub fn name(self) -> &'static str {
-        match self {
-            Edge::Po => "po",
-            Edge::Rf => "rf",
-            Edge::Co => "co",
-            Edge::Fr => "fr",
-        }
-    }
-}
+pub type Cycle = Vec<(usize, usize, HbKind)>;
 
 /// The happens-before edges of a replayed run, between indices of `run.events`.
-pub fn hb_edges(run: &Run) -> Vec<(usize, usize, Edge)> {
+pub fn hb_edges(run: &Run) -> Vec<(usize, usize, HbKind)> {
     let mut out = Vec::new();
     let thread = |e: &Effect| match *e {
         Effect::Load { t, .. }
@@ -57,13 +38,13 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, Edge)> {
     for (i, e) in run.events.iter().enumerate() {
         let t = thread(&e.effect);
         if let Some(&j) = last.get(&t) {
-            out.push((j, i, Edge::Po));
+            out.push((j, i, HbKind::Po));
         }
         last.insert(t, i);
     }
     for co in &run.co {
         for w in co.windows(2) {
-            out.push((w[0], w[1], Edge::Co));
+            out.push((w[0], w[1], HbKind::Co));
         }
     }
     for (i, e) in run.events.iter().enumerate() {
@@ -72,7 +53,7 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, Edge)> {
             _ => continue,
         };
         if let Some(w) = e.rf {
-            out.push((w, i, Edge::Rf));
+            out.push((w, i, HbKind::Rf));
         }
         // From-read: to every write coherence-after the one read (all, for the initial value).
         let co = &run.co[x];
@@ -82,7 +63,7 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, Edge)> {
         };
         for &w in &co[from..] {
             if w != i {
-                out.push((i, w, Edge::Fr));
+                out.push((i, w, HbKind::Fr));
             }
         }
     }
@@ -93,7 +74,7 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, Edge)> {
 pub fn hb_cycle(run: &Run) -> Option<Cycle> {
     let n = run.events.len();
     let edges = hb_edges(run);
-    let mut succ: Vec<Vec<(usize, Edge)>> = vec![Vec::new(); n];
+    let mut succ: Vec<Vec<(usize, HbKind)>> = vec![Vec::new(); n];
     for &(a, b, k) in &edges {
         succ[a].push((b, k));
     }

@@ -4,6 +4,7 @@
 pub mod conflict;
 pub mod exec;
 pub mod gen;
+pub mod model;
 pub mod parse;
 pub mod std_format;
 #[cfg(feature = "proptest")]

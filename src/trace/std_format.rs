@@ -263,6 +263,35 @@ pub fn open_std(
     Ok(StdReader::new(std::io::BufReader::new(f)))
 }
 
+/// The trace of the first `n` events of an STD file (event indices as in
+/// [`read_std`]), reading no further: what explaining a streamed report needs.
+pub fn read_std_prefix(path: &std::path::Path, n: usize) -> Result<Trace, FileError> {
+    let named = |error| FileError {
+        file: path.display().to_string(),
+        error,
+    };
+    let mut b = TraceBuilder::new();
+    let mut lowering = Lowering::default();
+    'lines: for ev in open_std(path)? {
+        let ev = ev.map_err(named)?;
+        let loc = (!ev.loc.is_empty()).then(|| ev.loc.clone());
+        for l in lowering.lower(&ev).map_err(named)? {
+            if b.len() >= n {
+                break 'lines;
+            }
+            b.push_at(
+                &l.thread,
+                l.txn.as_deref(),
+                l.op,
+                (l.op != Op::Fence).then_some(l.var.as_str()),
+                loc.clone(),
+                ev.line,
+            );
+        }
+    }
+    b.build().map_err(named)
+}
+
 /// Reads an STD file into a trace; errors name the file and line.
 pub fn read_std(path: &std::path::Path) -> Result<Trace, FileError> {
     build(open_std(path)?).map_err(|error| FileError {

@@ -37,29 +37,46 @@ pub(crate) fn cmd_monitor(
             Err(monitor::StreamError::Memory(why)) => return Ok(too_big(file, &why)),
             Err(monitor::StreamError::Input(e)) => return Err(e.into()),
         };
-        let needs_trace = s.outcomes.iter().any(|(_, o)| {
-            o.is_violation()
-                || matches!(
-                    o,
-                    monitor::Outcome::Fenced {
-                        unfenced: Some(_),
-                        ..
-                    }
-                )
-        });
-        if needs_trace {
-            let trace = load(file)?;
-            let again = monitor::run(&trace, &kinds);
-            if again != s.outcomes {
-                warn(&format!("tsoser: internal error: the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes));
-                return Ok(INTERNAL);
+        // The explanation needs the events up to the last one a report names: only that
+        // prefix is built, never the whole trace.
+        let last = s
+            .outcomes
+            .iter()
+            .filter_map(|(_, o)| match o {
+                monitor::Outcome::Fenced { unfenced, .. } => {
+                    [o.at(), *unfenced].into_iter().flatten().max()
+                }
+                o => o.at(),
+            })
+            .max();
+        let info = json!({"name": null, "events": s.events, "threads": s.threads,
+                          "transactions": s.transactions, "variables": s.variables});
+        match last {
+            Some(last) => {
+                let trace = tsoser::trace::std_format::read_std_prefix(file, last + 1)?;
+                // The in-memory monitors on the prefix must report the same (the fenced
+                // monitor's two parts: a prefix may cut a transaction).
+                let again = monitor::run(&trace, &kinds);
+                let parts = |o: &monitor::Outcome| match o {
+                    monitor::Outcome::Fenced { sc_ser, sober, .. } => monitor::Outcome::Fenced {
+                        unfenced: None,
+                        sc_ser: *sc_ser,
+                        sober: sober.clone(),
+                    },
+                    o => o.clone(),
+                };
+                let same = again.len() == s.outcomes.len()
+                    && again
+                        .iter()
+                        .zip(&s.outcomes)
+                        .all(|(a, b)| parts(&a.1) == parts(&b.1));
+                if !same {
+                    warn(&format!("tsoser: internal error: the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes));
+                    return Ok(INTERNAL);
+                }
+                (s.outcomes, Some(trace), info, s.events)
             }
-            let info = trace_json(&trace);
-            (s.outcomes, Some(trace), info, s.events)
-        } else {
-            let info = json!({"name": null, "events": s.events, "threads": s.threads,
-                              "transactions": s.transactions, "variables": s.variables});
-            (s.outcomes, None, info, s.events)
+            None => (s.outcomes, None, info, s.events),
         }
     } else {
         let trace = stats.time("parse", || load(file))?;
