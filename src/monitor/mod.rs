@@ -156,7 +156,7 @@ pub fn new_monitor(kind: Kind, k: usize, m: usize) -> Box<dyn Monitor> {
         Kind::Sober => Box::new(SoberMonitor::new(k, m)),
         Kind::Tso => Box::new(BurnimMonitor(Burnim::new(Model::Tso, k, m), None)),
         Kind::Pso => Box::new(BurnimMonitor(Burnim::new(Model::Pso, k, m), None)),
-        Kind::Fenced => Box::new(FencedMonitor::new(k, m)),
+        Kind::Fenced => Box::new(FencedMonitor::new(k)),
     }
 }
 
@@ -242,21 +242,19 @@ impl Monitor for BurnimMonitor {
 }
 
 /// The transaction-fenced monitor (Enea & Farzan §6.3, Theorem 3): whether every
-/// transaction ends with a fence or rmw, and its two parts, SC-serializability and
-/// SOBER. It reads the whole run (fencedness is a property of every transaction).
+/// transaction ends with a fence or rmw. Its two parts, SC-serializability and SOBER,
+/// are the suite's own monitors of those kinds ([`Suite`] adds them when not asked
+/// for, and fills them in at the end), so `--monitor all` runs each once. It reads the
+/// whole run (fencedness is a property of every transaction).
 struct FencedMonitor {
-    sc_ser: ScSerMonitor,
-    sober: SoberMonitor,
     /// Per thread: the op and index of the latest event of its current transaction.
     txn_last: Vec<Option<(Op, EventId)>>,
     unfenced: Option<EventId>,
 }
 
 impl FencedMonitor {
-    fn new(k: usize, m: usize) -> FencedMonitor {
+    fn new(k: usize) -> FencedMonitor {
         FencedMonitor {
-            sc_ser: ScSerMonitor::new(k, m),
-            sober: SoberMonitor::new(k, m),
             txn_last: vec![None; k],
             unfenced: None,
         }
@@ -268,17 +266,14 @@ impl Monitor for FencedMonitor {
         Kind::Fenced
     }
     fn begin(&mut self, t: usize) {
-        self.sc_ser.begin(t);
         if let Some((op, e)) = self.txn_last[t].take() {
             if !op.drains() && self.unfenced.is_none_or(|u| e < u) {
                 self.unfenced = Some(e);
             }
         }
     }
-    fn step(&mut self, e: EventId, t: usize, op: Op, var: Option<usize>) {
+    fn step(&mut self, e: EventId, t: usize, op: Op, _var: Option<usize>) {
         self.txn_last[t] = Some((op, e));
-        self.sc_ser.step(e, t, op, var);
-        self.sober.step(e, t, op, var);
     }
     fn done(&self) -> bool {
         false
@@ -289,8 +284,8 @@ impl Monitor for FencedMonitor {
         }
         Outcome::Fenced {
             unfenced: self.unfenced,
-            sc_ser: self.sc_ser.1,
-            sober: self.sober.1.clone(),
+            sc_ser: None,
+            sober: None,
         }
     }
 }
@@ -298,14 +293,26 @@ impl Monitor for FencedMonitor {
 /// Several monitors fed the same SC run, event by event; each stops at its first report.
 pub struct Suite {
     monitors: Vec<Box<dyn Monitor>>,
+    /// How many of `monitors` were asked for (the rest are the fenced monitor's parts).
+    asked: usize,
     next: EventId,
 }
 
 impl Suite {
     /// The monitors `kinds` for k threads and m variables.
     pub fn new(kinds: &[Kind], k: usize, m: usize) -> Suite {
+        let mut monitors: Vec<Box<dyn Monitor>> =
+            kinds.iter().map(|&kind| new_monitor(kind, k, m)).collect();
+        if kinds.contains(&Kind::Fenced) {
+            for part in [Kind::ScSer, Kind::Sober] {
+                if !kinds.contains(&part) {
+                    monitors.push(new_monitor(part, k, m));
+                }
+            }
+        }
         Suite {
-            monitors: kinds.iter().map(|&kind| new_monitor(kind, k, m)).collect(),
+            monitors,
+            asked: kinds.len(),
             next: 0,
         }
     }
@@ -333,9 +340,33 @@ impl Suite {
 
     /// The outcome of each requested monitor, in the order asked, after the last event.
     pub fn finish(self) -> Vec<(Kind, Outcome)> {
-        self.monitors
+        let all: Vec<(Kind, Outcome)> = self
+            .monitors
             .into_iter()
             .map(|mut m| (m.kind(), m.finish()))
+            .collect();
+        let part = |k: Kind| all.iter().find(|x| x.0 == k).map(|x| x.1.clone());
+        let sc_ser = match part(Kind::ScSer) {
+            Some(Outcome::ScSer(i)) => Some(i),
+            _ => None,
+        };
+        let sober = match part(Kind::Sober) {
+            Some(Outcome::Sober(r)) => Some(r),
+            _ => None,
+        };
+        all[..self.asked]
+            .iter()
+            .map(|(k, o)| match o {
+                Outcome::Fenced { unfenced, .. } => (
+                    *k,
+                    Outcome::Fenced {
+                        unfenced: *unfenced,
+                        sc_ser,
+                        sober: sober.clone(),
+                    },
+                ),
+                o => (*k, o.clone()),
+            })
             .collect()
     }
 }
