@@ -23,8 +23,8 @@
 //! - [`program`]: programs (`.prog`) and herd X86 litmus tests, their exact exploration
 //!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
 //! - [`bench`]: the measurement harness of `tsoser bench`.
-//! - [`report`] and [`text`]: witnesses as text and JSON; input excerpts made safe
-//!   to print.
+//! - [`report`], [`json`] and [`text`]: witnesses as text and JSON, the documented
+//!   `--json` objects as serde structs, input excerpts made safe to print.
 //! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.
 
 pub mod analysis;
@@ -32,6 +32,7 @@ pub mod bench;
 pub mod check;
 pub mod error;
 pub mod graph;
+pub mod json;
 pub mod mem;
 pub mod monitor;
 pub mod program;

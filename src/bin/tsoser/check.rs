@@ -250,25 +250,33 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         (_, decide::Algo::Brute) => ("brute", None, None),
     };
     if a.json {
-        let mut out = json!({
-            "file": fname,
-            "trace": trace_json(&trace),
-            "model": if sc { "sc" } else { "tso" },
-            "algo": algo_name,
-            "profiles": profiles,
-            "solver": solver,
-            "semantics": semantics_name(semantics),
-            "verdict": verdict.name(),
-            "reason": match &verdict { Verdict::Unknown { reason } => json!(reason), _ => json!(null) },
-            "witness": report::witness_json(&trace, &verdict),
-            "paper_realizable": realizable,
-        });
-        if a.stats {
-            out["stats"] = stats.to_json();
+        let stats_json = if a.stats {
+            let mut v = stats.to_json();
             if let Some(c) = &chains {
-                out["stats"]["chains"] = serde_json::to_value(c)?;
+                v["chains"] = serde_json::to_value(c)?;
             }
-        }
+            Some(v)
+        } else {
+            None
+        };
+        let out = serde_json::to_value(tsoser::json::CheckReport {
+            schema: tsoser::json::schema(),
+            file: fname,
+            trace: tsoser::json::TraceInfo::of(&trace),
+            model: if sc { "sc" } else { "tso" },
+            algo: algo_name,
+            solver,
+            profiles,
+            semantics: semantics_name(semantics),
+            verdict: verdict.name(),
+            reason: match &verdict {
+                Verdict::Unknown { reason } => Some(reason.clone()),
+                _ => None,
+            },
+            paper_realizable: realizable,
+            witness: report::witness_json(&trace, &verdict),
+            stats: stats_json,
+        })?;
         crate::out::json_out(out)?;
     } else {
         let what = if sc {
@@ -503,16 +511,17 @@ pub(crate) fn cmd_graph(
         return Ok(0);
     }
     if as_json {
-        let mut out = json!({
-            "file": file.display().to_string(),
-            "semantics": semantics_name(semantics),
-            "trace": trace_json(&trace),
-            "nodes": nodes, "directed_edges": directed, "undirected_edges": undirected,
-            "forced_cycle": forced_cycle,
-        });
-        if want_stats {
-            out["stats"] = stats.to_json();
-        }
+        let out = serde_json::to_value(tsoser::json::GraphReport {
+            schema: tsoser::json::schema(),
+            file: file.display().to_string(),
+            semantics: semantics_name(semantics),
+            trace: tsoser::json::TraceInfo::of(&trace),
+            nodes,
+            directed_edges: directed,
+            undirected_edges: undirected,
+            forced_cycle,
+            stats: want_stats.then(|| stats.to_json()),
+        })?;
         crate::out::json_out(out)?;
     } else {
         outln!(

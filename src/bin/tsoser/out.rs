@@ -133,14 +133,7 @@ pub(crate) fn json_out(v: serde_json::Value) -> Result<()> {
     Ok(())
 }
 
-/// The `trace` object of `--json`.
+/// The `trace` object of `--json` ([`tsoser::json::TraceInfo`]).
 pub(crate) fn trace_json(trace: &Trace) -> serde_json::Value {
-    json!({
-        "name": trace.name,
-        "events": trace.len(),
-        "threads": trace.threads.len(),
-        "transactions": trace.txns.len(),
-        "variables": trace.vars.len(),
-        "transaction_fenced": trace.is_transaction_fenced(),
-    })
+    serde_json::to_value(tsoser::json::TraceInfo::of(trace)).expect("plain data")
 }

@@ -1,0 +1,85 @@
+//! The documented `--json` objects of `check`, `graph` and the trace summary, as serde
+//! structs in one place; every object carries [`crate::report::JSON_SCHEMA`]. (The
+//! README's "JSON output" describes them; a test checks a sample against the output.)
+
+use crate::report::JSON_SCHEMA;
+use crate::trace::Trace;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The `trace` object: what was read.
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceInfo {
+    pub name: Option<String>,
+    pub events: usize,
+    pub threads: usize,
+    pub transactions: usize,
+    pub variables: usize,
+    /// Every transaction ends with a fence or rmw (absent when not known: a streamed
+    /// trace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_fenced: Option<bool>,
+}
+
+impl TraceInfo {
+    pub fn of(trace: &Trace) -> TraceInfo {
+        TraceInfo {
+            name: trace.name.clone(),
+            events: trace.len(),
+            threads: trace.threads.len(),
+            transactions: trace.txns.len(),
+            variables: trace.vars.len(),
+            transaction_fenced: Some(trace.is_transaction_fenced()),
+        }
+    }
+}
+
+/// `tsoser check --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    pub schema: u32,
+    pub file: String,
+    pub trace: TraceInfo,
+    /// `tso` | `sc`.
+    pub model: &'static str,
+    /// `auto` | `brute` | `sat` | `fpt` | `sc`.
+    pub algo: &'static str,
+    /// `varisat` | `z3` with `--algo sat` or `auto`.
+    pub solver: Option<&'static str>,
+    /// `exact` | `fig4` with `--algo fpt`.
+    pub profiles: Option<&'static str>,
+    /// `exact` | `paper`.
+    pub semantics: &'static str,
+    /// `serializable` | `violation` | `unknown`.
+    pub verdict: &'static str,
+    /// Why the answer is unknown.
+    pub reason: Option<String>,
+    /// Paper semantics, violation: does some execution have one (null: not known).
+    pub paper_realizable: Option<bool>,
+    /// Null unless a violation ([`crate::report::witness_json`]).
+    pub witness: Value,
+    /// With `--stats`: phase seconds, counts, peak memory (and fpt's chains).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Value>,
+}
+
+/// `tsoser graph --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct GraphReport {
+    pub schema: u32,
+    pub file: String,
+    pub semantics: &'static str,
+    pub trace: TraceInfo,
+    pub nodes: usize,
+    pub directed_edges: usize,
+    pub undirected_edges: usize,
+    /// The forced conflicts alone have a cycle (not serializable).
+    pub forced_cycle: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Value>,
+}
+
+/// The schema version, for the structs above.
+pub const fn schema() -> u32 {
+    JSON_SCHEMA
+}
