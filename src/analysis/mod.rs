@@ -47,6 +47,22 @@ pub fn span(trace: &Trace, n: Node) -> (u64, u64) {
 /// one thread's writes without fences.) Pairs come out per variable in the order of
 /// the spans sorted by (start, end), so encodings are stable.
 pub fn varying_pairs(trace: &Trace) -> Vec<(Node, Node)> {
+    varying_pairs_within(trace, usize::MAX).expect("no bound")
+}
+
+/// Bytes a decider holds per varying pair (the pair, its conflict literals, clauses
+/// and jumps), for the memory bound of [`max_pairs`].
+pub const BYTES_PER_PAIR: usize = 256;
+
+/// The varying pairs a memory budget of `bytes` allows.
+pub fn max_pairs(bytes: usize) -> usize {
+    bytes / BYTES_PER_PAIR
+}
+
+/// [`varying_pairs`], or `Err(n)` as soon as more than `max` pairs exist (`n` found so
+/// far): a trace whose possible conflicts would not fit in memory (thousands of
+/// unfenced threads on one variable) ends as *unknown*, not in an allocator abort.
+pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node)>, usize> {
     let mut by_var: Vec<Vec<(u64, u64, Node)>> = vec![Vec::new(); trace.vars.len()];
     for (i, e) in trace.events.iter().enumerate() {
         let n = match e.op {
@@ -81,13 +97,16 @@ pub fn varying_pairs(trace: &Trace) -> Vec<(Node, Node)> {
                     spans.retain(|&i| list[i].1 >= lo);
                     found.extend(spans.iter().map(|&i| (i, j)));
                 }
+                if out.len().saturating_add(found.len()) > max {
+                    return Err(out.len() + found.len());
+                }
             }
             open[tb][read].push(j);
         }
         found.sort_unstable();
         out.extend(found.iter().map(|&(i, j)| (list[i].2, list[j].2)));
     }
-    out
+    Ok(out)
 }
 
 /// The graph of every conflict some execution may have: forced edges plus each

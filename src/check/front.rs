@@ -57,7 +57,17 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
             cycle,
         })));
     }
-    let pairs = timed(phases, "varying pairs", || encode::varying_pairs(trace));
+    let max = encode::max_pairs(crate::mem::default_budget());
+    let pairs = match timed(phases, "varying pairs", || encode::varying_pairs_within(trace, max)) {
+        Ok(p) => p,
+        Err(n) => {
+            return Err(Verdict::Unknown {
+                reason: format!(
+                    "more than {n} pairs of events whose order varies: their encoding would pass the memory budget (half the available memory)"
+                ),
+            })
+        }
+    };
     timed(phases, "pruning (components)", || {
         let extra = encode::possible_edges(trace, &pairs);
         let (comps, comp_of) = encode::components_of(trace.txns.len(), &[forced.edges(), &extra]);
