@@ -1,6 +1,6 @@
 //! The measurement harness behind `tsoser bench`: generated families of traces, each
 //! decider run on each trace through [`crate::check::decide`] with a timeout, one typed
-//! [`Row`] per run, and the fitted exponent of time in the trace length.
+//! [`Run`] per run, and the fitted exponent of time in the trace length.
 
 use crate::check::decide::{decide, Algo, Budget, DecideError, DeciderStats, Question};
 use crate::check::sat::SolverKind;

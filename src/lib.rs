@@ -22,7 +22,7 @@
 //!   streamed from STD; their evidence re-checked.
 //! - [`program`]: programs (`.prog`) and herd X86 litmus tests, their exact exploration
 //!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
-//! - [`bench`]: the measurement harness of `tsoser bench`.
+//! - [`mod@bench`]: the measurement harness of `tsoser bench`.
 //! - [`report`], [`json`] and [`text`]: witnesses as text and JSON, the documented
 //!   `--json` objects as serde structs, input excerpts made safe to print.
 //! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.

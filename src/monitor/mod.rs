@@ -107,13 +107,14 @@ pub trait Monitor {
 }
 
 impl Kind {
-    /// Bytes the monitor's state takes for `k` threads and `m` variables (vector
-    /// clocks over threads: sc-ser's read slots make it k²·m).
+    /// Bytes the monitor's state takes for `k` threads and `m` variables before the run
+    /// (vector clocks over threads; sc-ser's read slots come as threads first read
+    /// variables, k·8 bytes each).
     pub fn bytes_needed(self, k: usize, m: usize) -> u128 {
         let (k, m) = (k as u128, m as u128);
         let hb = 4 * (k * k + 2 * m * k);
         match self {
-            Kind::ScSer => 16 * (k + m + k * m) * k + k * m,
+            Kind::ScSer => 8 * (k + m) * k + 5 * k * m,
             Kind::Sober => hb + 4 * (2 * k * 2 * k + (m + k) * 2 * k),
             Kind::Tso | Kind::Pso => hb + 32 * m,
             Kind::Fenced => {

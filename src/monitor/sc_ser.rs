@@ -1,7 +1,9 @@
 //! SC-serializability as a single pass with vector clocks (in the style of AeroDrome,
 //! Mathur & Viswanathan, ASPLOS'20): the trace read as an SC execution, conflicts ⊙SC
-//! (docs/semantics.md §6), transactions as the nodes. State: O(k·(k + m + k·m)) integers for
-//! k threads and m variables — independent of the trace length.
+//! (docs/semantics.md §6), transactions as the nodes. State: O(k·(k + m + r)) integers for
+//! k threads, m variables and the r (thread, variable) pairs that read (a read slot is
+//! made on a thread's first read of a variable), plus a k·m index — independent of the
+//! trace length.
 //!
 //! Clocks count transactions: thread t's i-th transaction has index i, and a clock V
 //! "has seen" it when V\[t\] ≥ i. Each *slot* — a thread's current clock C_t, a
@@ -47,8 +49,10 @@ pub struct ScSer {
     k: usize,
     m: usize,
     /// Slot clocks, flat: slot s is `vals[s*k .. (s+1)*k]`. Slots: threads 0..k, then
-    /// W_x (k + x), then R_{u,x} (k + m + u*m + x).
+    /// W_x (k + x), then the read slots R_{u,x} in the order they are first needed.
     vals: Vec<u32>,
+    /// Per (thread, variable), `u*m + x`: its read slot R_{u,x} (0: none yet).
+    rslot: Vec<u32>,
     /// Index of each thread's current transaction (0: none yet).
     idx: Vec<u32>,
     /// Per slot and thread: the transaction index it was registered with (dedup).
@@ -76,11 +80,12 @@ pub struct ScSer {
 
 impl ScSer {
     pub fn new(k: usize, m: usize) -> ScSer {
-        let slots = k + m + k * m;
+        let slots = k + m;
         ScSer {
             k,
             m,
             vals: vec![0; slots * k],
+            rslot: vec![0; k * m],
             idx: vec![0; k],
             mark: vec![0; slots * k],
             // Room up front: the lists are reused, so they rarely grow during the pass.
@@ -102,8 +107,22 @@ impl ScSer {
         self.k + x
     }
 
+    /// R_{u,x}, which exists once u has read x.
     fn r_slot(&self, u: usize, x: usize) -> usize {
-        self.k + self.m + u * self.m + x
+        self.rslot[u * self.m + x] as usize
+    }
+
+    /// R_{t,x}, made on t's first read of x.
+    fn r_slot_made(&mut self, t: usize, x: usize) -> usize {
+        let i = t * self.m + x;
+        if self.rslot[i] == 0 {
+            let s = self.copied.len();
+            self.vals.resize(self.vals.len() + self.k, 0);
+            self.mark.resize(self.mark.len() + self.k, 0);
+            self.copied.push(0);
+            self.rslot[i] = u32::try_from(s).expect("fewer than 2^32 read slots");
+        }
+        self.rslot[i] as usize
     }
 
     /// Records `slot` with every current transaction its clock has seen.
@@ -291,7 +310,7 @@ impl ScSer {
     }
 
     fn note_read(&mut self, t: usize, x: usize) {
-        let r = self.r_slot(t, x);
+        let r = self.r_slot_made(t, x);
         self.copy_into(r, t);
         if !self.has_read[t * self.m + x] {
             self.has_read[t * self.m + x] = true;

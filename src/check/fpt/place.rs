@@ -2,7 +2,7 @@
 //!
 //! Each edge asks for an order that varies and, when the read may be parallel with the
 //! write (exception (i)), one of up to three further orders
-//! ([`crate::check::sat::encode::Requirement`]). Every order is "u precedes v" between
+//! ([`crate::analysis::Requirement`]). Every order is "u precedes v" between
 //! a commit (a free point) and a trace event (fixed at time 2p + 1) or another commit.
 //! A commit c(w) lies strictly between w and the next fence/rmw of its thread, and the
 //! commits of a thread keep FIFO order (docs/semantics.md §2). Over real-valued positions
