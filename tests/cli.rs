@@ -788,11 +788,64 @@ fn monitors_too_big_for_memory_answer_unknown() {
         Some(0)
     );
     for file in [&f, &std_file] {
-        let o = tsoser(&["monitor", file.to_str().unwrap(), "--monitor", "all"]);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tsoser"))
+            .args(["monitor", file.to_str().unwrap(), "--monitor", "all"])
+            .env("TSOSER_MAX_MEMORY_MIB", "1024")
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
         assert!(
             stdout(&o).contains("unknown — the monitors would need"),
             "{}",
+            stdout(&o)
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Bug: a trace of 40,000 single-event threads made `graph`, `check-exec` and `check`
+/// ask for 9–15 GB (the conflict graph is quadratic in the threads here). The graph's
+/// size is estimated first: past the memory budget (here `TSOSER_MAX_MEMORY_MIB=1024`)
+/// the answer is unknown, exit 3, at once.
+#[test]
+fn graphs_too_big_for_memory_answer_unknown() {
+    let dir = std::env::temp_dir().join(format!("tsoser-wide-graph-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("wide.yaml");
+    let events: String = (0..40_000)
+        .map(|i| {
+            format!(
+                "  - \"t{i} {} x{}\"\n",
+                if i % 2 == 1 { "wr" } else { "rd" },
+                i % 3
+            )
+        })
+        .collect();
+    std::fs::write(&f, format!("events:\n{events}")).unwrap();
+    for cmd in [
+        &["graph"][..],
+        &["check-exec"],
+        &["check"],
+        &["check", "--algo", "sat"],
+        &["check", "--algo", "fpt"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.push(f.to_str().unwrap());
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tsoser"))
+            .args(&args)
+            .env("TSOSER_MAX_MEMORY_MIB", "1024")
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "{args:?}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(
+            stdout(&o).contains("memory budget"),
+            "{args:?}: {}",
             stdout(&o)
         );
     }

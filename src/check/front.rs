@@ -49,6 +49,8 @@ impl<V> Front<V> {
 
 /// Exact semantics: `Err` is the violation of a forced cycle (witness: the SC run).
 pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, Verdict> {
+    crate::graph::forced::within_memory(trace, crate::mem::default_budget())
+        .map_err(|reason| Verdict::Unknown { reason })?;
     let forced = timed(phases, "forced edges", || forced_graph(trace));
     if let Some(cycle) = timed(phases, "forced cycle", || forced.find_cycle()) {
         let execution = Execution::sc(trace);

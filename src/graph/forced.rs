@@ -94,6 +94,55 @@ impl VarLists {
 }
 
 /// Time of trace event `p`.
+/// An upper estimate of the cross-thread edges the sparse constructions keep (each
+/// access gets at most one edge to each other thread that writes its variable, each
+/// write one to each other thread that touches it), for a memory bound before building.
+pub fn estimated_cross_edges(trace: &Trace) -> u128 {
+    let m = trace.vars.len();
+    let mut accesses = vec![0u128; m];
+    let mut writes = vec![0u128; m];
+    let mut touch: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut write_threads: std::collections::HashSet<(usize, usize)> = Default::default();
+    for e in &trace.events {
+        if let Some(x) = e.var {
+            accesses[x] += 1;
+            touch.insert((x, e.thread));
+            if matches!(e.op, crate::trace::Op::Wr | crate::trace::Op::Rmw) {
+                writes[x] += 1;
+                write_threads.insert((x, e.thread));
+            }
+        }
+    }
+    let mut threads = vec![0u128; m];
+    let mut writers = vec![0u128; m];
+    for &(x, _) in &touch {
+        threads[x] += 1;
+    }
+    for &(x, _) in &write_threads {
+        writers[x] += 1;
+    }
+    (0..m)
+        .map(|x| accesses[x] * writers[x] + writes[x] * threads[x])
+        .sum()
+}
+
+/// Bytes the event graphs keep per edge, for [`estimated_cross_edges`].
+pub const BYTES_PER_EDGE: u128 = 48;
+
+/// `Err` with the reason when the estimated edges would pass `budget` bytes.
+pub fn within_memory(trace: &Trace, budget: usize) -> Result<(), String> {
+    let need = estimated_cross_edges(trace) * BYTES_PER_EDGE;
+    if need > budget as u128 {
+        return Err(format!(
+            "its conflict graph would need about {:.1} GiB ({} threads), more than the memory budget of {:.1} GiB (half the available memory)",
+            need as f64 / (1u64 << 30) as f64,
+            trace.threads.len(),
+            budget as f64 / (1u64 << 30) as f64
+        ));
+    }
+    Ok(())
+}
+
 pub fn event_time(p: usize) -> u64 {
     2 * p as u64 + 1
 }

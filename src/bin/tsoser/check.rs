@@ -386,6 +386,10 @@ pub(crate) fn cmd_encode(file: &Path, format: Format, semantics: Semantics) -> R
 
 pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
     let (trace, exec) = tsoser::trace::parse::read_execution(file)?;
+    if let Err(why) = tsoser::graph::forced::within_memory(&trace, tsoser::mem::default_budget()) {
+        outln!("{}: unknown — {why}", file.display());
+        return Ok(out::UNKNOWN);
+    }
     let cycle = execution::tso_cycle(&trace, &exec);
     let contraction = execution::sc_equivalence_cycle(&trace, &exec);
     if let Some(c) = &cycle {
@@ -458,6 +462,17 @@ pub(crate) fn cmd_graph(
 ) -> Result<u8> {
     let mut stats = Stats::default();
     let trace = stats.time("parse", || load(file))?;
+    // The undirected pairs can be quadratic in the threads: bounded as the deciders' are.
+    let budget = tsoser::mem::default_budget();
+    let too_big = tsoser::graph::forced::within_memory(&trace, budget).err().or_else(|| {
+        tsoser::analysis::varying_pairs_within(&trace, tsoser::analysis::max_pairs(budget))
+            .err()
+            .map(|n| format!("more than {n} pairs of events whose order varies would pass the memory budget (half the available memory)"))
+    });
+    if let Some(why) = too_big {
+        outln!("{}: unknown — {why}", file.display());
+        return Ok(out::UNKNOWN);
+    }
     let (nodes, directed, undirected, forced_cycle, dot_text) = match semantics {
         Semantics::Exact => {
             let g = stats.time("build exact graph", || ExactGraph::new(&trace));
