@@ -83,3 +83,43 @@ pub struct GraphReport {
 pub const fn schema() -> u32 {
     JSON_SCHEMA
 }
+
+/// One monitor's answer in `tsoser monitor --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MonitorEntry {
+    /// `sc-ser` | `sober` | `tso` | `pso` | `fenced`.
+    pub monitor: &'static str,
+    /// `serializable`/`violation` (sc-ser), `no-report`/`violation` (sober, tso, pso),
+    /// `no-report`/`violation`/`unknown` (fenced).
+    pub verdict: &'static str,
+    /// `{event, line, text}` of the event the monitor stopped at, or null.
+    pub stopped_at: Option<Value>,
+    /// The evidence in the paper's terms (README, "Monitors"), or null.
+    pub report: Value,
+    /// sc-ser only: the same as `report` (kept for earlier readers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Value>,
+}
+
+/// `tsoser monitor --json` with one monitor: its entry's fields at the top level.
+#[derive(Clone, Debug, Serialize)]
+pub struct MonitorOne {
+    pub schema: u32,
+    pub file: String,
+    pub trace: TraceInfo,
+    #[serde(flatten)]
+    pub entry: MonitorEntry,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Value>,
+}
+
+/// `tsoser monitor --json --monitor all` (or several): one entry per monitor.
+#[derive(Clone, Debug, Serialize)]
+pub struct MonitorAll {
+    pub schema: u32,
+    pub file: String,
+    pub trace: TraceInfo,
+    pub monitors: Vec<MonitorEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Value>,
+}

@@ -1,7 +1,7 @@
 //! `tsoser monitor`: the monitors on a trace read as an SC run.
 
 use crate::args::MonitorKind;
-use crate::out::{load, trace_json, warn, warn_raw, TraceFormat, INTERNAL};
+use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL};
 use anyhow::Result;
 use serde_json::json;
 use std::path::Path;
@@ -49,8 +49,14 @@ pub(crate) fn cmd_monitor(
                 o => o.at(),
             })
             .max();
-        let info = json!({"name": null, "events": s.events, "threads": s.threads,
-                          "transactions": s.transactions, "variables": s.variables});
+        let info = tsoser::json::TraceInfo {
+            name: None,
+            events: s.events,
+            threads: s.threads,
+            transactions: s.transactions,
+            variables: s.variables,
+            transaction_fenced: None,
+        };
         match last {
             Some(last) => {
                 let trace = tsoser::trace::std_format::read_std_prefix(file, last + 1)?;
@@ -95,7 +101,7 @@ pub(crate) fn cmd_monitor(
             .map(|(_, o)| o.at().map_or(trace.len(), |i| i + 1))
             .max()
             .unwrap_or(0);
-        let info = trace_json(&trace);
+        let info = tsoser::json::TraceInfo::of(&trace);
         (outcomes, Some(trace), info, seen)
     };
     let empty = Trace::new(None, vec![], vec![], vec![], vec![])?;
@@ -126,29 +132,33 @@ pub(crate) fn cmd_monitor(
             .fold(0, |a, b| if a == 1 || b == 1 { 1 } else { a.max(b) });
     let fname = file.display().to_string();
     if as_json {
-        let one = |x: &monitor::explain::Explained| {
-            let mut v = json!({
-                "monitor": x.kind.name(),
-                "verdict": x.verdict,
-                "stopped_at": x.stopped_at.map(|i| json!({"event": i, "line": t.events[i].line, "text": t.describe(i)})),
-                "report": x.report,
-            });
-            if x.kind == monitor::Kind::ScSer {
-                v["witness"] = x.report.clone();
-            }
-            v
+        let one = |x: &monitor::explain::Explained| tsoser::json::MonitorEntry {
+            monitor: x.kind.name(),
+            verdict: x.verdict,
+            stopped_at: x
+                .stopped_at
+                .map(|i| json!({"event": i, "line": t.events[i].line, "text": t.describe(i)})),
+            report: x.report.clone(),
+            witness: (x.kind == monitor::Kind::ScSer).then(|| x.report.clone()),
         };
-        let mut out = if let [x] = explained.as_slice() {
-            let mut v = one(x);
-            v["file"] = json!(fname);
-            v["trace"] = info;
-            v
+        let stats_json = want_stats.then(|| stats.to_json());
+        let out = if let [x] = explained.as_slice() {
+            serde_json::to_value(tsoser::json::MonitorOne {
+                schema: tsoser::json::schema(),
+                file: fname,
+                trace: info,
+                entry: one(x),
+                stats: stats_json,
+            })?
         } else {
-            json!({"file": fname, "trace": info, "monitors": explained.iter().map(one).collect::<Vec<_>>()})
+            serde_json::to_value(tsoser::json::MonitorAll {
+                schema: tsoser::json::schema(),
+                file: fname,
+                trace: info,
+                monitors: explained.iter().map(one).collect(),
+                stats: stats_json,
+            })?
         };
-        if want_stats {
-            out["stats"] = stats.to_json();
-        }
         crate::out::json_out(out)?;
     } else {
         for x in &explained {
