@@ -123,3 +123,71 @@ pub struct MonitorAll {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<Value>,
 }
+
+/// `tsoser explore --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExploreReport {
+    pub schema: u32,
+    pub file: String,
+    pub program: String,
+    /// `sc` | `tso` | `pso`.
+    pub model: &'static str,
+    /// Whether the exploration finished (else the answers are partial).
+    pub complete: bool,
+    /// Why it did not finish.
+    pub incomplete: Option<String>,
+    pub states: usize,
+    pub outcomes: Vec<OutcomeJson>,
+    pub condition: Option<ConditionJson>,
+    /// Runs cut by `assume` or the unrolling bound.
+    pub cut: u64,
+    pub assertion_failure: Option<FailureJson>,
+    /// Null under SC or with `--no-robustness`.
+    pub robustness: Option<RobustnessJson>,
+    pub exit: u8,
+}
+
+/// One final outcome: the observed values, the runs reaching it, whether it satisfies
+/// the condition.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutcomeJson {
+    pub values: serde_json::Map<String, Value>,
+    pub runs: u64,
+    pub satisfies: Option<bool>,
+}
+
+/// The final condition and its answer (null when unknown).
+#[derive(Clone, Debug, Serialize)]
+pub struct ConditionJson {
+    pub quantifier: &'static str,
+    pub text: String,
+    pub holds: Option<bool>,
+    /// An old-style test's own answer (`with tso: …`) and whether the run agrees.
+    pub stated: Option<Value>,
+}
+
+/// The first assertion failure, with a schedule that replays it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FailureJson {
+    pub thread: String,
+    pub line: usize,
+    pub schedule: String,
+    pub steps: Vec<String>,
+}
+
+/// Robustness: null when unknown, with `note` saying why.
+#[derive(Clone, Debug, Serialize)]
+pub struct RobustnessJson {
+    pub robust: Option<bool>,
+    pub states: usize,
+    pub note: Option<String>,
+    pub witness: Option<RobustnessWitness>,
+}
+
+/// A shortest non-SC run: its schedule, steps and happens-before cycle.
+#[derive(Clone, Debug, Serialize)]
+pub struct RobustnessWitness {
+    pub schedule: String,
+    pub steps: Vec<String>,
+    pub cycle: Vec<String>,
+}

@@ -265,45 +265,61 @@ fn cond_body(text: &str) -> &str {
 
 /// The JSON report (README, "explore --json").
 pub fn json(p: &Program, file: &str, r: &Report) -> Value {
+    use crate::json::*;
     let e = &r.exploration;
-    let outcomes: Vec<Value> = e
+    let outcomes = e
         .outcomes
         .iter()
         .map(|(vals, runs)| {
-            let mut o = serde_json::Map::new();
+            let mut values = serde_json::Map::new();
             for (pl, v) in e.places.iter().zip(vals) {
-                o.insert(p.place_name(pl), json!(v));
+                values.insert(p.place_name(pl), json!(v));
             }
-            json!({"values": o, "runs": runs, "satisfies": holds(p, e, vals)})
+            OutcomeJson {
+                values,
+                runs: *runs,
+                satisfies: holds(p, e, vals),
+            }
         })
         .collect();
-    let condition = p.final_cond.as_ref().map(|f| {
-        let stated = stated(p, e).map(|(q, agrees)| json!({"quantifier": q.name(), "agrees": agrees}));
-        json!({"quantifier": f.quantifier.name(), "text": f.text, "holds": e.condition(p), "stated": stated})
+    let condition = p.final_cond.as_ref().map(|f| ConditionJson {
+        quantifier: f.quantifier.name(),
+        text: f.text.clone(),
+        holds: e.condition(p),
+        stated: stated(p, e).map(|(q, agrees)| json!({"quantifier": q.name(), "agrees": agrees})),
     });
-    let failure = e.failure.as_ref().map(|f| {
-        json!({"thread": p.threads[f.thread].name, "line": f.line,
-               "schedule": schedule_text(p, &f.schedule), "steps": r.failure_text})
+    let assertion_failure = e.failure.as_ref().map(|f| FailureJson {
+        thread: p.threads[f.thread].name.clone(),
+        line: f.line,
+        schedule: schedule_text(p, &f.schedule),
+        steps: r.failure_text.clone(),
     });
-    let robustness = r.robustness.as_ref().map(|rb| {
-        json!({"robust": rb.robust, "states": rb.states, "note": r.robustness_note,
-               "witness": rb.witness.as_ref().map(|w| json!({
-                   "schedule": schedule_text(p, w), "steps": r.witness_text, "cycle": r.cycle_text}))})
+    let robustness = r.robustness.as_ref().map(|rb| RobustnessJson {
+        robust: rb.robust,
+        states: rb.states,
+        note: r.robustness_note.clone(),
+        witness: rb.witness.as_ref().map(|w| RobustnessWitness {
+            schedule: schedule_text(p, w),
+            steps: r.witness_text.clone(),
+            cycle: r.cycle_text.clone(),
+        }),
     });
-    json!({
-        "file": file,
-        "program": p.name,
-        "model": e.model.name(),
-        "complete": e.complete,
-        "incomplete": e.incomplete.map(|i| i.describe()),
-        "states": e.states,
-        "outcomes": outcomes,
-        "condition": condition,
-        "cut": e.cut,
-        "assertion_failure": failure,
-        "robustness": robustness,
-        "exit": r.exit,
+    serde_json::to_value(ExploreReport {
+        schema: schema(),
+        file: file.to_string(),
+        program: p.name.clone(),
+        model: e.model.name(),
+        complete: e.complete,
+        incomplete: e.incomplete.map(|i| i.describe()),
+        states: e.states,
+        outcomes,
+        condition,
+        cut: e.cut,
+        assertion_failure,
+        robustness,
+        exit: r.exit,
     })
+    .expect("plain data")
 }
 
 /// Replays a schedule: each step, the final state's observed values, and, under
