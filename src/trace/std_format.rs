@@ -233,12 +233,23 @@ impl Lowering {
 
 /// Builds a trace from STD events (see the module table).
 pub fn build<I: Iterator<Item = Result<StdEvent, Error>>>(events: I) -> Result<Trace, Error> {
+    build_prefix(events, usize::MAX)
+}
+
+/// [`build`] of the first `n` events, reading no further input.
+pub fn build_prefix<I: Iterator<Item = Result<StdEvent, Error>>>(
+    events: I,
+    n: usize,
+) -> Result<Trace, Error> {
     let mut b = TraceBuilder::new();
     let mut lowering = Lowering::default();
-    for ev in events {
+    'lines: for ev in events {
         let ev = ev?;
         let loc = (!ev.loc.is_empty()).then(|| ev.loc.clone());
         for l in lowering.lower(&ev)? {
+            if b.len() >= n {
+                break 'lines;
+            }
             b.push_at(
                 &l.thread,
                 l.txn.as_deref(),
@@ -266,30 +277,10 @@ pub fn open_std(
 /// The trace of the first `n` events of an STD file (event indices as in
 /// [`read_std`]), reading no further: what explaining a streamed report needs.
 pub fn read_std_prefix(path: &std::path::Path, n: usize) -> Result<Trace, FileError> {
-    let named = |error| FileError {
+    build_prefix(open_std(path)?, n).map_err(|error| FileError {
         file: path.display().to_string(),
         error,
-    };
-    let mut b = TraceBuilder::new();
-    let mut lowering = Lowering::default();
-    'lines: for ev in open_std(path)? {
-        let ev = ev.map_err(named)?;
-        let loc = (!ev.loc.is_empty()).then(|| ev.loc.clone());
-        for l in lowering.lower(&ev).map_err(named)? {
-            if b.len() >= n {
-                break 'lines;
-            }
-            b.push_at(
-                &l.thread,
-                l.txn.as_deref(),
-                l.op,
-                (l.op != Op::Fence).then_some(l.var.as_str()),
-                loc.clone(),
-                ev.line,
-            );
-        }
-    }
-    b.build().map_err(named)
+    })
 }
 
 /// Reads an STD file into a trace; errors name the file and line.
