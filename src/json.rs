@@ -191,3 +191,72 @@ pub struct RobustnessWitness {
     pub steps: Vec<String>,
     pub cycle: Vec<String>,
 }
+
+/// `tsoser suite --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct SuiteReport {
+    pub schema: u32,
+    pub dir: String,
+    pub model: &'static str,
+    pub tests: usize,
+    pub mismatches: usize,
+    pub errors: usize,
+    pub unknown: usize,
+    pub without_expectation: usize,
+    pub not_robust: usize,
+    pub seconds: f64,
+    pub results: Vec<SuiteRow>,
+}
+
+/// One test of a suite: its error, or its answers (milliseconds rounded to µs).
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum SuiteRow {
+    Error {
+        test: String,
+        error: String,
+        ms: f64,
+    },
+    Done {
+        test: String,
+        holds: Option<bool>,
+        expected: Option<bool>,
+        #[serde(rename = "match")]
+        matches: Option<bool>,
+        outcomes: usize,
+        states: usize,
+        robust: Option<bool>,
+        ms: f64,
+    },
+}
+
+/// One edge of an explicit execution's cycle (`check-exec --json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ExecEdge {
+    /// The transactions (absent on the write-contraction's cycle of units).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    pub src: String,
+    pub dst: String,
+    pub src_step: usize,
+    pub dst_step: usize,
+    pub rule: crate::trace::conflict::Rule,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<&'static str>,
+}
+
+/// `tsoser check-exec --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExecReport {
+    pub schema: u32,
+    pub file: String,
+    pub trace: TraceInfo,
+    pub tso_serializable: bool,
+    pub cycle: Option<Vec<ExecEdge>>,
+    pub sc_equivalent: bool,
+    pub contraction_cycle: Option<Vec<ExecEdge>>,
+    /// Where each write commits.
+    pub commits: Value,
+}

@@ -6,7 +6,6 @@ use super::parse::read_program;
 use super::report::{run as explore_one, Options};
 use crate::error::{Error, FileError};
 use rayon::prelude::*;
-use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -78,13 +77,24 @@ impl Row {
         Some(self.holds? == self.expected?)
     }
 
-    pub fn json(&self) -> Value {
+    pub fn json(&self) -> crate::json::SuiteRow {
         let ms = (self.ms * 1e3).round() / 1e3;
         match &self.error {
-            Some(e) => json!({"test": self.test, "error": e, "ms": ms}),
-            None => json!({"test": self.test, "holds": self.holds, "expected": self.expected,
-                           "match": self.matches(), "outcomes": self.outcomes,
-                           "states": self.states, "robust": self.robust, "ms": ms}),
+            Some(e) => crate::json::SuiteRow::Error {
+                test: self.test.clone(),
+                error: e.clone(),
+                ms,
+            },
+            None => crate::json::SuiteRow::Done {
+                test: self.test.clone(),
+                holds: self.holds,
+                expected: self.expected,
+                matches: self.matches(),
+                outcomes: self.outcomes,
+                states: self.states,
+                robust: self.robust,
+                ms,
+            },
         }
     }
 }

@@ -1,9 +1,8 @@
 //! `tsoser check`, `check-exec`, `graph`, `encode`.
 
 use crate::args::{Algo, CheckArgs, Format, Model, Profiles, SemanticsArg, Solver, WitnessArg};
-use crate::out::{self, load, trace_json, warn, warn_raw, INTERNAL, USAGE};
+use crate::out::{self, load, warn, warn_raw, INTERNAL, USAGE};
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -400,29 +399,32 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
     }
     let fname = file.display().to_string();
     if as_json {
-        let edges = |c: &Option<Vec<tsoser::graph::Edge>>| {
+        let edges = |c: &Option<Vec<tsoser::graph::Edge>>, named: bool| {
             c.as_ref().map(|c| {
                 c.iter()
-                    .map(|e| {
-                        json!({"src": report::node_text(&trace, e.src), "dst": report::node_text(&trace, e.dst),
-                               "src_step": exec.pos(e.src) + 1, "dst_step": exec.pos(e.dst) + 1, "rule": e.rule})
+                    .map(|e| tsoser::json::ExecEdge {
+                        from: named.then(|| trace.txns[e.from].name.clone()),
+                        to: named.then(|| trace.txns[e.to].name.clone()),
+                        src: report::node_text(&trace, e.src),
+                        dst: report::node_text(&trace, e.dst),
+                        src_step: exec.pos(e.src) + 1,
+                        dst_step: exec.pos(e.dst) + 1,
+                        rule: e.rule,
+                        explain: named.then(|| e.rule.explain()),
                     })
                     .collect::<Vec<_>>()
             })
         };
-        let out = json!({
-            "file": fname,
-            "trace": trace_json(&trace),
-            "tso_serializable": cycle.is_none(),
-            "cycle": cycle.as_ref().map(|c| c.iter().map(|e| json!({
-                "from": trace.txns[e.from].name, "to": trace.txns[e.to].name,
-                "src": report::node_text(&trace, e.src), "dst": report::node_text(&trace, e.dst),
-                "src_step": exec.pos(e.src) + 1, "dst_step": exec.pos(e.dst) + 1,
-                "rule": e.rule, "explain": e.rule.explain()})).collect::<Vec<_>>()),
-            "sc_equivalent": contraction.is_none(),
-            "contraction_cycle": edges(&contraction),
-            "commits": report::placement_json(&trace, &exec),
-        });
+        let out = serde_json::to_value(tsoser::json::ExecReport {
+            schema: tsoser::json::schema(),
+            file: fname,
+            trace: tsoser::json::TraceInfo::of(&trace),
+            tso_serializable: cycle.is_none(),
+            cycle: edges(&cycle, true),
+            sc_equivalent: contraction.is_none(),
+            contraction_cycle: edges(&contraction, false),
+            commits: report::placement_json(&trace, &exec),
+        })?;
         crate::out::json_out(out)?;
     } else {
         match &cycle {

@@ -138,12 +138,20 @@ pub(crate) fn cmd_suite(
     let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
     let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
     if as_json {
-        let rows: Vec<_> = sum.rows.iter().map(|r| r.json()).collect();
-        let v = json!({"dir": dir.display().to_string(), "model": o.config.model.name(), "tests": n,
-                       "mismatches": mismatches, "errors": errors, "unknown": unknown,
-                       "without_expectation": missing, "not_robust": not_robust,
-                       "seconds": sum.seconds, "results": rows});
-        crate::out::json_out(v)?;
+        let v = tsoser::json::SuiteReport {
+            schema: tsoser::json::schema(),
+            dir: dir.display().to_string(),
+            model: o.config.model.name(),
+            tests: n,
+            mismatches,
+            errors,
+            unknown,
+            without_expectation: missing,
+            not_robust,
+            seconds: sum.seconds,
+            results: sum.rows.iter().map(|r| r.json()).collect(),
+        };
+        crate::out::json_out(serde_json::to_value(v)?)?;
         return Ok(sum.exit());
     }
     for r in &sum.rows {

@@ -132,8 +132,3 @@ pub(crate) fn json_out(v: serde_json::Value) -> Result<()> {
     emit(&format!("{}\n", serde_json::to_string_pretty(&o)?));
     Ok(())
 }
-
-/// The `trace` object of `--json` ([`tsoser::json::TraceInfo`]).
-pub(crate) fn trace_json(trace: &Trace) -> serde_json::Value {
-    serde_json::to_value(tsoser::json::TraceInfo::of(trace)).expect("plain data")
-}
