@@ -154,9 +154,9 @@ pub enum StreamError {
 pub fn new_monitor(kind: Kind, k: usize, m: usize) -> Box<dyn Monitor> {
     match kind {
         Kind::ScSer => Box::new(ScSerMonitor::new(k, m)),
-        Kind::Sober => Box::new(SoberMonitor::new(k, m)),
-        Kind::Tso => Box::new(BurnimMonitor(Burnim::new(Model::Tso, k, m), None)),
-        Kind::Pso => Box::new(BurnimMonitor(Burnim::new(Model::Pso, k, m), None)),
+        Kind::Sober => Box::new(FirstReport(Sober::new(k, m), None)),
+        Kind::Tso => Box::new(FirstReport(Burnim::new(Model::Tso, k, m), None)),
+        Kind::Pso => Box::new(FirstReport(Burnim::new(Model::Pso, k, m), None)),
         Kind::Fenced => Box::new(FencedMonitor::new(k)),
     }
 }
@@ -192,43 +192,52 @@ impl Monitor for ScSerMonitor {
     }
 }
 
-/// SOBER ([`sober`], Figs. 2, 3).
-struct SoberMonitor(Sober, Option<SoberReport>);
-
-impl SoberMonitor {
-    fn new(k: usize, m: usize) -> SoberMonitor {
-        SoberMonitor(Sober::new(k, m), None)
-    }
+/// An online monitor that reports once (SOBER, `monitor_TSO`, `monitor_PSO`).
+trait Reports {
+    type Report: Clone;
+    fn kind(&self) -> Kind;
+    fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> Option<Self::Report>;
+    fn outcome(r: Self::Report) -> Outcome;
 }
 
-impl Monitor for SoberMonitor {
+impl Reports for Sober {
+    type Report = SoberReport;
     fn kind(&self) -> Kind {
         Kind::Sober
     }
-    fn step(&mut self, _e: EventId, t: usize, op: Op, var: Option<usize>) {
-        if self.1.is_none() {
-            self.1 = self.0.step(t, op, var);
-        }
+    fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> Option<SoberReport> {
+        Sober::step(self, t, op, var)
     }
-    fn done(&self) -> bool {
-        self.1.is_some()
-    }
-    fn finish(&mut self) -> Outcome {
-        self.1.clone().map_or(Outcome::Clean, Outcome::Sober)
+    fn outcome(r: SoberReport) -> Outcome {
+        Outcome::Sober(r)
     }
 }
 
-/// `monitor_TSO` / `monitor_PSO` ([`burnim`], Figs. 4, 5).
-struct BurnimMonitor(Burnim, Option<BurnimReport>);
-
-impl Monitor for BurnimMonitor {
+impl Reports for Burnim {
+    type Report = BurnimReport;
     fn kind(&self) -> Kind {
         // new_monitor builds it for TSO and PSO only.
-        match self.0.model() {
+        match self.model() {
             Model::Sc | Model::Tso => Kind::Tso,
             Model::Pso => Kind::Pso,
         }
     }
+    fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> Option<BurnimReport> {
+        Burnim::step(self, t, op, var)
+    }
+    fn outcome(r: BurnimReport) -> Outcome {
+        Outcome::Burnim(r)
+    }
+}
+
+/// A [`Reports`] monitor that stops at its first report: SOBER ([`sober`], Figs. 2,
+/// 3), `monitor_TSO` / `monitor_PSO` ([`burnim`], Figs. 4, 5).
+struct FirstReport<M: Reports>(M, Option<M::Report>);
+
+impl<M: Reports> Monitor for FirstReport<M> {
+    fn kind(&self) -> Kind {
+        self.0.kind()
+    }
     fn step(&mut self, _e: EventId, t: usize, op: Op, var: Option<usize>) {
         if self.1.is_none() {
             self.1 = self.0.step(t, op, var);
@@ -238,7 +247,7 @@ impl Monitor for BurnimMonitor {
         self.1.is_some()
     }
     fn finish(&mut self) -> Outcome {
-        self.1.clone().map_or(Outcome::Clean, Outcome::Burnim)
+        self.1.clone().map_or(Outcome::Clean, M::outcome)
     }
 }
 
