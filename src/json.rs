@@ -2,10 +2,13 @@
 //! structs in one place; every object carries [`crate::report::JSON_SCHEMA`]. (The
 //! README's "JSON output" describes them; a test checks a sample against the output.)
 
-use crate::report::JSON_SCHEMA;
 use crate::trace::Trace;
 use serde::Serialize;
 use serde_json::Value;
+
+/// The version of every `--json` object (its `"schema"` field): raised when a field
+/// changes meaning or goes away; new fields may appear within a version.
+pub const JSON_SCHEMA: u32 = 1;
 
 /// The `trace` object: what was read.
 #[derive(Clone, Debug, Serialize)]
@@ -57,7 +60,7 @@ pub struct CheckReport {
     /// Paper semantics, violation: does some execution have one (null: not known).
     pub paper_realizable: Option<bool>,
     /// Null unless a violation ([`crate::report::witness_json`]).
-    pub witness: Value,
+    pub witness: Option<WitnessJson>,
     /// With `--stats`: phase seconds, counts, peak memory (and fpt's chains).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<Value>,
@@ -259,4 +262,55 @@ pub struct ExecReport {
     pub contraction_cycle: Option<Vec<ExecEdge>>,
     /// Where each write commits.
     pub commits: Value,
+}
+
+/// A node of a witness: a trace event or the commit of a write (`event` is the write's
+/// index), with the execution step when there is an execution.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeJson {
+    /// `event` | `commit`.
+    pub kind: &'static str,
+    pub event: usize,
+    pub text: String,
+    pub line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+}
+
+/// One edge of a witness cycle: the transactions, the two conflicting nodes, the rule.
+#[derive(Clone, Debug, Serialize)]
+pub struct EdgeJson {
+    pub from: String,
+    pub to: String,
+    pub src: NodeJson,
+    pub dst: NodeJson,
+    pub rule: crate::trace::conflict::Rule,
+    pub explain: &'static str,
+}
+
+/// Where one write commits: after which trace event, at which step.
+#[derive(Clone, Debug, Serialize)]
+pub struct CommitJson {
+    pub write: usize,
+    pub after_event: usize,
+    pub step: usize,
+}
+
+/// A violation's witness (`kind`: `execution` | `orientation` | `sc`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum WitnessJson {
+    /// An execution (every step) and a cycle of its conflict graph.
+    Execution {
+        execution: Vec<NodeJson>,
+        commits: Vec<CommitJson>,
+        cycle: Vec<EdgeJson>,
+    },
+    /// Paper semantics: each undirected pair of Def. 4 as oriented, and the cycle.
+    Orientation {
+        oriented: Vec<(usize, usize)>,
+        cycle: Vec<EdgeJson>,
+    },
+    /// A ⊙SC cycle of the trace read as an SC run.
+    Sc { cycle: Vec<EdgeJson> },
 }

@@ -8,9 +8,8 @@ use crate::trace::Trace;
 use serde_json::{json, Value};
 use std::time::Instant;
 
-/// The version of every `--json` object (its `"schema"` field): raised when a field
-/// changes meaning or goes away; new fields may appear within a version.
-pub const JSON_SCHEMA: u32 = 1;
+pub use crate::json::JSON_SCHEMA;
+use crate::json::{CommitJson, EdgeJson, NodeJson, WitnessJson};
 
 /// Phase times, counters and peak memory, for `--stats`.
 #[derive(Clone, Debug, Default)]
@@ -89,28 +88,29 @@ fn line_of(trace: &Trace, n: Node) -> usize {
     }
 }
 
-fn node_json(trace: &Trace, n: Node, exec: Option<&Execution>) -> Value {
+fn node_json(trace: &Trace, n: Node, exec: Option<&Execution>) -> NodeJson {
     let (kind, e) = match n {
         Step::Event(e) => ("event", e),
         Step::Commit(w) => ("commit", w),
     };
-    let mut v =
-        json!({"kind": kind, "event": e, "text": node_text(trace, n), "line": line_of(trace, n)});
-    if let Some(x) = exec {
-        v["step"] = json!(x.pos(n) + 1);
+    NodeJson {
+        kind,
+        event: e,
+        text: node_text(trace, n),
+        line: line_of(trace, n),
+        step: exec.map(|x| x.pos(n) + 1),
     }
-    v
 }
 
-fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> Value {
-    json!({
-        "from": trace.txns[e.from].name,
-        "to": trace.txns[e.to].name,
-        "src": node_json(trace, e.src, exec),
-        "dst": node_json(trace, e.dst, exec),
-        "rule": e.rule,
-        "explain": e.rule.explain(),
-    })
+fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> EdgeJson {
+    EdgeJson {
+        from: trace.txns[e.from].name.clone(),
+        to: trace.txns[e.to].name.clone(),
+        src: node_json(trace, e.src, exec),
+        dst: node_json(trace, e.dst, exec),
+        rule: e.rule,
+        explain: e.rule.explain(),
+    }
 }
 
 /// The execution as numbered lines; commits marked `⇒`.
@@ -120,15 +120,20 @@ pub fn execution_text(trace: &Trace, exec: &Execution) -> String {
 }
 
 /// Where each write commits: after which trace event.
-pub fn placement_json(trace: &Trace, exec: &Execution) -> Value {
-    let v: Vec<Value> = trace
+pub fn placement(trace: &Trace, exec: &Execution) -> Vec<CommitJson> {
+    trace
         .writes()
-        .map(|w| {
-            let gap = exec.commit_gap(w);
-            json!({"write": w, "after_event": gap - 1, "step": exec.commit_pos(w) + 1})
+        .map(|w| CommitJson {
+            write: w,
+            after_event: exec.commit_gap(w) - 1,
+            step: exec.commit_pos(w) + 1,
         })
-        .collect();
-    json!(v)
+        .collect()
+}
+
+/// [`placement`] as a JSON value.
+pub fn placement_json(trace: &Trace, exec: &Execution) -> Value {
+    serde_json::to_value(placement(trace, exec)).expect("plain data")
 }
 
 /// The cycle, one edge a line.
@@ -151,28 +156,35 @@ pub fn cycle_text(trace: &Trace, cycle: &[Edge], exec: Option<&Execution>) -> St
     s
 }
 
-/// The witness as JSON (`null` when there is none).
-pub fn witness_json(trace: &Trace, verdict: &Verdict) -> Value {
+/// The witness as JSON (`None` when there is none).
+pub fn witness_json(trace: &Trace, verdict: &Verdict) -> Option<WitnessJson> {
     let Verdict::Violation(w) = verdict else {
-        return Value::Null;
+        return None;
     };
-    match &**w {
-        Witness::Execution { execution, cycle } => json!({
-            "kind": "execution",
-            "execution": execution.steps().iter().map(|&n| node_json(trace, n, Some(execution))).collect::<Vec<_>>(),
-            "commits": placement_json(trace, execution),
-            "cycle": cycle.iter().map(|e| edge_json(trace, e, Some(execution))).collect::<Vec<_>>(),
-        }),
-        Witness::Orientation { oriented, cycle } => json!({
-            "kind": "orientation",
-            "oriented": oriented,
-            "cycle": cycle.iter().map(|e| edge_json(trace, e, None)).collect::<Vec<_>>(),
-        }),
-        Witness::Sc { cycle } => json!({
-            "kind": "sc",
-            "cycle": cycle.iter().map(|e| edge_json(trace, e, None)).collect::<Vec<_>>(),
-        }),
-    }
+    let cycle = |c: &[Edge], exec: Option<&Execution>| -> Vec<EdgeJson> {
+        c.iter().map(|e| edge_json(trace, e, exec)).collect()
+    };
+    Some(match &**w {
+        Witness::Execution {
+            execution,
+            cycle: c,
+        } => WitnessJson::Execution {
+            execution: execution
+                .steps()
+                .iter()
+                .map(|&n| node_json(trace, n, Some(execution)))
+                .collect(),
+            commits: placement(trace, execution),
+            cycle: cycle(c, Some(execution)),
+        },
+        Witness::Orientation { oriented, cycle: c } => WitnessJson::Orientation {
+            oriented: oriented.clone(),
+            cycle: cycle(c, None),
+        },
+        Witness::Sc { cycle: c } => WitnessJson::Sc {
+            cycle: cycle(c, None),
+        },
+    })
 }
 
 /// How much of a witness the text shows (`--witness`).

@@ -185,7 +185,7 @@ fn sc_ser_evidence(trace: &Trace, at: EventId) -> Result<(String, Value), String
     check::verify(trace, w)?;
     Ok((
         crate::report::witness_text(trace, w),
-        crate::report::witness_json(trace, &v),
+        serde_json::to_value(crate::report::witness_json(trace, &v)).expect("plain data"),
     ))
 }
 
