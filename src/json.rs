@@ -314,3 +314,74 @@ pub enum WitnessJson {
     /// A ⊙SC cycle of the trace read as an SC run.
     Sc { cycle: Vec<EdgeJson> },
 }
+
+/// An event of a monitor's evidence.
+#[derive(Clone, Debug, Serialize)]
+pub struct EventJson {
+    pub event: usize,
+    pub line: usize,
+    pub text: String,
+}
+
+/// A happens-before edge of a path or cycle (`kind`: `po` | `rf` | `co` | `fr`).
+#[derive(Clone, Debug, Serialize)]
+pub struct HbEdgeJson {
+    pub from: EventJson,
+    pub to: EventJson,
+    pub kind: &'static str,
+}
+
+/// Which conditions of SOBER's Lemma 1 hold for the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Lemma1Json {
+    #[serde(rename = "1")]
+    pub one: bool,
+    #[serde(rename = "2i")]
+    pub two_i: bool,
+    #[serde(rename = "2ii")]
+    pub two_ii: bool,
+}
+
+/// SOBER's report (Fig. 2): the load `e_k`, the coherence index it read,
+/// `write(E, a, c)`, `last(E, p)`, `lastR(E, p)`, Lemma 1, the hb path of (1).
+#[derive(Clone, Debug, Serialize)]
+pub struct SoberJson {
+    pub load: EventJson,
+    pub reads: usize,
+    pub write: EventJson,
+    pub index: usize,
+    pub last: EventJson,
+    pub last_read: Option<EventJson>,
+    pub lemma1: Lemma1Json,
+    pub hb_path: Vec<HbEdgeJson>,
+}
+
+/// A step of a replayed TSO / PSO run (`kind`: `event` | `commit`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunStepJson {
+    pub kind: &'static str,
+    pub event: usize,
+}
+
+/// `monitor_TSO` / `monitor_PSO`'s report (Figs. 4, 5): `e`, `prev`, `e_i`, the path
+/// `e →*hb prev`, the run of the proof and its hb cycle.
+#[derive(Clone, Debug, Serialize)]
+pub struct BurnimJson {
+    pub e: EventJson,
+    pub prev: EventJson,
+    pub ei: EventJson,
+    pub hb_path: Vec<HbEdgeJson>,
+    pub run: Vec<RunStepJson>,
+    pub cycle: Vec<HbEdgeJson>,
+}
+
+/// The transaction-fenced monitor's report (Theorem 3).
+#[derive(Clone, Debug, Serialize)]
+pub struct FencedJson {
+    pub transaction_fenced: bool,
+    /// The last event of the first transaction that does not end with a fence or rmw.
+    pub unfenced: Option<EventJson>,
+    pub sc_ser: Option<WitnessJson>,
+    pub sober: Option<SoberJson>,
+    pub implies_tso_violation: bool,
+}

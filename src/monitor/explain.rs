@@ -9,9 +9,17 @@ use super::hb::{self, HbKind};
 use super::sober::SoberReport;
 use super::{replay, Kind, Outcome};
 use crate::check::{self, Verdict};
+use crate::json::{
+    BurnimJson, EventJson, FencedJson, HbEdgeJson, Lemma1Json, RunStepJson, SoberJson, WitnessJson,
+};
 use crate::trace::exec::Step;
 use crate::trace::{EventId, Trace};
-use serde_json::{json, Value};
+use serde_json::Value;
+
+/// A report struct as the `report` value of `--json`.
+fn to_json<T: serde::Serialize>(v: T) -> Value {
+    serde_json::to_value(v).expect("plain data")
+}
 use std::fmt::Write as _;
 
 /// An outcome made readable.
@@ -51,8 +59,12 @@ fn ev(trace: &Trace, e: EventId) -> String {
     )
 }
 
-fn ev_json(trace: &Trace, e: EventId) -> Value {
-    json!({"event": e, "line": trace.events[e].line, "text": trace.describe(e)})
+fn ev_json(trace: &Trace, e: EventId) -> EventJson {
+    EventJson {
+        event: e,
+        line: trace.events[e].line,
+        text: trace.describe(e),
+    }
 }
 
 fn path_text(trace: &Trace, from: EventId, path: &[(EventId, EventId, HbKind)]) -> String {
@@ -63,9 +75,13 @@ fn path_text(trace: &Trace, from: EventId, path: &[(EventId, EventId, HbKind)]) 
     s
 }
 
-fn path_json(trace: &Trace, path: &[(EventId, EventId, HbKind)]) -> Value {
+fn path_json(trace: &Trace, path: &[(EventId, EventId, HbKind)]) -> Vec<HbEdgeJson> {
     path.iter()
-        .map(|&(a, b, k)| json!({"from": ev_json(trace, a), "to": ev_json(trace, b), "kind": k.name()}))
+        .map(|&(a, b, k)| HbEdgeJson {
+            from: ev_json(trace, a),
+            to: ev_json(trace, b),
+            kind: k.name(),
+        })
         .collect()
 }
 
@@ -77,7 +93,7 @@ fn step_text(trace: &Trace, s: Step) -> String {
 }
 
 /// The evidence of a SOBER report: the hb path of Lemma 1 (1), re-checked.
-fn sober_evidence(trace: &Trace, r: &SoberReport) -> Result<(String, Value), String> {
+fn sober_evidence(trace: &Trace, r: &SoberReport) -> Result<(String, SoberJson), String> {
     let path = hb::path(trace, r.load, r.write, r.last)
         .ok_or_else(|| format!("no hb path from #{} to #{}", r.write, r.last))?;
     hb::check_path(trace, r.write, r.last, &path)?;
@@ -116,21 +132,25 @@ fn sober_evidence(trace: &Trace, r: &SoberReport) -> Result<(String, Value), Str
         "  so E ∪ {{that load}} is a TSO trace that is not SC: E, the events before #{}, is borderline",
         r.load
     );
-    let j = json!({
-        "load": ev_json(trace, r.load),
-        "reads": r.reads,
-        "write": ev_json(trace, r.write),
-        "index": c,
-        "last": ev_json(trace, r.last),
-        "last_read": r.last_read.map(|e| ev_json(trace, e)),
-        "lemma1": {"1": true, "2i": false, "2ii": false},
-        "hb_path": path_json(trace, &path),
-    });
+    let j = SoberJson {
+        load: ev_json(trace, r.load),
+        reads: r.reads,
+        write: ev_json(trace, r.write),
+        index: c,
+        last: ev_json(trace, r.last),
+        last_read: r.last_read.map(|e| ev_json(trace, e)),
+        lemma1: Lemma1Json {
+            one: true,
+            two_i: false,
+            two_ii: false,
+        },
+        hb_path: path_json(trace, &path),
+    };
     Ok((s, j))
 }
 
 /// The evidence of a Burnim report: e →*hb prev, the replayed run and its hb cycle.
-fn burnim_evidence(trace: &Trace, r: &BurnimReport) -> Result<(String, Value), String> {
+fn burnim_evidence(trace: &Trace, r: &BurnimReport) -> Result<(String, BurnimJson), String> {
     let path = hb::path(trace, r.ei, r.e, r.prev)
         .ok_or_else(|| format!("no hb path from #{} to #{}", r.e, r.prev))?;
     hb::check_path(trace, r.e, r.prev, &path)?;
@@ -166,18 +186,30 @@ fn burnim_evidence(trace: &Trace, r: &BurnimReport) -> Result<(String, Value), S
     }
     let _ = writeln!(s, "  its happens-before cycle (not SC):");
     let _ = writeln!(s, "    {}", path_text(trace, r.e, &cycle));
-    let j = json!({
-        "e": ev_json(trace, r.e),
-        "prev": ev_json(trace, r.prev),
-        "ei": ev_json(trace, r.ei),
-        "hb_path": path_json(trace, &path),
-        "run": run,
-        "cycle": path_json(trace, &cycle),
-    });
+    let j = BurnimJson {
+        e: ev_json(trace, r.e),
+        prev: ev_json(trace, r.prev),
+        ei: ev_json(trace, r.ei),
+        hb_path: path_json(trace, &path),
+        run: run
+            .iter()
+            .map(|&st| match st {
+                Step::Event(e) => RunStepJson {
+                    kind: "event",
+                    event: e,
+                },
+                Step::Commit(w) => RunStepJson {
+                    kind: "commit",
+                    event: w,
+                },
+            })
+            .collect(),
+        cycle: path_json(trace, &cycle),
+    };
     Ok((s, j))
 }
 
-fn sc_ser_evidence(trace: &Trace, at: EventId) -> Result<(String, Value), String> {
+fn sc_ser_evidence(trace: &Trace, at: EventId) -> Result<(String, WitnessJson), String> {
     let v = super::sc_ser_witness(trace, at).ok_or("the prefix has no ⊙SC cycle")?;
     let Verdict::Violation(w) = &v else {
         unreachable!("sc_ser_witness gives violations")
@@ -185,7 +217,7 @@ fn sc_ser_evidence(trace: &Trace, at: EventId) -> Result<(String, Value), String
     check::verify(trace, w)?;
     Ok((
         crate::report::witness_text(trace, w),
-        serde_json::to_value(crate::report::witness_json(trace, &v)).expect("plain data"),
+        crate::report::witness_json(trace, &v).expect("a violation has a witness"),
     ))
 }
 
@@ -220,17 +252,17 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
                 trace.describe(*at),
                 e.line
             );
-            (x.details, x.report) = (t, j);
+            (x.details, x.report) = (t, to_json(j));
         }
         Outcome::Sober(r) => {
             let (t, j) = sober_evidence(trace, r)?;
             x.headline = no(r.load, "borderline before");
-            (x.details, x.report) = (t, j);
+            (x.details, x.report) = (t, to_json(j));
         }
         Outcome::Burnim(r) => {
             let (t, j) = burnim_evidence(trace, r)?;
             x.headline = no(r.ei, "SC violation reachable at");
-            (x.details, x.report) = (t, j);
+            (x.details, x.report) = (t, to_json(j));
         }
         Outcome::Fenced {
             unfenced,
@@ -259,15 +291,19 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
                 .as_ref()
                 .map(|r| sober_evidence(trace, r))
                 .transpose()?;
+            let texts = [
+                sc.as_ref().map(|p| p.0.as_str()),
+                so.as_ref().map(|p| p.0.as_str()),
+            ];
             let parts = [
                 (
                     1,
                     "SC-serializability (monitor sc-ser)",
                     "sc-ser",
-                    &sc,
+                    texts[0],
                     "    ",
                 ),
-                (2, "robustness (SOBER)", "sober", &so, "  "),
+                (2, "robustness (SOBER)", "sober", texts[1], "  "),
             ];
             for (n, what, name, found, indent) in parts {
                 let hit = if found.is_some() {
@@ -276,7 +312,7 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
                     "nothing found"
                 };
                 let _ = writeln!(s, "  part {n}, {what} — {name}: {hit}");
-                for l in found.iter().flat_map(|(t, _)| t.lines()) {
+                for l in found.iter().flat_map(|t| t.lines()) {
                     let _ = writeln!(s, "{indent}{l}");
                 }
             }
@@ -309,12 +345,12 @@ pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained
                 }
             }
             x.details = s;
-            x.report = json!({
-                "transaction_fenced": unfenced.is_none(),
-                "unfenced": unfenced.map(|e| ev_json(trace, e)),
-                "sc_ser": sc.map(|p| p.1),
-                "sober": so.map(|p| p.1),
-                "implies_tso_violation": reported && unfenced.is_none(),
+            x.report = to_json(FencedJson {
+                transaction_fenced: unfenced.is_none(),
+                unfenced: unfenced.map(|e| ev_json(trace, e)),
+                sc_ser: sc.map(|p| p.1),
+                sober: so.map(|p| p.1),
+                implies_tso_violation: reported && unfenced.is_none(),
             });
             return Ok(x);
         }
