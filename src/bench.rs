@@ -94,17 +94,6 @@ pub struct Run {
     pub stats: DeciderStats,
 }
 
-impl Run {
-    /// A counter by its `--stats` name (0 when the decider does not count it).
-    pub fn count(&self, name: &str) -> u64 {
-        self.stats
-            .counts()
-            .into_iter()
-            .find(|(k, _)| *k == name)
-            .map_or(0, |x| x.1)
-    }
-}
-
 /// Runs `decider` on `trace` (exact or paper semantics) within `timeout`.
 pub fn run(
     trace: &Trace,

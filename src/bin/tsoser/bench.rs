@@ -41,6 +41,7 @@ pub(crate) fn dense(
             let trace = gen::generate(&shape, seed);
             for d in deciders.iter().map(|d| d.lib()).filter(|d| d.available()) {
                 let run = bench::run(&trace, d, Semantics::Exact, timeout)?;
+                let c = run.stats.summary();
                 outln!(
                     "{k},{},{},{},{seed},{},{},{:.4},{},{},{},{}",
                     shape.events,
@@ -49,10 +50,10 @@ pub(crate) fn dense(
                     d.name(),
                     run.verdict.name(),
                     run.seconds,
-                    run.count("variables"),
-                    run.count("clauses"),
-                    run.count("lazy cuts"),
-                    run.count("jumps tried")
+                    c.variables,
+                    c.clauses,
+                    c.lazy_cuts,
+                    c.jumps_tried
                 );
             }
         }
@@ -87,6 +88,7 @@ pub(crate) fn scale(
                 let trace = family.trace(n, k, vars, seed);
                 for d in deciders.iter().map(|d| d.lib()).filter(|d| d.available()) {
                     let run = bench::run(&trace, d, semantics, timeout)?;
+                    let c = run.stats.summary();
                     outln!(
                         "{},{},{n},{k},{seed},{},{},{:.4},{},{},{},{}",
                         family.name(),
@@ -97,10 +99,10 @@ pub(crate) fn scale(
                         d.name(),
                         run.verdict.name(),
                         run.seconds,
-                        run.count("components"),
-                        run.count("largest component"),
-                        run.count("jumps tried"),
-                        run.count("solver calls")
+                        c.components,
+                        c.largest_component,
+                        c.jumps_tried,
+                        c.solver_calls
                     );
                     if !matches!(run.verdict, Verdict::Unknown { .. }) {
                         fit.entry((d.name(), k))
