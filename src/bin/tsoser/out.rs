@@ -2,7 +2,6 @@
 //! that survive a closed standard error, exit codes, and reading input files.
 
 use anyhow::{Context, Result};
-use serde_json::json;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -119,16 +118,8 @@ pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
     })
 }
 
-/// Prints one `--json` object with its `"schema"` version first.
+/// Prints one `--json` object (the `tsoser::json` structs carry their `"schema"`).
 pub(crate) fn json_out(v: serde_json::Value) -> Result<()> {
-    let mut o = serde_json::Map::new();
-    o.insert("schema".into(), json!(tsoser::report::JSON_SCHEMA));
-    match v {
-        serde_json::Value::Object(m) => o.extend(m),
-        other => {
-            o.insert("value".into(), other);
-        }
-    }
-    emit(&format!("{}\n", serde_json::to_string_pretty(&o)?));
+    emit(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     Ok(())
 }
