@@ -101,8 +101,8 @@ pub fn estimated_cross_edges(trace: &Trace) -> u128 {
     let m = trace.vars.len();
     let mut accesses = vec![0u128; m];
     let mut writes = vec![0u128; m];
-    let mut touch: std::collections::HashSet<(usize, usize)> = Default::default();
-    let mut write_threads: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut touch: rustc_hash::FxHashSet<(usize, usize)> = Default::default();
+    let mut write_threads: rustc_hash::FxHashSet<(usize, usize)> = Default::default();
     for e in &trace.events {
         if let Some(x) = e.var {
             accesses[x] += 1;
