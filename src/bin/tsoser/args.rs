@@ -39,66 +39,74 @@ pub(crate) enum Model {
     Sc,
 }
 
+/// The flags of `bench dense`.
+#[derive(clap::Args)]
+pub(crate) struct DenseArgs {
+    #[arg(long, default_value_t = 2)]
+    pub(crate) min_threads: usize,
+    #[arg(long, default_value_t = 16)]
+    pub(crate) max_threads: usize,
+    #[arg(long, default_value_t = 200)]
+    pub(crate) events: usize,
+    #[arg(long, default_value_t = 3)]
+    pub(crate) vars: usize,
+    #[arg(long, default_value_t = 3)]
+    pub(crate) seeds: u64,
+    /// Mean events per transaction.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) txn_len: usize,
+    /// Probability of a write (the rest are reads).
+    #[arg(long, default_value_t = 0.5)]
+    pub(crate) write: f64,
+    /// Seconds per run.
+    #[arg(long, default_value_t = 60.0)]
+    pub(crate) timeout: f64,
+    /// Deciders to run on each trace.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "fpt,varisat,z3"
+    )]
+    pub(crate) deciders: Vec<Decider>,
+}
+
+/// The flags of `bench scale`.
+#[derive(clap::Args)]
+pub(crate) struct ScaleArgs {
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1000,10000,100000,1000000"
+    )]
+    pub(crate) events: Vec<usize>,
+    #[arg(long, value_delimiter = ',', default_value = "2,3,4")]
+    pub(crate) threads: Vec<usize>,
+    /// Trace family (all: 1,000 variables, transactions of ~8 events, a fence every ~50).
+    #[arg(long, value_enum, default_value = "serial")]
+    pub(crate) family: Family,
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) vars: usize,
+    #[arg(long, default_value_t = 2)]
+    pub(crate) seeds: u64,
+    #[arg(long, value_enum, default_value = "exact")]
+    pub(crate) semantics: SemanticsArg,
+    /// Seconds per run.
+    #[arg(long, default_value_t = 120.0)]
+    pub(crate) timeout: f64,
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "fpt,varisat")]
+    pub(crate) deciders: Vec<Decider>,
+}
+
 #[derive(Subcommand)]
 pub(crate) enum BenchCmd {
     /// `--algo sat` on dense traces (few variables, no fences: the hard regime) against
     /// the number of threads, each solver with a time limit.
-    Dense {
-        #[arg(long, default_value_t = 2)]
-        min_threads: usize,
-        #[arg(long, default_value_t = 16)]
-        max_threads: usize,
-        #[arg(long, default_value_t = 200)]
-        events: usize,
-        #[arg(long, default_value_t = 3)]
-        vars: usize,
-        #[arg(long, default_value_t = 3)]
-        seeds: u64,
-        /// Mean events per transaction.
-        #[arg(long, default_value_t = 1)]
-        txn_len: usize,
-        /// Probability of a write (the rest are reads).
-        #[arg(long, default_value_t = 0.5)]
-        write: f64,
-        /// Seconds per run.
-        #[arg(long, default_value_t = 60.0)]
-        timeout: f64,
-        /// Deciders to run on each trace.
-        #[arg(
-            long,
-            value_enum,
-            value_delimiter = ',',
-            default_value = "fpt,varisat,z3"
-        )]
-        deciders: Vec<Decider>,
-    },
+    Dense(DenseArgs),
     /// `--algo fpt` against `--algo sat` on the same generated traces: time against the
     /// trace length at each thread count, and against the thread count. One CSV row a
     /// run; the fitted exponent of time in n per decider and thread count on stderr.
-    Scale {
-        #[arg(
-            long,
-            value_delimiter = ',',
-            default_value = "1000,10000,100000,1000000"
-        )]
-        events: Vec<usize>,
-        #[arg(long, value_delimiter = ',', default_value = "2,3,4")]
-        threads: Vec<usize>,
-        /// Trace family (all: 1,000 variables, transactions of ~8 events, a fence every ~50).
-        #[arg(long, value_enum, default_value = "serial")]
-        family: Family,
-        #[arg(long, default_value_t = 1000)]
-        vars: usize,
-        #[arg(long, default_value_t = 2)]
-        seeds: u64,
-        #[arg(long, value_enum, default_value = "exact")]
-        semantics: SemanticsArg,
-        /// Seconds per run.
-        #[arg(long, default_value_t = 120.0)]
-        timeout: f64,
-        #[arg(long, value_enum, value_delimiter = ',', default_value = "fpt,varisat")]
-        deciders: Vec<Decider>,
-    },
+    Scale(ScaleArgs),
 }
 
 /// Profiles of `--algo fpt`.

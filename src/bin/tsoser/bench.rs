@@ -1,6 +1,6 @@
 //! `tsoser bench dense|scale`: the library's harness ([`tsoser::bench`]) printed as CSV.
 
-use crate::args::{Decider, Family, SemanticsArg};
+use crate::args::{DenseArgs, ScaleArgs};
 use crate::out::warn;
 use anyhow::{bail, Result};
 use std::collections::BTreeMap;
@@ -10,18 +10,10 @@ use tsoser::check::{Semantics, Verdict};
 use tsoser::trace::gen;
 
 /// `bench dense`: the deciders on dense traces for each thread count and seed.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn dense(
-    min_threads: usize,
-    max_threads: usize,
-    events: usize,
-    vars: usize,
-    seeds: u64,
-    txn_len: usize,
-    write: f64,
-    timeout: f64,
-    deciders: &[Decider],
-) -> Result<u8> {
+pub(crate) fn dense(a: &DenseArgs) -> Result<u8> {
+    let (min_threads, max_threads, events, vars) = (a.min_threads, a.max_threads, a.events, a.vars);
+    let (seeds, txn_len, write, timeout) = (a.seeds, a.txn_len, a.write, a.timeout);
+    let deciders = &a.deciders;
     if min_threads == 0 || vars == 0 || min_threads > max_threads {
         bail!("need 1 ≤ --min-threads ≤ --max-threads and --vars ≥ 1");
     }
@@ -63,17 +55,9 @@ pub(crate) fn dense(
 
 /// `bench scale`: fpt against sat on the same traces, for each length and thread count;
 /// the fitted exponent of time in n on standard error.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn scale(
-    events: &[usize],
-    threads: &[usize],
-    family: Family,
-    vars: usize,
-    seeds: u64,
-    semantics: SemanticsArg,
-    timeout: f64,
-    deciders: &[Decider],
-) -> Result<u8> {
+pub(crate) fn scale(a: &ScaleArgs) -> Result<u8> {
+    let (events, threads, family, vars) = (&a.events, &a.threads, a.family, a.vars);
+    let (seeds, semantics, timeout, deciders) = (a.seeds, a.semantics, a.timeout, &a.deciders);
     if threads.contains(&0) || vars == 0 {
         bail!("need --threads ≥ 1 and --vars ≥ 1");
     }

@@ -60,44 +60,11 @@ fn run(cli: Cli) -> Result<u8> {
             semantics,
         } => check::cmd_encode(&file, format, semantics.lib()),
         Cmd::Bench {
-            which:
-                BenchCmd::Dense {
-                    min_threads,
-                    max_threads,
-                    events,
-                    vars,
-                    seeds,
-                    txn_len,
-                    write,
-                    timeout,
-                    deciders,
-                },
-        } => bench::dense(
-            min_threads,
-            max_threads,
-            events,
-            vars,
-            seeds,
-            txn_len,
-            write,
-            timeout,
-            &deciders,
-        ),
+            which: BenchCmd::Dense(a),
+        } => bench::dense(&a),
         Cmd::Bench {
-            which:
-                BenchCmd::Scale {
-                    events,
-                    threads,
-                    family,
-                    vars,
-                    seeds,
-                    semantics,
-                    timeout,
-                    deciders,
-                },
-        } => bench::scale(
-            &events, &threads, family, vars, seeds, semantics, timeout, &deciders,
-        ),
+            which: BenchCmd::Scale(a),
+        } => bench::scale(&a),
         Cmd::Gen(a) => traces::cmd_gen(a),
         Cmd::Monitor {
             file,
