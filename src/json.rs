@@ -42,7 +42,8 @@ impl TraceInfo {
 pub struct CheckReport {
     pub schema: u32,
     pub file: String,
-    pub trace: TraceInfo,
+    /// Null when `--timeout` ended the command before the trace was read.
+    pub trace: Option<TraceInfo>,
     /// `tso` | `sc`.
     pub model: &'static str,
     /// `auto` | `brute` | `sat` | `fpt` | `sc`.

@@ -324,3 +324,50 @@ fn external_solver_agrees_with_brute_on_exported_formulas() {
     assert!(sat > 100 && unsat > 100, "{sat} satisfiable, {unsat} not");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--timeout` covers reading the trace too: a named pipe nobody writes to blocks the
+/// reader forever, and the command still answers *unknown* at the deadline.
+#[cfg(unix)]
+#[test]
+fn timeout_covers_reading_the_trace() {
+    let dir = std::env::temp_dir().join(format!("tsoser-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("never-written.yaml");
+    let made = std::process::Command::new("mkfifo").arg(&f).status();
+    if !matches!(made, Ok(s) if s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    for json in [false, true] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tsoser"));
+        cmd.args(["check", f.to_str().unwrap(), "--timeout", "0.3"]);
+        if json {
+            cmd.arg("--json");
+        }
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(120) {
+                child.kill().ok();
+                panic!("check --timeout 0.3 is still reading a named pipe after 120 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+        assert_eq!(status.code(), Some(3), "{out}");
+        assert!(out.contains("while reading the trace"), "{out}");
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["verdict"], "unknown");
+            assert!(v["trace"].is_null());
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

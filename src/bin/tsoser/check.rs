@@ -3,7 +3,8 @@
 use crate::args::{Algo, CheckArgs, Format, Model, Profiles, SemanticsArg, Solver, WitnessArg};
 use crate::out::{self, load, warn, warn_raw, INTERNAL, USAGE};
 use anyhow::{bail, Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -114,51 +115,104 @@ fn checked(a: &CheckArgs) -> Result<CheckConfig> {
     })
 }
 
-/// How long past the deadline a decider that cannot be interrupted mid-call (a single
-/// varisat solve) may run before the command answers *unknown* without it.
+/// How long past the deadline a step that cannot be interrupted mid-call (reading the
+/// file, a single varisat solve, drawing the DOT text) may run before the command
+/// answers *unknown* without it.
 const GRACE: Duration = Duration::from_millis(150);
 
-/// Runs the decision on a worker; the budget's deadline stops every decider
-/// cooperatively, and a solver call that overruns it is left behind at exit.
-fn decide_within(
-    trace: Arc<Trace>,
+/// What the worker running a `check` reports, step by step.
+enum Progress {
+    /// The trace was read (or not), with the seconds it took.
+    Loaded(Result<Arc<Trace>>, f64),
+    /// The decider's answer, with the seconds it took.
+    Decided(std::result::Result<Decision, DecideError>, f64),
+    /// The DOT text of `--dot`.
+    Drawn(String),
+}
+
+/// Why the main thread stopped waiting for the worker.
+enum Wait {
+    /// `--timeout` (plus [`GRACE`]) passed.
+    Deadline,
+    /// The worker ended without reporting (it panicked).
+    Gone,
+}
+
+/// Runs the whole command — reading, deciding, drawing — on a worker, so `--timeout`
+/// bounds all of it: the deciders stop cooperatively at the budget's deadline, and a
+/// step that overruns it (reading a huge file, one solver call) is left behind when the
+/// process exits.
+fn start_worker(
+    file: PathBuf,
     cfg: &CheckConfig,
-) -> std::result::Result<Decision, DecideError> {
+    deadline: Option<Instant>,
+    dot: Option<WitnessArg>,
+) -> Result<(Receiver<Progress>, Arc<std::sync::atomic::AtomicBool>)> {
     let mut budget = cfg.budget.clone();
-    budget.deadline = cfg.timeout.and_then(|t| Instant::now().checked_add(t));
+    budget.deadline = deadline;
+    let cancel = budget.cancel.clone();
+    let (q, algo) = (cfg.question, cfg.algo);
     let (tx, rx) = std::sync::mpsc::channel();
-    let (q, algo, b) = (cfg.question, cfg.algo, budget.clone());
     std::thread::Builder::new()
-        .name("decider".into())
+        .name("check".into())
         .spawn(move || {
-            let _ = tx.send(decide::decide(&trace, q, algo, &b));
+            let t = Instant::now();
+            let trace = load(&file).map(Arc::new);
+            let ok = trace.as_ref().ok().cloned();
+            if tx.send(Progress::Loaded(trace, t.elapsed().as_secs_f64())).is_err() {
+                return;
+            }
+            let Some(trace) = ok else { return };
+            let t = Instant::now();
+            let decided = decide::decide(&trace, q, algo, &budget);
+            let dot = match (&decided, dot) {
+                (Ok(d), Some(w)) => Some(dot_text(&trace, &d.verdict, w, q)),
+                _ => None,
+            };
+            let secs = t.elapsed().as_secs_f64();
+            if tx.send(Progress::Decided(decided, secs)).is_err() {
+                return;
+            }
+            if let Some(text) = dot {
+                let _ = tx.send(Progress::Drawn(text));
+            }
         })
-        .map_err(|e| DecideError::Resource(format!("cannot start the decider thread: {e}")))?;
-    let got = match budget.deadline {
-        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now()) + GRACE),
-        None => rx
-            .recv()
-            .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+        .context("cannot start the worker thread")?;
+    Ok((rx, cancel))
+}
+
+/// The next report of the worker, waiting at most until `deadline` plus [`GRACE`].
+fn next(rx: &Receiver<Progress>, deadline: Option<Instant>) -> std::result::Result<Progress, Wait> {
+    match deadline {
+        Some(d) => rx
+            .recv_timeout(d.saturating_duration_since(Instant::now()) + GRACE)
+            .map_err(|e| match e {
+                RecvTimeoutError::Timeout => Wait::Deadline,
+                RecvTimeoutError::Disconnected => Wait::Gone,
+            }),
+        None => rx.recv().map_err(|_| Wait::Gone),
+    }
+}
+
+/// `--dot`: the witness's cycle (`--witness cycle|none`), else the whole graph of the
+/// question's semantics with the cycle, if any, marked.
+fn dot_text(trace: &Trace, verdict: &Verdict, witness: WitnessArg, q: Question) -> String {
+    let cycle = match verdict {
+        Verdict::Violation(w) => Some(w.cycle()),
+        _ => None,
     };
-    match got {
-        Ok(d) => d,
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            budget.cancel.store(true, Ordering::Relaxed);
-            Ok(Decision {
-                verdict: Verdict::Unknown {
-                    reason: format!(
-                        "--timeout of {:.3} s reached",
-                        cfg.timeout.unwrap_or_default().as_secs_f64()
-                    ),
-                },
-                realizable: None,
-                stats: DeciderStats::None,
-                seconds: cfg.timeout.unwrap_or_default().as_secs_f64(),
-            })
+    match (verdict, witness) {
+        (Verdict::Violation(w), WitnessArg::Cycle | WitnessArg::None) => {
+            let exec = match &**w {
+                tsoser::check::Witness::Execution { execution, .. } => Some(execution),
+                _ => None,
+            };
+            dot::cycle_dot(trace, w.cycle(), &|n| exec.map(|x| x.pos(n) + 1))
         }
-        Err(_) => Err(DecideError::Unverified(
-            "the decider stopped without an answer".into(),
-        )),
+        _ if q == Question::Tso(Semantics::Paper) => {
+            dot::paper_dot(trace, &PaperGraph::new(trace), cycle)
+        }
+        _ => dot::exact_dot(trace, &ExactGraph::new(trace), cycle),
     }
 }
 
@@ -178,18 +232,54 @@ fn solver_name(s: SolverKind) -> &'static str {
 
 pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
     let cfg = checked(&a)?;
-    let file = a.file.as_path();
-    let mut stats = Stats::default();
     let started = Instant::now();
-    let trace = Arc::new(stats.time("parse", || load(file))?);
-    let fname = file.display().to_string();
-    let t = Instant::now();
-    // The timeout covers the whole command: what parsing took is taken from it.
-    let cfg = CheckConfig {
-        timeout: cfg.timeout.map(|d| d.saturating_sub(started.elapsed())),
-        ..cfg
+    let deadline = cfg.timeout.and_then(|t| started.checked_add(t));
+    let fname = a.file.display().to_string();
+    let (rx, cancel) = start_worker(a.file.clone(), &cfg, deadline, a.dot.is_some().then_some(a.witness))?;
+    let timed_out = |when: &str| Verdict::Unknown {
+        reason: format!(
+            "--timeout of {:.3} s reached{when}",
+            cfg.timeout.unwrap_or_default().as_secs_f64()
+        ),
     };
-    let decided = match decide_within(trace.clone(), &cfg) {
+    let gone = || {
+        warn("tsoser: internal error: the checking thread stopped without an answer");
+        Ok(INTERNAL)
+    };
+    let mut stats = Stats::default();
+    let trace = match next(&rx, deadline) {
+        Ok(Progress::Loaded(trace, secs)) => {
+            stats.phases.push(("parse".into(), secs));
+            trace?
+        }
+        Ok(_) | Err(Wait::Gone) => return gone(),
+        Err(Wait::Deadline) => {
+            cancel.store(true, Ordering::Relaxed);
+            let unknown = timed_out(" while reading the trace");
+            print_verdict(&a, &cfg, &fname, None, &unknown, None, &stats, None)?;
+            return Ok(out::UNKNOWN);
+        }
+    };
+    let mut drawing = a.dot.is_some();
+    let decided = match next(&rx, deadline) {
+        Ok(Progress::Decided(d, secs)) => {
+            stats.phases.push(("decide".into(), secs));
+            drawing &= d.is_ok();
+            d
+        }
+        Ok(_) | Err(Wait::Gone) => return gone(),
+        Err(Wait::Deadline) => {
+            cancel.store(true, Ordering::Relaxed);
+            drawing = false;
+            Ok(Decision {
+                verdict: timed_out(""),
+                realizable: None,
+                stats: DeciderStats::None,
+                seconds: cfg.timeout.unwrap_or_default().as_secs_f64(),
+            })
+        }
+    };
+    let decided = match decided {
         Ok(d) => d,
         Err(e @ DecideError::Unverified(_)) => {
             warn(&format!("tsoser: {e}"));
@@ -200,9 +290,6 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
             return Ok(USAGE);
         }
     };
-    stats
-        .phases
-        .push(("decide".into(), t.elapsed().as_secs_f64()));
     for (k, v) in decided.stats.phases() {
         stats.add_phase(&format!("  {k}"), v);
     }
@@ -215,32 +302,51 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         DeciderStats::Fpt(s) => Some(s.chains.clone()),
         _ => None,
     };
-    let (verdict, realizable) = (decided.verdict, decided.realizable);
+    if let (Some(path), true) = (&a.dot, drawing) {
+        match next(&rx, deadline) {
+            Ok(Progress::Drawn(text)) => std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+            Ok(_) | Err(Wait::Gone) => return gone(),
+            Err(Wait::Deadline) => {
+                cancel.store(true, Ordering::Relaxed);
+                warn(&format!(
+                    "tsoser: --timeout reached while drawing the graph: {} not written",
+                    path.display()
+                ));
+            }
+        }
+    }
+    print_verdict(
+        &a,
+        &cfg,
+        &fname,
+        Some(&trace),
+        &decided.verdict,
+        decided.realizable,
+        &stats,
+        chains.as_deref(),
+    )?;
+    Ok(out::verdict_code(&decided.verdict))
+}
+
+/// Prints the answer of `check` (text or `--json`); `trace` is `None` when the
+/// timeout came before the trace was read.
+#[allow(clippy::too_many_arguments)]
+fn print_verdict(
+    a: &CheckArgs,
+    cfg: &CheckConfig,
+    fname: &str,
+    trace: Option<&Trace>,
+    verdict: &Verdict,
+    realizable: Option<bool>,
+    stats: &Stats,
+    chains: Option<&[fpt::profile::ChainProfile]>,
+) -> Result<()> {
     let semantics = match cfg.question {
         Question::Tso(s) => s,
         Question::Sc => Semantics::Exact,
     };
     let sc = cfg.question == Question::Sc;
-    if let Some(path) = &a.dot {
-        let cycle = match &verdict {
-            Verdict::Violation(w) => Some(w.cycle()),
-            _ => None,
-        };
-        let text = match (&verdict, a.witness) {
-            (Verdict::Violation(w), WitnessArg::Cycle | WitnessArg::None) => {
-                let exec = match &**w {
-                    tsoser::check::Witness::Execution { execution, .. } => Some(execution),
-                    _ => None,
-                };
-                dot::cycle_dot(&trace, w.cycle(), &|n| exec.map(|x| x.pos(n) + 1))
-            }
-            _ if !sc && semantics == Semantics::Paper => {
-                dot::paper_dot(&trace, &PaperGraph::new(&trace), cycle)
-            }
-            _ => dot::exact_dot(&trace, &ExactGraph::new(&trace), cycle),
-        };
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    }
     let (algo_name, solver, profiles) = match (sc, cfg.algo) {
         (true, _) => ("sc", None, None),
         (_, decide::Algo::Auto { solver: s, .. }) => ("auto", Some(solver_name(s)), None),
@@ -251,7 +357,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
     if a.json {
         let stats_json = if a.stats {
             let mut v = stats.to_json();
-            if let Some(c) = &chains {
+            if let Some(c) = chains {
                 v["chains"] = serde_json::to_value(c)?;
             }
             Some(v)
@@ -260,73 +366,73 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         };
         let out = serde_json::to_value(tsoser::json::CheckReport {
             schema: tsoser::json::schema(),
-            file: fname,
-            trace: tsoser::json::TraceInfo::of(&trace),
+            file: fname.to_string(),
+            trace: trace.map(tsoser::json::TraceInfo::of),
             model: if sc { "sc" } else { "tso" },
             algo: algo_name,
             solver,
             profiles,
             semantics: semantics_name(semantics),
             verdict: verdict.name(),
-            reason: match &verdict {
+            reason: match verdict {
                 Verdict::Unknown { reason } => Some(reason.clone()),
                 _ => None,
             },
             paper_realizable: realizable,
-            witness: report::witness_json(&trace, &verdict),
+            witness: trace.and_then(|t| report::witness_json(t, verdict)),
             stats: stats_json,
         })?;
         crate::out::json_out(out)?;
+        return Ok(());
+    }
+    let what = if sc {
+        "SC-serializable (trace read as an SC run)".to_string()
     } else {
-        let what = if sc {
-            "SC-serializable (trace read as an SC run)".to_string()
-        } else {
-            let algo = match cfg.algo {
-                decide::Algo::Auto { solver: s, .. } => {
-                    format!("auto: fpt + sat/{}", solver_name(s))
-                }
-                decide::Algo::Sat(s) => format!("sat/{}", solver_name(s)),
-                decide::Algo::Fpt { fig4: true } => {
-                    "fpt, Fig. 4 profiles: a yes may be wrong".to_string()
-                }
-                decide::Algo::Fpt { fig4: false } => "fpt".to_string(),
-                decide::Algo::Brute => "brute".to_string(),
-            };
-            format!(
-                "TSO-serializable [{} semantics, {algo}]",
-                semantics_name(semantics)
-            )
+        let algo = match cfg.algo {
+            decide::Algo::Auto { solver: s, .. } => {
+                format!("auto: fpt + sat/{}", solver_name(s))
+            }
+            decide::Algo::Sat(s) => format!("sat/{}", solver_name(s)),
+            decide::Algo::Fpt { fig4: true } => {
+                "fpt, Fig. 4 profiles: a yes may be wrong".to_string()
+            }
+            decide::Algo::Fpt { fig4: false } => "fpt".to_string(),
+            decide::Algo::Brute => "brute".to_string(),
         };
-        let name = trace
-            .name
-            .as_deref()
-            .map(|n| format!("{} ({fname})", tsoser::text::escaped(n)))
-            .unwrap_or(fname);
-        match &verdict {
-            Verdict::Serializable => outln!("{name}: {what}: yes"),
-            Verdict::Unknown { reason } => outln!("{name}: {what}: unknown — {reason}"),
-            Verdict::Violation(w) => {
-                outln!("{name}: {what}: NO");
-                out!("{}", report::witness_text_with(&trace, w, a.witness.lib()));
-                match realizable {
-                    Some(true) => {
-                        outln!("an execution has a violation too (exact semantics agrees)")
-                    }
-                    Some(false) => outln!(
-                        "no TSO execution of this trace has a violation: the paper's graph over-approximates here (docs/semantics.md §5)"
-                    ),
-                    None => {}
+        format!(
+            "TSO-serializable [{} semantics, {algo}]",
+            semantics_name(semantics)
+        )
+    };
+    let name = trace
+        .and_then(|t| t.name.as_deref())
+        .map(|n| format!("{} ({fname})", tsoser::text::escaped(n)))
+        .unwrap_or_else(|| fname.to_string());
+    match (verdict, trace) {
+        (Verdict::Serializable, _) => outln!("{name}: {what}: yes"),
+        (Verdict::Unknown { reason }, _) => outln!("{name}: {what}: unknown — {reason}"),
+        (Verdict::Violation(w), Some(trace)) => {
+            outln!("{name}: {what}: NO");
+            out!("{}", report::witness_text_with(trace, w, a.witness.lib()));
+            match realizable {
+                Some(true) => {
+                    outln!("an execution has a violation too (exact semantics agrees)")
                 }
+                Some(false) => outln!(
+                    "no TSO execution of this trace has a violation: the paper's graph over-approximates here (docs/semantics.md §5)"
+                ),
+                None => {}
             }
         }
-        if a.stats {
-            warn_raw(&stats.to_text());
-            if let Some(c) = &chains {
-                warn_raw(&chains_text(c));
-            }
+        (Verdict::Violation(_), None) => outln!("{name}: {what}: NO"),
+    }
+    if a.stats {
+        warn_raw(&stats.to_text());
+        if let Some(c) = chains {
+            warn_raw(&chains_text(c));
         }
     }
-    Ok(out::verdict_code(&verdict))
+    Ok(())
 }
 
 /// The chain partition of `--algo fpt --stats`: one line a chain (at most 32).
