@@ -5,6 +5,7 @@ use crate::check::{Verdict, Witness};
 use crate::graph::Edge;
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::Trace;
+use crate::trace::TxnId;
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -104,8 +105,8 @@ fn node_json(trace: &Trace, n: Node, exec: Option<&Execution>) -> NodeJson {
 
 fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> EdgeJson {
     EdgeJson {
-        from: trace.txns[e.from].name.clone(),
-        to: trace.txns[e.to].name.clone(),
+        from: trace.txns[TxnId::new(e.from)].name.clone(),
+        to: trace.txns[TxnId::new(e.to)].name.clone(),
         src: node_json(trace, e.src, exec),
         dst: node_json(trace, e.dst, exec),
         rule: e.rule,
@@ -143,8 +144,8 @@ pub fn cycle_text(trace: &Trace, cycle: &[Edge], exec: Option<&Execution>) -> St
         let at = |n: Node| exec.map_or(String::new(), |x| format!(" @{}", x.pos(n) + 1));
         s.push_str(&format!(
             "  {} → {}: {}{} → {}{}\n      [{:?}] {}\n",
-            trace.txns[e.from].name,
-            trace.txns[e.to].name,
+            trace.txns[TxnId::new(e.from)].name,
+            trace.txns[TxnId::new(e.to)].name,
             node_text(trace, e.src),
             at(e.src),
             node_text(trace, e.dst),

@@ -49,15 +49,16 @@ fn sober_events(trace: &Trace) -> Vec<Ev> {
         .iter()
         .map(|e| {
             let o = SoberOp::of(e.op);
-            let a = e.var.unwrap_or(m + e.thread);
-            issued[e.thread] += 1;
+            let t = e.thread.index();
+            let a = e.var.map_or(m + t, |v| v.index());
+            issued[t] += 1;
             if o != SoberOp::Ld {
                 count[a] += 1;
             }
             Ev {
                 o,
-                p: e.thread,
-                i: issued[e.thread],
+                p: t,
+                i: issued[t],
                 a,
                 c: count[a],
             }
@@ -154,8 +155,8 @@ proptest! {
         let want = closure(n, rhb_rel(&es));
         let mut clock = Rhb::new(trace.threads.len(), trace.vars.len());
         let ts: Vec<Vec<u32>> = trace.events.iter().map(|e| {
-            let a = clock.address(e.thread, e.var);
-            clock.process(e.thread, SoberOp::of(e.op), a).to_vec()
+            let a = clock.address(e.thread.index(), e.var.map(|v| v.index()));
+            clock.process(e.thread.index(), SoberOp::of(e.op), a).to_vec()
         }).collect();
         for i in 0..n {
             for j in 0..n {
@@ -178,9 +179,9 @@ proptest! {
         let mut clock = HbClock::new(trace.threads.len(), trace.vars.len());
         let mut epoch = Vec::new();
         for (j, e) in trace.events.iter().enumerate() {
-            epoch.push(clock.step(e.thread, e.op, e.var));
+            epoch.push(clock.step(e.thread.index(), e.op, e.var.map(|v| v.index())));
             for i in 0..=j {
-                let seen = clock.seen(e.thread, trace.events[i].thread, epoch[i]);
+                let seen = clock.seen(e.thread.index(), trace.events[i].thread.index(), epoch[i]);
                 prop_assert_eq!(seen, want[i][j], "e{} →*hb e{}", i, j);
             }
         }

@@ -193,7 +193,7 @@ proptest! {
         use tsoser::trace::conflict::{access, thread, Access};
         use tsoser::analysis::{span, varying_pairs};
         use tsoser::trace::Op;
-        let nodes: Vec<(Step, usize)> = trace.events.iter().enumerate().filter_map(|(i, e)| match e.op {
+        let nodes: Vec<(Step, tsoser::trace::VarId)> = trace.events.iter().enumerate().filter_map(|(i, e)| match e.op {
             Op::Wr => Some((Step::Commit(i), e.var.unwrap())),
             Op::Rd | Op::Rmw => Some((Step::Event(i), e.var.unwrap())),
             Op::Fence => None,
@@ -232,7 +232,7 @@ proptest! {
         // The same trace among 80 threads (the monitor's path for more than 64 threads).
         let mut wide = trace.clone();
         wide.threads = (0..80).map(|t| format!("w{t}")).collect();
-        wide.events.iter_mut().for_each(|e| e.thread = e.thread * 20 + 3);
+        wide.events.iter_mut().for_each(|e| e.thread = tsoser::trace::ThreadId::new(e.thread.index() * 20 + 3));
         prop_assert_eq!(first_violation(&wide), want);
         let (v, _) = check_sc_ser(&trace);
         prop_assert_eq!(v.name(), sc::check_sc(&trace).name());
@@ -263,8 +263,8 @@ proptest! {
         let out = tsoser::monitor::run(&t, &[tsoser::monitor::Kind::Fenced]);
         let fenced = matches!(out[0].1, tsoser::monitor::Outcome::Fenced { unfenced: None, .. });
         prop_assert!(fenced);
-        let mut size = vec![0usize; t.txns.len()];
-        let mut fences = vec![0usize; t.txns.len()];
+        let mut size = t.per_txn(0usize);
+        let mut fences = t.per_txn(0usize);
         for e in &t.events {
             size[e.txn] += 1;
             fences[e.txn] += (e.op == tsoser::trace::Op::Fence) as usize;

@@ -344,10 +344,7 @@ fn timeout_covers_reading_the_trace() {
         if json {
             cmd.arg("--json");
         }
-        let mut child = cmd
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
         let start = std::time::Instant::now();
         let status = loop {
             if let Some(s) = child.try_wait().unwrap() {

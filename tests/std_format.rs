@@ -165,9 +165,9 @@ fn renamed(t: &tsoser::trace::Trace, pick: &[usize], vals: u64) -> Option<tsoser
     };
     let mut b = tsoser::trace::TraceBuilder::new();
     for (k, e) in t.events.iter().enumerate() {
-        let th = name(0, e.thread, &t.threads[e.thread]);
-        let tx = name(1, e.txn, &t.txns[e.txn].name);
-        let var = e.var.map(|v| name(2, v, &t.vars[v]));
+        let th = name(0, e.thread.index(), &t.threads[e.thread]);
+        let tx = name(1, e.txn.index(), &t.txns[e.txn].name);
+        let var = e.var.map(|v| name(2, v.index(), &t.vars[v]));
         if [&th, &tx]
             .into_iter()
             .chain(&var)

@@ -13,6 +13,8 @@ use crate::graph::paper::PaperGraph;
 use crate::graph::{ConflictGraph, Edge};
 use crate::trace::conflict::{access, thread, txn, Access, Rule};
 use crate::trace::exec::{Node, Step};
+use crate::trace::TiVec;
+use crate::trace::VarId;
 use crate::trace::{EventId, Op, Trace};
 use std::collections::HashMap;
 
@@ -63,7 +65,7 @@ pub fn max_pairs(bytes: usize) -> usize {
 /// far): a trace whose possible conflicts would not fit in memory (thousands of
 /// unfenced threads on one variable) ends as *unknown*, not in an allocator abort.
 pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node)>, usize> {
-    let mut by_var: Vec<Vec<(u64, u64, Node)>> = vec![Vec::new(); trace.vars.len()];
+    let mut by_var: TiVec<VarId, Vec<(u64, u64, Node)>> = trace.per_var(Vec::new());
     for (i, e) in trace.events.iter().enumerate() {
         let n = match e.op {
             Op::Wr => Step::Commit(i),
@@ -73,10 +75,9 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
         let (lo, hi) = span(trace, n);
         by_var[e.var.unwrap()].push((lo, hi, n));
     }
-    let k = trace.threads.len();
     let mut out = Vec::new();
     // Open spans per thread: [thread][0 = not a read, 1 = read] → indices into the list.
-    let mut open: Vec<[Vec<usize>; 2]> = vec![[Vec::new(), Vec::new()]; k];
+    let mut open = trace.per_thread([Vec::<usize>::new(), Vec::new()]);
     let mut found: Vec<(usize, usize)> = Vec::new();
     for list in &mut by_var {
         list.sort_unstable_by_key(|x| (x.0, x.1));
@@ -88,7 +89,7 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
         for (j, &(lo, _, b)) in list.iter().enumerate() {
             let tb = thread(trace, b);
             let read = usize::from(access(trace, b).0 == Access::Read);
-            for (t, o) in open.iter_mut().enumerate() {
+            for (t, o) in open.iter_mut_enumerated() {
                 if t == tb {
                     continue;
                 }
@@ -130,7 +131,7 @@ pub fn possible_edges(trace: &Trace, pairs: &[(Node, Node)]) -> Vec<Edge> {
     for &(a, b) in pairs {
         let ((ea, la), (eb, lb)) = (times(trace, a), times(trace, b));
         for (x, y, ok) in [(a, b, ea <= lb), (b, a, eb <= la)] {
-            let (from, to) = (txn(trace, x), txn(trace, y));
+            let (from, to) = (txn(trace, x).index(), txn(trace, y).index());
             if ok && from != to {
                 out.push(Edge {
                     from,
@@ -179,7 +180,7 @@ impl Buckets {
             }
         }
         for &(x, y) in pairs {
-            if let Some(c) = comp(txn(trace, x), txn(trace, y)) {
+            if let Some(c) = comp(txn(trace, x).index(), txn(trace, y).index()) {
                 b.pairs[c].push((x, y));
             }
         }
@@ -292,7 +293,7 @@ impl PaperBuckets {
             }
         }
         for (&(a, c), ord) in g.undirected.iter().zip(g.ordered_undirected()) {
-            let (ta, tc) = (trace.events[a].txn, trace.events[c].txn);
+            let (ta, tc) = (trace.events[a].txn.index(), trace.events[c].txn.index());
             if let Some(k) = comp(ta, tc).filter(|_| ta != tc) {
                 b.undirected[k].push(((a, c), ord));
             }

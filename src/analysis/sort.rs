@@ -5,6 +5,7 @@
 use super::Lit;
 use crate::graph::paper::PaperGraph;
 use crate::trace::exec::{Execution, Node, Step};
+use crate::trace::ThreadId;
 use crate::trace::Trace;
 use std::collections::{BTreeSet, HashMap};
 
@@ -22,7 +23,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     for i in 1..n {
         adj[i - 1].push((i, 0));
     }
-    let mut last: HashMap<usize, usize> = HashMap::new();
+    let mut last: HashMap<ThreadId, usize> = HashMap::new();
     for &w in &writes {
         let c = index(Step::Commit(w));
         adj[w].push((c, 0));

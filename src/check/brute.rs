@@ -24,6 +24,7 @@ use crate::graph::Edge;
 use crate::trace::conflict::{access, conflict_by, same_thread_conflict, thread, txn, Access};
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::{EventId, Op, Trace};
+use crate::trace::{ThreadId, TiVec, VarId};
 use std::collections::{HashMap, VecDeque};
 
 /// Limits and counters of a brute-force run.
@@ -139,13 +140,13 @@ struct Search<'a> {
     graph: IncGraph,
     steps: Vec<Step>,
     next: EventId,
-    pending: Vec<VecDeque<EventId>>,
+    pending: TiVec<ThreadId, VecDeque<EventId>>,
     event_pos: Vec<usize>,
     commit_pos: Vec<usize>,
     /// Placed reads and memory writes per variable.
-    placed: Vec<Vec<Node>>,
+    placed: TiVec<VarId, Vec<Node>>,
     /// Placed steps per thread (same-thread conflicts, Eq. 1 (2)).
-    mine: Vec<Vec<Node>>,
+    mine: TiVec<ThreadId, Vec<Node>>,
 }
 
 enum Found {
@@ -215,8 +216,8 @@ impl Search<'_> {
             if txn(self.trace, q) != txn(self.trace, s) {
                 if let Some(rule) = same_thread_conflict(self.trace, q, s) {
                     new_edges.push(Edge {
-                        from: txn(self.trace, q),
-                        to: txn(self.trace, s),
+                        from: txn(self.trace, q).index(),
+                        to: txn(self.trace, s).index(),
                         src: q,
                         dst: s,
                         rule,
@@ -236,8 +237,8 @@ impl Search<'_> {
             }
             if let Some(rule) = conflict_by(self.trace, q, s, &before) {
                 new_edges.push(Edge {
-                    from: txn(self.trace, q),
-                    to: txn(self.trace, s),
+                    from: txn(self.trace, q).index(),
+                    to: txn(self.trace, s).index(),
                     src: q,
                     dst: s,
                     rule,
@@ -397,11 +398,11 @@ pub fn check_exact_until(
         graph,
         steps: Vec::new(),
         next: 0,
-        pending: vec![VecDeque::new(); trace.threads.len()],
+        pending: trace.per_thread(VecDeque::new()),
         event_pos: vec![usize::MAX; trace.len()],
         commit_pos: vec![usize::MAX; trace.len()],
-        placed: vec![Vec::new(); trace.vars.len()],
-        mine: vec![Vec::new(); trace.threads.len()],
+        placed: trace.per_var(Vec::new()),
+        mine: trace.per_thread(Vec::new()),
     };
     let verdict = match s.dfs(Vec::new()) {
         Ok(()) => Verdict::Serializable,

@@ -5,7 +5,9 @@ use crate::graph::forced::same_thread_graph;
 use crate::graph::{ConflictGraph, Edge};
 use crate::trace::conflict::{access, conflict, same_thread_conflict, thread, txn, Access, Rule};
 use crate::trace::exec::{Execution, Node, Step};
+use crate::trace::TiVec;
 use crate::trace::Trace;
+use crate::trace::{ThreadId, VarId};
 
 /// Cross-thread conflicts of an execution (Eq. 1 (1) with exception (i)) as a
 /// reachability-preserving subset, O(n·k·log n): per variable and other thread, the
@@ -13,9 +15,9 @@ use crate::trace::Trace;
 /// the others are reached through that thread's FIFO chain.
 fn cross_thread_edges(trace: &Trace, exec: &Execution, mut f: impl FnMut(Node, Node, Rule)) {
     // Per variable, per thread: memory writes (commits, rmws) in execution order.
-    let k = trace.threads.len();
-    let mut mw: Vec<Vec<Vec<(usize, Node)>>> = vec![vec![Vec::new(); k]; trace.vars.len()];
-    let mut threads_of: Vec<Vec<usize>> = vec![Vec::new(); trace.vars.len()];
+    let mut mw: TiVec<VarId, TiVec<ThreadId, Vec<(usize, Node)>>> =
+        trace.per_var(trace.per_thread(Vec::new()));
+    let mut threads_of: TiVec<VarId, Vec<ThreadId>> = trace.per_var(Vec::new());
     for (p, &s) in exec.steps().iter().enumerate() {
         if let (Access::MemWrite | Access::Read, Some(x)) = access(trace, s) {
             let t = thread(trace, s);
@@ -106,7 +108,7 @@ pub fn contraction_graph(trace: &Trace, exec: &Execution) -> ConflictGraph {
         Step::Event(e) | Step::Commit(e) => e,
     };
     let mut g = ConflictGraph::new(trace.len());
-    let mut last: Vec<Option<usize>> = vec![None; trace.threads.len()];
+    let mut last: TiVec<ThreadId, Option<usize>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
         if let Some(p) = last[e.thread].replace(i) {
             g.add(p, i, Step::Event(p), Step::Event(i), Rule::ProgramOrder);

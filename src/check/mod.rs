@@ -96,7 +96,7 @@ pub fn verify_execution_cycle(trace: &Trace, steps: &[Step], cycle: &[Edge]) -> 
         if e.from == e.to {
             return Err(format!("edge {i} is a self-loop"));
         }
-        if txn(trace, e.src) != e.from || txn(trace, e.dst) != e.to {
+        if txn(trace, e.src).index() != e.from || txn(trace, e.dst).index() != e.to {
             return Err(format!(
                 "edge {i}: its events are not in the transactions it names"
             ));
@@ -160,7 +160,10 @@ pub fn verify(trace: &Trace, w: &Witness) -> Result<(), String> {
                 if a >= b || conflict::sc_conflict(trace, a, b) != Some(e.rule) {
                     return Err(format!("edge {i}: not a ⊙SC conflict in trace order"));
                 }
-                if trace.events[a].txn != e.from || trace.events[b].txn != e.to || e.from == e.to {
+                if trace.events[a].txn.index() != e.from
+                    || trace.events[b].txn.index() != e.to
+                    || e.from == e.to
+                {
                     return Err(format!("edge {i}: wrong transactions"));
                 }
             }

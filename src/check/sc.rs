@@ -7,7 +7,9 @@ use super::{Verdict, Witness};
 use crate::graph::ConflictGraph;
 use crate::trace::conflict::Rule;
 use crate::trace::exec::Step;
+use crate::trace::TiVec;
 use crate::trace::{Op, Trace};
+use crate::trace::{ThreadId, VarId};
 
 /// The ⊙SC conflict graph of the trace read as an SC execution.
 pub fn sc_graph(trace: &Trace) -> ConflictGraph {
@@ -17,9 +19,9 @@ pub fn sc_graph(trace: &Trace) -> ConflictGraph {
 /// The ⊙SC conflict graph of the first `n` events (the nodes are all transactions).
 pub fn sc_graph_upto(trace: &Trace, n: usize) -> ConflictGraph {
     let mut g = ConflictGraph::new(trace.txns.len());
-    let mut last_of_thread: Vec<Option<usize>> = vec![None; trace.threads.len()];
-    let mut last_write: Vec<Option<usize>> = vec![None; trace.vars.len()];
-    let mut reads: Vec<Vec<usize>> = vec![Vec::new(); trace.vars.len()];
+    let mut last_of_thread: TiVec<ThreadId, Option<usize>> = trace.per_thread(None);
+    let mut last_write: TiVec<VarId, Option<usize>> = trace.per_var(None);
+    let mut reads: TiVec<VarId, Vec<usize>> = trace.per_var(Vec::new());
     let ev = |e: usize| Step::Event(e);
     for (i, e) in trace.events.iter().enumerate().take(n) {
         if let Some(p) = last_of_thread[e.thread].replace(i) {

@@ -6,6 +6,7 @@ use super::paper::PaperGraph;
 use super::Edge;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
+use crate::trace::TxnId;
 use std::fmt::Write;
 
 fn id(n: Node) -> String {
@@ -34,13 +35,13 @@ fn event_label(trace: &Trace, e: usize) -> String {
 
 /// Writes the clusters; `commits` are drawn inside their write's transaction.
 fn clusters(out: &mut String, trace: &Trace, commits: &[usize]) {
-    for (t, tname) in trace.threads.iter().enumerate() {
+    for (t, tname) in trace.threads.iter_enumerated() {
         let _ = writeln!(
             out,
             "  subgraph cluster_t{t} {{\n    label=\"thread {}\"; style=rounded;",
             esc(tname)
         );
-        for (x, txn) in trace.txns.iter().enumerate().filter(|(_, x)| x.thread == t) {
+        for (x, txn) in trace.txns.iter_enumerated().filter(|(_, x)| x.thread == t) {
             let _ = writeln!(
                 out,
                 "    subgraph cluster_x{x} {{\n      label=\"{}\"; style=dashed;",
@@ -191,7 +192,11 @@ pub fn cycle_dot(trace: &Trace, cycle: &[Edge], step_of: &dyn Fn(Node) -> Option
             "conflict of the cycle: rule, the two events, @ their steps",
         )],
     );
-    let mut txns: Vec<usize> = cycle.iter().flat_map(|e| [e.from, e.to]).collect();
+    let mut txns: Vec<TxnId> = cycle
+        .iter()
+        .flat_map(|e| [e.from, e.to])
+        .map(TxnId::new)
+        .collect();
     txns.sort_unstable();
     txns.dedup();
     for &x in &txns {

@@ -14,6 +14,9 @@
 use super::forced::{commit_times, forced_graph};
 use super::ConflictGraph;
 use crate::trace::exec::{Execution, Node, Step};
+use crate::trace::ThreadId;
+use crate::trace::TiVec;
+use crate::trace::VarId;
 use crate::trace::{EventId, Op, Trace};
 
 /// The exact event graph of a trace.
@@ -34,14 +37,14 @@ impl ExactGraph {
         let n = trace.len();
         let commits: Vec<EventId> = trace.writes().collect();
         // Events per variable, in trace order.
-        let mut by_var: Vec<Vec<EventId>> = vec![Vec::new(); trace.vars.len()];
+        let mut by_var: TiVec<VarId, Vec<EventId>> = trace.per_var(Vec::new());
         for (i, e) in trace.events.iter().enumerate() {
             if let Some(x) = e.var {
                 by_var[x].push(i);
             }
         }
         let mut undirected = Vec::new();
-        let mut by_var_commits: Vec<Vec<EventId>> = vec![Vec::new(); trace.vars.len()];
+        let mut by_var_commits: TiVec<VarId, Vec<EventId>> = trace.per_var(Vec::new());
         for &w in &commits {
             let we = &trace.events[w];
             let x = we.var.unwrap();
@@ -82,7 +85,7 @@ impl ExactGraph {
             .filter(|&&w| trace.commit_bound(w) < n)
             .count();
         let fifo = commits.len() - {
-            let mut ts: Vec<usize> = commits.iter().map(|&w| trace.events[w].thread).collect();
+            let mut ts: Vec<ThreadId> = commits.iter().map(|&w| trace.events[w].thread).collect();
             ts.sort_unstable();
             ts.dedup();
             ts.len()
@@ -112,7 +115,7 @@ impl ExactGraph {
         trace: &'a Trace,
     ) -> impl Iterator<Item = (Node, Node)> + 'a {
         let chain = (1..self.events).map(|i| (Step::Event(i - 1), Step::Event(i)));
-        let mut last: std::collections::HashMap<usize, EventId> = Default::default();
+        let mut last: std::collections::HashMap<ThreadId, EventId> = Default::default();
         let mut fifo = Vec::new();
         for &w in &self.commits {
             if let Some(prev) = last.insert(trace.events[w].thread, w) {

@@ -16,6 +16,7 @@ use super::ConflictGraph;
 use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::{EventId, Op, Trace};
+use crate::trace::{ThreadId, TiVec, VarId};
 use std::collections::HashMap;
 
 /// Same-thread conflicts among trace events (Eq. 1 (2)), as a reachability-preserving
@@ -31,9 +32,9 @@ pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
         /// Buffered reads not yet followed by a write, fence or rmw.
         pending_b: Vec<EventId>,
     }
-    let mut st = vec![State::default(); trace.threads.len()];
+    let mut st = trace.per_thread(State::default());
     // Latest write or buffered read per (thread, var): a conflict chain per variable.
-    let mut last_wb: HashMap<(usize, usize), EventId> = HashMap::new();
+    let mut last_wb: HashMap<(ThreadId, VarId), EventId> = HashMap::new();
     for (i, e) in trace.events.iter().enumerate() {
         let s = &mut st[e.thread];
         match e.op {
@@ -72,16 +73,16 @@ pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
 /// The time interval of a memory write (commit or rmw) and reads, per thread.
 #[derive(Default)]
 struct VarLists {
-    slot: HashMap<usize, usize>,
+    slot: HashMap<ThreadId, usize>,
     /// Memory writes per slot, FIFO order: (earliest, latest, node). Both monotone.
     mw: Vec<Vec<(u64, u64, Node)>>,
     /// Reads per slot, program order: (cut, cut_after, read). Both monotone.
     rd: Vec<Vec<(u64, u64, EventId)>>,
-    threads: Vec<usize>,
+    threads: Vec<ThreadId>,
 }
 
 impl VarLists {
-    fn slot(&mut self, t: usize) -> usize {
+    fn slot(&mut self, t: ThreadId) -> usize {
         let n = self.slot.len();
         let s = *self.slot.entry(t).or_insert(n);
         if s == n {
@@ -98,11 +99,10 @@ impl VarLists {
 /// access gets at most one edge to each other thread that writes its variable, each
 /// write one to each other thread that touches it), for a memory bound before building.
 pub fn estimated_cross_edges(trace: &Trace) -> u128 {
-    let m = trace.vars.len();
-    let mut accesses = vec![0u128; m];
-    let mut writes = vec![0u128; m];
-    let mut touch: rustc_hash::FxHashSet<(usize, usize)> = Default::default();
-    let mut write_threads: rustc_hash::FxHashSet<(usize, usize)> = Default::default();
+    let mut accesses = trace.per_var(0u128);
+    let mut writes = trace.per_var(0u128);
+    let mut touch: rustc_hash::FxHashSet<(VarId, ThreadId)> = Default::default();
+    let mut write_threads: rustc_hash::FxHashSet<(VarId, ThreadId)> = Default::default();
     for e in &trace.events {
         if let Some(x) = e.var {
             accesses[x] += 1;
@@ -113,15 +113,17 @@ pub fn estimated_cross_edges(trace: &Trace) -> u128 {
             }
         }
     }
-    let mut threads = vec![0u128; m];
-    let mut writers = vec![0u128; m];
+    let mut threads = trace.per_var(0u128);
+    let mut writers = trace.per_var(0u128);
     for &(x, _) in &touch {
         threads[x] += 1;
     }
     for &(x, _) in &write_threads {
         writers[x] += 1;
     }
-    (0..m)
+    trace
+        .vars
+        .keys()
         .map(|x| accesses[x] * writers[x] + writes[x] * threads[x])
         .sum()
 }
@@ -154,7 +156,7 @@ pub fn commit_times(trace: &Trace, w: EventId) -> (u64, u64) {
 
 /// Cross-thread conflicts present, in this direction, in every execution: `f(a, b, rule)`.
 pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut(Node, Node, Rule)) {
-    let mut vars: Vec<VarLists> = (0..trace.vars.len()).map(|_| VarLists::default()).collect();
+    let mut vars: TiVec<VarId, VarLists> = trace.vars.keys().map(|_| VarLists::default()).collect();
     for (p, e) in trace.events.iter().enumerate() {
         let Some(x) = e.var else { continue };
         let vl = &mut vars[x];
@@ -208,8 +210,8 @@ pub fn same_thread_graph(trace: &Trace) -> ConflictGraph {
     let mut g = ConflictGraph::new(trace.txns.len());
     same_thread_edges(trace, |a, b| {
         g.add(
-            trace.events[a].txn,
-            trace.events[b].txn,
+            trace.events[a].txn.index(),
+            trace.events[b].txn.index(),
             Step::Event(a),
             Step::Event(b),
             Rule::ProgramOrder,
@@ -222,7 +224,7 @@ pub fn same_thread_graph(trace: &Trace) -> ConflictGraph {
 pub fn forced_graph(trace: &Trace) -> ConflictGraph {
     let mut g = same_thread_graph(trace);
     forced_cross_edges(trace, |a, b, rule| {
-        g.add(txn(trace, a), txn(trace, b), a, b, rule)
+        g.add(txn(trace, a).index(), txn(trace, b).index(), a, b, rule)
     });
     g
 }

@@ -40,7 +40,15 @@ impl ConflictGraph {
     }
 
     /// Adds edge `from → to` caused by `src → dst` (ignored when `from == to`).
-    pub fn add(&mut self, from: usize, to: usize, src: Node, dst: Node, rule: Rule) {
+    pub fn add(
+        &mut self,
+        from: impl Into<usize>,
+        to: impl Into<usize>,
+        src: Node,
+        dst: Node,
+        rule: Rule,
+    ) {
+        let (from, to) = (from.into(), to.into());
         if from != to {
             self.edges.push(Edge {
                 from,

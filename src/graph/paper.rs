@@ -16,7 +16,9 @@ use crate::graph::forced::same_thread_edges;
 use crate::graph::ConflictGraph;
 use crate::trace::conflict::Rule;
 use crate::trace::exec::Step;
+use crate::trace::TiVec;
 use crate::trace::{EventId, Op, Trace};
+use crate::trace::{ThreadId, VarId};
 
 /// EG_τ: directed and undirected edges over trace events.
 #[derive(Clone, Debug)]
@@ -30,7 +32,7 @@ pub struct PaperGraph {
 }
 
 /// One thread's accesses of one variable: (thread, all positions, write/rmw positions).
-type ThreadAccesses = (usize, Vec<EventId>, Vec<EventId>);
+type ThreadAccesses = (ThreadId, Vec<EventId>, Vec<EventId>);
 
 fn writes(op: Op) -> bool {
     matches!(op, Op::Wr | Op::Rmw)
@@ -41,14 +43,14 @@ impl PaperGraph {
         let mut directed = Vec::new();
         same_thread_edges(trace, |a, b| directed.push((a, b)));
         // Positions of each thread's fences and rmws.
-        let mut drains: Vec<Vec<usize>> = vec![Vec::new(); trace.threads.len()];
+        let mut drains: TiVec<ThreadId, Vec<usize>> = trace.per_thread(Vec::new());
         for (i, e) in trace.events.iter().enumerate() {
             if e.op.drains() {
                 drains[e.thread].push(i);
             }
         }
         // Per variable and thread: positions of its accesses and of its writes (wr, rmw).
-        let mut by_var: Vec<Vec<ThreadAccesses>> = vec![Vec::new(); trace.vars.len()];
+        let mut by_var: TiVec<VarId, Vec<ThreadAccesses>> = trace.per_var(Vec::new());
         for (i, e) in trace.events.iter().enumerate() {
             let Some(x) = e.var else { continue };
             let lists = &mut by_var[x];
@@ -120,8 +122,8 @@ impl PaperGraph {
         let mut g = ConflictGraph::new(trace.txns.len());
         for &(a, b) in &self.directed {
             g.add(
-                trace.events[a].txn,
-                trace.events[b].txn,
+                trace.events[a].txn.index(),
+                trace.events[b].txn.index(),
                 Step::Event(a),
                 Step::Event(b),
                 Rule::PaperDirected,
@@ -169,7 +171,7 @@ impl PaperGraph {
     pub fn both_ways(&self, trace: &Trace) -> ConflictGraph {
         let mut g = self.directed_conflicts(trace);
         for &(a, b) in &self.undirected {
-            let (ta, tb) = (trace.events[a].txn, trace.events[b].txn);
+            let (ta, tb) = (trace.events[a].txn.index(), trace.events[b].txn.index());
             g.add(ta, tb, Step::Event(a), Step::Event(b), Rule::PaperOriented);
             g.add(tb, ta, Step::Event(b), Step::Event(a), Rule::PaperOriented);
         }
@@ -202,8 +204,8 @@ impl PaperGraph {
         let mut g = ConflictGraph::new(trace.txns.len());
         for (a, b, r) in edges {
             g.add(
-                trace.events[a].txn,
-                trace.events[b].txn,
+                trace.events[a].txn.index(),
+                trace.events[b].txn.index(),
                 Step::Event(a),
                 Step::Event(b),
                 r,

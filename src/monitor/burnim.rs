@@ -16,6 +16,7 @@
 
 use super::hb::HbClock;
 use crate::trace::{EventId, Op};
+use crate::trace::{ThreadId, VarId};
 use std::collections::VecDeque;
 
 /// The memory model of the automaton: TSO or PSO (the crate's one
@@ -117,7 +118,8 @@ impl Burnim {
     }
 
     /// The next event of the SC run; `Some` on a report.
-    pub fn step(&mut self, p: usize, op: Op, var: Option<usize>) -> Option<BurnimReport> {
+    pub fn step(&mut self, p: ThreadId, op: Op, var: Option<VarId>) -> Option<BurnimReport> {
+        let (p, var) = (p.index(), var.map(VarId::index));
         let ei = self.next;
         let mut report = None;
         if let Some(a) = var {

@@ -8,6 +8,8 @@
 //! [`path`] finds a shortest `→hb` path in a prefix for a witness and [`holds`] re-checks
 //! one edge from the definitions, independently of both.
 
+use crate::trace::TiVec;
+use crate::trace::VarId;
 use crate::trace::{EventId, Op, Trace};
 
 pub use crate::trace::model::HbKind;
@@ -123,8 +125,8 @@ pub fn path(
     // Backward pass: next event of the thread, next write of each variable.
     let mut next_po = vec![None; upto];
     let mut next_wr = vec![None; upto];
-    let mut thread_next = vec![None; trace.threads.len()];
-    let mut var_next = vec![None; trace.vars.len()];
+    let mut thread_next = trace.per_thread(None);
+    let mut var_next = trace.per_var(None);
     for (i, e) in evs.iter().enumerate().rev() {
         next_po[i] = thread_next[e.thread];
         thread_next[e.thread] = Some(i);
@@ -137,7 +139,7 @@ pub fn path(
     }
     // Forward pass: the reads of each write.
     let mut readers: Vec<Vec<EventId>> = vec![Vec::new(); upto];
-    let mut var_last: Vec<Option<EventId>> = vec![None; trace.vars.len()];
+    let mut var_last: TiVec<VarId, Option<EventId>> = trace.per_var(None);
     for (i, e) in evs.iter().enumerate() {
         if let Some(x) = e.var {
             if reads(e.op) {

@@ -20,7 +20,10 @@ pub mod sc_ser;
 pub mod sober;
 
 use crate::check::{Verdict, Witness};
+use crate::trace::ThreadId;
+use crate::trace::TiVec;
 use crate::trace::{EventId, Op, Trace};
+use crate::trace::{TxnId, VarId};
 use burnim::{Burnim, BurnimReport, Model};
 use sober::{Sober, SoberReport};
 
@@ -97,9 +100,9 @@ impl Outcome {
 pub trait Monitor {
     fn kind(&self) -> Kind;
     /// Thread `t` starts a new transaction.
-    fn begin(&mut self, _t: usize) {}
+    fn begin(&mut self, _t: ThreadId) {}
     /// Event `e` of thread `t` (its op and variable index).
-    fn step(&mut self, e: EventId, t: usize, op: Op, var: Option<usize>);
+    fn step(&mut self, e: EventId, t: ThreadId, op: Op, var: Option<VarId>);
     /// Whether the rest of the run can change nothing (it has reported).
     fn done(&self) -> bool;
     /// The outcome after the last event read.
@@ -174,12 +177,12 @@ impl Monitor for ScSerMonitor {
     fn kind(&self) -> Kind {
         Kind::ScSer
     }
-    fn begin(&mut self, t: usize) {
+    fn begin(&mut self, t: ThreadId) {
         if self.1.is_none() {
             self.0.begin(t);
         }
     }
-    fn step(&mut self, e: EventId, t: usize, op: Op, var: Option<usize>) {
+    fn step(&mut self, e: EventId, t: ThreadId, op: Op, var: Option<VarId>) {
         if self.1.is_none() && var.is_some_and(|x| self.0.access(t, op, x)) {
             self.1 = Some(e);
         }
@@ -196,7 +199,7 @@ impl Monitor for ScSerMonitor {
 trait Reports {
     type Report: Clone;
     fn kind(&self) -> Kind;
-    fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> Option<Self::Report>;
+    fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) -> Option<Self::Report>;
     fn outcome(r: Self::Report) -> Outcome;
 }
 
@@ -205,7 +208,7 @@ impl Reports for Sober {
     fn kind(&self) -> Kind {
         Kind::Sober
     }
-    fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> Option<SoberReport> {
+    fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) -> Option<SoberReport> {
         Sober::step(self, t, op, var)
     }
     fn outcome(r: SoberReport) -> Outcome {
@@ -222,7 +225,7 @@ impl Reports for Burnim {
             Model::Pso => Kind::Pso,
         }
     }
-    fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> Option<BurnimReport> {
+    fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) -> Option<BurnimReport> {
         Burnim::step(self, t, op, var)
     }
     fn outcome(r: BurnimReport) -> Outcome {
@@ -238,7 +241,7 @@ impl<M: Reports> Monitor for FirstReport<M> {
     fn kind(&self) -> Kind {
         self.0.kind()
     }
-    fn step(&mut self, _e: EventId, t: usize, op: Op, var: Option<usize>) {
+    fn step(&mut self, _e: EventId, t: ThreadId, op: Op, var: Option<VarId>) {
         if self.1.is_none() {
             self.1 = self.0.step(t, op, var);
         }
@@ -258,14 +261,14 @@ impl<M: Reports> Monitor for FirstReport<M> {
 /// whole run (fencedness is a property of every transaction).
 struct FencedMonitor {
     /// Per thread: the op and index of the latest event of its current transaction.
-    txn_last: Vec<Option<(Op, EventId)>>,
+    txn_last: TiVec<ThreadId, Option<(Op, EventId)>>,
     unfenced: Option<EventId>,
 }
 
 impl FencedMonitor {
     fn new(k: usize) -> FencedMonitor {
         FencedMonitor {
-            txn_last: vec![None; k],
+            txn_last: vec![None; k].into(),
             unfenced: None,
         }
     }
@@ -275,21 +278,21 @@ impl Monitor for FencedMonitor {
     fn kind(&self) -> Kind {
         Kind::Fenced
     }
-    fn begin(&mut self, t: usize) {
+    fn begin(&mut self, t: ThreadId) {
         if let Some((op, e)) = self.txn_last[t].take() {
             if !op.drains() && self.unfenced.is_none_or(|u| e < u) {
                 self.unfenced = Some(e);
             }
         }
     }
-    fn step(&mut self, e: EventId, t: usize, op: Op, _var: Option<usize>) {
+    fn step(&mut self, e: EventId, t: ThreadId, op: Op, _var: Option<VarId>) {
         self.txn_last[t] = Some((op, e));
     }
     fn done(&self) -> bool {
         false
     }
     fn finish(&mut self) -> Outcome {
-        for t in 0..self.txn_last.len() {
+        for t in self.txn_last.keys() {
             self.begin(t);
         }
         Outcome::Fenced {
@@ -328,14 +331,14 @@ impl Suite {
     }
 
     /// Thread t starts a new transaction.
-    pub fn begin(&mut self, t: usize) {
+    pub fn begin(&mut self, t: ThreadId) {
         for m in &mut self.monitors {
             m.begin(t);
         }
     }
 
     /// Thread t's next event.
-    pub fn step(&mut self, t: usize, op: Op, var: Option<usize>) {
+    pub fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) {
         let e = self.next;
         self.next += 1;
         for m in &mut self.monitors {
@@ -391,7 +394,7 @@ pub fn run(trace: &Trace, kinds: &[Kind]) -> Vec<(Kind, Outcome)> {
 
 /// [`run`] with a suite built beforehand (so a caller can time the pass alone).
 pub fn run_suite(mut s: Suite, trace: &Trace) -> Vec<(Kind, Outcome)> {
-    let mut current: Vec<Option<usize>> = vec![None; trace.threads.len()];
+    let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for e in &trace.events {
         if current[e.thread] != Some(e.txn) {
             current[e.thread] = Some(e.txn);
@@ -447,22 +450,22 @@ pub fn stream(
         file: path.display().to_string(),
         error,
     };
-    let mut threads: HashMap<String, usize> = HashMap::new();
-    let mut vars: HashMap<String, usize> = HashMap::new();
+    let mut threads: HashMap<String, ThreadId> = HashMap::new();
+    let mut vars: HashMap<String, VarId> = HashMap::new();
     let mut lowering = Lowering::default();
     for ev in open_std(path)? {
         for l in lowering.lower(&ev.map_err(named)?).map_err(named)? {
-            let n = threads.len();
+            let n = ThreadId::new(threads.len());
             threads.entry(l.thread).or_insert(n);
             if l.op != Op::Fence {
-                let n = vars.len();
+                let n = VarId::new(vars.len());
                 vars.entry(l.var).or_insert(n);
             }
         }
     }
     check_memory(kinds, threads.len(), vars.len(), max_memory).map_err(StreamError::Memory)?;
     let mut suite = Suite::new(kinds, threads.len(), vars.len());
-    let mut current: Vec<Option<String>> = vec![None; threads.len()];
+    let mut current: TiVec<ThreadId, Option<String>> = vec![None; threads.len()].into();
     let mut out = Streamed {
         threads: threads.len(),
         variables: vars.len(),

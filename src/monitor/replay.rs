@@ -8,6 +8,9 @@
 use super::burnim::{Burnim, BurnimReport, Model};
 use super::hb::HbKind;
 use crate::trace::exec::Step;
+use crate::trace::ThreadId;
+use crate::trace::TiVec;
+use crate::trace::VarId;
 use crate::trace::{EventId, Op, Trace};
 use std::collections::VecDeque;
 
@@ -62,7 +65,7 @@ pub fn replay(trace: &Trace, report: &BurnimReport) -> Vec<Step> {
 
 /// The SC source of each read: the latest earlier write of its variable.
 fn sc_sources(trace: &Trace, upto: usize) -> Vec<Option<EventId>> {
-    let mut last = vec![None; trace.vars.len()];
+    let mut last = trace.per_var(None);
     let mut src = vec![None; upto];
     for (i, e) in trace.events[..upto].iter().enumerate() {
         if let Some(x) = e.var {
@@ -89,15 +92,14 @@ pub fn check_run(
 ) -> Result<Vec<(EventId, EventId, HbKind)>, String> {
     let (model, ei) = (report.model, report.ei);
     let upto = ei + 1;
-    let k = trace.threads.len();
     let mut next = 0;
     // Pending stores: per thread (TSO) or per thread and variable (PSO), in issue order.
-    let mut pending: Vec<VecDeque<EventId>> = vec![VecDeque::new(); k];
-    let mut memory: Vec<Option<EventId>> = vec![None; trace.vars.len()];
+    let mut pending: TiVec<ThreadId, VecDeque<EventId>> = trace.per_thread(VecDeque::new());
+    let mut memory: TiVec<VarId, Option<EventId>> = trace.per_var(None);
     let mut committed = vec![false; upto];
     let mut src: Vec<Option<EventId>> = vec![None; upto];
     // Commit order per variable.
-    let mut co: Vec<Vec<EventId>> = vec![Vec::new(); trace.vars.len()];
+    let mut co: TiVec<VarId, Vec<EventId>> = trace.per_var(Vec::new());
     let var_of = |w: EventId| trace.events[w].var.expect("writes have a variable");
     for (i, s) in steps.iter().enumerate() {
         match *s {
@@ -169,7 +171,7 @@ pub fn check_run(
     }
     // The happens-before graph of the run.
     let mut succ: Vec<Vec<(EventId, HbKind)>> = vec![Vec::new(); upto];
-    let mut last_of: Vec<Option<EventId>> = vec![None; k];
+    let mut last_of: TiVec<ThreadId, Option<EventId>> = trace.per_thread(None);
     let mut co_pos = vec![usize::MAX; upto];
     for order in &co {
         for (i, &w) in order.iter().enumerate() {

@@ -26,12 +26,15 @@
 //! prefix of generated traces): it reports at the first event whose prefix is not
 //! SC-serializable.
 
+use crate::trace::ThreadId;
+use crate::trace::TiVec;
 use crate::trace::{Op, Trace};
+use crate::trace::{TxnId, VarId};
 
 /// The first event at which the trace stops being SC-serializable, if any.
 pub fn first_violation(trace: &Trace) -> Option<usize> {
     let mut m = ScSer::new(trace.threads.len(), trace.vars.len());
-    let mut current: Vec<Option<usize>> = vec![None; trace.threads.len()];
+    let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
         if current[e.thread] != Some(e.txn) {
             current[e.thread] = Some(e.txn);
@@ -201,7 +204,8 @@ impl ScSer {
     }
 
     /// Thread t starts a new transaction (ending its previous one).
-    pub fn begin(&mut self, t: usize) {
+    pub fn begin(&mut self, t: ThreadId) {
+        let t = t.index();
         let k = self.k;
         if self.idx[t] > 0 {
             // End: slots that saw the ending transaction get its final clock.
@@ -287,7 +291,8 @@ impl ScSer {
 
     /// An access of x by t (`rd`, `wr` or `rmw`; a fence has no ⊙SC conflict with
     /// another thread); true on a violation.
-    pub fn access(&mut self, t: usize, op: Op, x: usize) -> bool {
+    pub fn access(&mut self, t: ThreadId, op: Op, x: VarId) -> bool {
+        let (t, x) = (t.index(), x.index());
         match op {
             Op::Rd => self.read(t, x),
             Op::Wr => self.write(t, x, false),

@@ -8,6 +8,7 @@
 
 use super::hb::HbClock;
 use crate::trace::{EventId, Op};
+use crate::trace::{ThreadId, VarId};
 
 /// The clocks of Fig. 3. Timestamps have 2N entries: `2p` counts p's loads (and
 /// interlocked operations), `2p + 1` its stores (and interlocked operations). Addresses
@@ -200,7 +201,8 @@ impl Sober {
     }
 
     /// The next event of the SC run; `Some` when Fig. 2 returns false at it.
-    pub fn step(&mut self, p: usize, op: Op, var: Option<usize>) -> Option<SoberReport> {
+    pub fn step(&mut self, p: ThreadId, op: Op, var: Option<VarId>) -> Option<SoberReport> {
+        let (p, var) = (p.index(), var.map(VarId::index));
         let e = self.next;
         self.next += 1;
         let mut report = None;

@@ -1,6 +1,7 @@
 //! The TSO conflict relation of Enea & Farzan, Eq. (1), as fixed by docs/semantics.md §3,
 //! and the SC relation ⊙SC (paper §3). Written once here; every checker uses it.
 
+use super::{ThreadId, TxnId, VarId};
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::{EventId, Op, Trace};
 use serde::Serialize;
@@ -67,7 +68,7 @@ pub enum Access {
 }
 
 /// The access of a node and its variable.
-pub fn access(trace: &Trace, n: Node) -> (Access, Option<usize>) {
+pub fn access(trace: &Trace, n: Node) -> (Access, Option<VarId>) {
     match n {
         Step::Commit(w) => (Access::MemWrite, trace.events[w].var),
         Step::Event(e) => {
@@ -83,14 +84,14 @@ pub fn access(trace: &Trace, n: Node) -> (Access, Option<usize>) {
 }
 
 /// The thread of a node.
-pub fn thread(trace: &Trace, n: Node) -> usize {
+pub fn thread(trace: &Trace, n: Node) -> ThreadId {
     match n {
         Step::Event(e) | Step::Commit(e) => trace.events[e].thread,
     }
 }
 
 /// The transaction of a node (a commit belongs to its write's transaction).
-pub fn txn(trace: &Trace, n: Node) -> usize {
+pub fn txn(trace: &Trace, n: Node) -> TxnId {
     match n {
         Step::Event(e) | Step::Commit(e) => trace.events[e].txn,
     }

@@ -1,6 +1,8 @@
 //! TSO executions of a trace (docs/semantics.md §2): the trace's events in order,
 //! interleaved with one commit per write.
 
+use super::ThreadId;
+use super::TiVec;
 use super::{EventId, Op, Trace};
 use serde::Serialize;
 
@@ -34,8 +36,8 @@ impl Execution {
         let mut event_pos = vec![usize::MAX; n];
         let mut commit_pos = vec![usize::MAX; n];
         let mut next = 0;
-        let mut pending: Vec<std::collections::VecDeque<EventId>> =
-            vec![Default::default(); trace.threads.len()];
+        let mut pending: TiVec<ThreadId, std::collections::VecDeque<EventId>> =
+            trace.per_thread(Default::default());
         for (p, s) in steps.iter().enumerate() {
             match *s {
                 Step::Event(e) => {
@@ -136,8 +138,8 @@ impl Execution {
     /// fence/rmw preceded by its thread's pending commits, the rest committed at the end.
     pub fn complete(trace: &Trace, prefix: &[Step]) -> Execution {
         let mut steps = prefix.to_vec();
-        let mut pending: Vec<std::collections::VecDeque<EventId>> =
-            vec![Default::default(); trace.threads.len()];
+        let mut pending: TiVec<ThreadId, std::collections::VecDeque<EventId>> =
+            trace.per_thread(Default::default());
         let mut next = 0;
         for s in prefix {
             match *s {
@@ -199,13 +201,13 @@ impl Execution {
 /// each; stops early when `f` returns `false`. Exponential: the reference that the
 /// optimised deciders are tested against.
 pub fn for_each_execution(trace: &Trace, mut f: impl FnMut(&[Step]) -> bool) {
-    let mut pending: Vec<std::collections::VecDeque<EventId>> =
-        vec![Default::default(); trace.threads.len()];
+    let mut pending: TiVec<ThreadId, std::collections::VecDeque<EventId>> =
+        trace.per_thread(Default::default());
     let mut steps = Vec::new();
     fn go(
         trace: &Trace,
         next: usize,
-        pending: &mut Vec<std::collections::VecDeque<EventId>>,
+        pending: &mut TiVec<ThreadId, std::collections::VecDeque<EventId>>,
         steps: &mut Vec<Step>,
         f: &mut dyn FnMut(&[Step]) -> bool,
     ) -> bool {
@@ -228,7 +230,7 @@ pub fn for_each_execution(trace: &Trace, mut f: impl FnMut(&[Step]) -> bool) {
                 }
             }
         }
-        for t in 0..pending.len() {
+        for t in pending.keys() {
             if let Some(w) = pending[t].pop_front() {
                 any = true;
                 steps.push(Step::Commit(w));

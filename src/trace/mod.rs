@@ -11,15 +11,63 @@ pub mod std_format;
 pub mod strategy;
 
 use std::fmt;
+pub use typed_index_collections::{TiSlice, TiVec};
 
 /// Index of an event in its trace (issue order).
 pub type EventId = usize;
-/// Dense thread index; names are in [`Trace::threads`].
-pub type ThreadId = usize;
-/// Dense transaction index; names are in [`Trace::txns`].
-pub type TxnId = usize;
-/// Dense variable index; names are in [`Trace::vars`].
-pub type VarId = usize;
+
+/// Declares a dense index type: a `usize` the compiler tells apart from other indices.
+macro_rules! dense_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+        #[serde(transparent)]
+        pub struct $name(usize);
+
+        impl $name {
+            /// The id of index `i`.
+            pub const fn new(i: usize) -> $name {
+                $name(i)
+            }
+
+            /// The index, for a vector kept per id.
+            pub const fn index(self) -> usize {
+                self.0
+            }
+        }
+
+        impl From<usize> for $name {
+            fn from(i: usize) -> $name {
+                $name(i)
+            }
+        }
+
+        impl From<$name> for usize {
+            fn from(id: $name) -> usize {
+                id.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+dense_id!(
+    /// Dense thread index; names are in [`Trace::threads`].
+    ThreadId
+);
+dense_id!(
+    /// Dense transaction index; names are in [`Trace::txns`].
+    TxnId
+);
+dense_id!(
+    /// Dense variable index; names are in [`Trace::vars`].
+    VarId
+);
 
 /// The operation of a trace event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -88,9 +136,9 @@ pub struct Txn {
 pub struct Trace {
     pub name: Option<String>,
     pub events: Vec<Event>,
-    pub threads: Vec<String>,
-    pub txns: Vec<Txn>,
-    pub vars: Vec<String>,
+    pub threads: TiVec<ThreadId, String>,
+    pub txns: TiVec<TxnId, Txn>,
+    pub vars: TiVec<VarId, String>,
     facts: Vec<Facts>,
 }
 
@@ -110,16 +158,16 @@ impl Trace {
     pub fn new(
         name: Option<String>,
         events: Vec<Event>,
-        threads: Vec<String>,
-        txns: Vec<Txn>,
-        vars: Vec<String>,
+        threads: impl Into<TiVec<ThreadId, String>>,
+        txns: impl Into<TiVec<TxnId, Txn>>,
+        vars: impl Into<TiVec<VarId, String>>,
     ) -> Result<Trace, crate::Error> {
         let trace = Trace {
             name,
             events,
-            threads,
-            txns,
-            vars,
+            threads: threads.into(),
+            txns: txns.into(),
+            vars: vars.into(),
             facts: Vec::new(),
         };
         trace.check_well_formed()?;
@@ -132,13 +180,15 @@ impl Trace {
             line: self.events[i].line,
             message: msg,
         };
-        let mut current: Vec<Option<TxnId>> = vec![None; self.threads.len()];
-        let mut seen = vec![false; self.txns.len()];
+        let mut current: TiVec<ThreadId, Option<TxnId>> = vec![None; self.threads.len()].into();
+        let mut seen: TiVec<TxnId, bool> = vec![false; self.txns.len()].into();
         for (i, e) in self.events.iter().enumerate() {
-            if e.thread >= self.threads.len() || e.txn >= self.txns.len() {
+            if self.threads.get(e.thread).is_none() || self.txns.get(e.txn).is_none() {
                 return Err(bad(i, "thread or transaction index out of range".into()));
             }
-            if e.op.has_var() != e.var.is_some() || e.var.is_some_and(|v| v >= self.vars.len()) {
+            if e.op.has_var() != e.var.is_some()
+                || e.var.is_some_and(|v| self.vars.get(v).is_none())
+            {
                 return Err(bad(
                     i,
                     format!(
@@ -182,7 +232,8 @@ impl Trace {
         let mut facts = vec![Facts::default(); n];
         // Forward pass: the pending (uncommitted-at-worst) latest write per (thread, var).
         let mut latest: std::collections::HashMap<(ThreadId, VarId), EventId> = Default::default();
-        let mut since_drain: Vec<Vec<VarId>> = vec![Vec::new(); self.threads.len()];
+        let mut since_drain: TiVec<ThreadId, Vec<VarId>> =
+            vec![Vec::new(); self.threads.len()].into();
         for (i, e) in self.events.iter().enumerate() {
             match e.op {
                 Op::Wr => {
@@ -199,7 +250,7 @@ impl Trace {
             }
         }
         // Backward pass: the next draining event of each thread.
-        let mut next_drain = vec![n; self.threads.len()];
+        let mut next_drain: TiVec<ThreadId, EventId> = vec![n; self.threads.len()].into();
         for (i, e) in self.events.iter().enumerate().rev() {
             if e.op.drains() {
                 next_drain[e.thread] = i;
@@ -269,6 +320,21 @@ impl Trace {
         s
     }
 
+    /// One `init` per thread, indexed by [`ThreadId`].
+    pub fn per_thread<T: Clone>(&self, init: T) -> TiVec<ThreadId, T> {
+        vec![init; self.threads.len()].into()
+    }
+
+    /// One `init` per transaction, indexed by [`TxnId`].
+    pub fn per_txn<T: Clone>(&self, init: T) -> TiVec<TxnId, T> {
+        vec![init; self.txns.len()].into()
+    }
+
+    /// One `init` per variable, indexed by [`VarId`].
+    pub fn per_var<T: Clone>(&self, init: T) -> TiVec<VarId, T> {
+        vec![init; self.vars.len()].into()
+    }
+
     /// Number of distinct threads that have events.
     pub fn thread_count(&self) -> usize {
         self.threads.len()
@@ -276,7 +342,7 @@ impl Trace {
 
     /// Whether every transaction ends with a fence or rmw (Enea & Farzan §4.2, footnote 3).
     pub fn is_transaction_fenced(&self) -> bool {
-        let mut last: Vec<Option<Op>> = vec![None; self.txns.len()];
+        let mut last: TiVec<TxnId, Option<Op>> = vec![None; self.txns.len()].into();
         for e in &self.events {
             last[e.txn] = Some(e.op);
         }
@@ -289,9 +355,9 @@ impl Trace {
 pub struct TraceBuilder {
     name: Option<String>,
     events: Vec<Event>,
-    threads: Vec<String>,
-    txns: Vec<Txn>,
-    vars: Vec<String>,
+    threads: TiVec<ThreadId, String>,
+    txns: TiVec<TxnId, Txn>,
+    vars: TiVec<VarId, String>,
     thread_ix: std::collections::HashMap<String, ThreadId>,
     txn_ix: std::collections::HashMap<String, TxnId>,
     var_ix: std::collections::HashMap<String, VarId>,
@@ -326,8 +392,7 @@ impl TraceBuilder {
         if let Some(&t) = self.txn_ix.get(name) {
             return t;
         }
-        let t = self.txns.len();
-        self.txns.push(Txn {
+        let t = self.txns.push_and_get_key(Txn {
             name: name.to_string(),
             thread,
         });
@@ -398,17 +463,17 @@ impl TraceBuilder {
     }
 }
 
-fn intern(
-    ix: &mut std::collections::HashMap<String, usize>,
-    names: &mut Vec<String>,
+fn intern<K: Copy + From<usize>>(
+    ix: &mut std::collections::HashMap<String, K>,
+    names: &mut TiVec<K, String>,
     name: &str,
-) -> usize {
+) -> K {
     if let Some(&i) = ix.get(name) {
         return i;
     }
-    names.push(name.to_string());
-    ix.insert(name.to_string(), names.len() - 1);
-    names.len() - 1
+    let i = names.push_and_get_key(name.to_string());
+    ix.insert(name.to_string(), i);
+    i
 }
 
 /// Builds a trace from compact lines `thread txn op [var]` (test and doc helper).

@@ -6,6 +6,8 @@
 //! Executions (for `check-exec`) may also contain `commit` events.
 
 use super::exec::{Execution, Step};
+use super::ThreadId;
+use super::TiVec;
 use super::{Op, Trace, TraceBuilder};
 use crate::error::{Error, FileError};
 use yaml_serde::Value;
@@ -394,8 +396,8 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
         }
     }
     let trace = b.build()?;
-    let mut pending: Vec<std::collections::VecDeque<usize>> =
-        vec![Default::default(); trace.threads.len()];
+    let mut pending: TiVec<ThreadId, std::collections::VecDeque<usize>> =
+        trace.per_thread(Default::default());
     let mut steps = Vec::with_capacity(order.len());
     for o in order {
         match o {
@@ -426,7 +428,7 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
                     line: *line,
                     message: m,
                 };
-                let Some(th) = trace.threads.iter().position(|t| *t == item.thread) else {
+                let Some(th) = trace.threads.position(|t| *t == item.thread) else {
                     return Err(bad(format!(
                         "commit on thread `{}`, which issues no events",
                         item.thread

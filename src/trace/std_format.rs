@@ -18,6 +18,9 @@
 //! same buffer drain, docs/semantics.md §6, and it is read back as a fence, which also drains
 //! every PSO buffer), transactions of more than one event as `begin`/`end` blocks.
 
+use super::ThreadId;
+use super::TiVec;
+use super::TxnId;
 use super::{Op, Trace, TraceBuilder};
 use crate::{Error, FileError};
 use std::io::BufRead;
@@ -318,18 +321,20 @@ fn carries(name: &str) -> bool {
 /// convert_to_std_is_faithful_or_refuses).
 pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
     let mut s = String::with_capacity(trace.len() * 16);
-    let mut size = vec![0usize; trace.txns.len()];
-    let mut first = vec![usize::MAX; trace.txns.len()];
+    let mut size = trace.per_txn(0usize);
+    let mut first = trace.per_txn(usize::MAX);
     for (i, e) in trace.events.iter().enumerate() {
         size[e.txn] += 1;
         first[e.txn] = first[e.txn].min(i);
     }
     // A block unless the reader would give the event this very name.
-    let block: Vec<bool> = (0..trace.txns.len())
-        .map(|x| size[x] > 1 || trace.txns[x].name != format!("@{}", first[x]))
+    let block: TiVec<TxnId, bool> = trace
+        .txns
+        .iter_enumerated()
+        .map(|(x, txn)| size[x] > 1 || txn.name != format!("@{}", first[x]))
         .collect();
     let refuse = |event: usize, message: String| StdWriteError { event, message };
-    let mut current: Vec<Option<usize>> = vec![None; trace.threads.len()];
+    let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
         let t = &trace.threads[e.thread];
         if !carries(t) || t.starts_with('#') {
@@ -385,7 +390,7 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
         }
         s.push_str(&format!("{t}|{op}|{loc}\n"));
     }
-    for (th, c) in current.iter().enumerate() {
+    for (th, c) in current.iter_enumerated() {
         if c.is_some_and(|x| block[x]) {
             s.push_str(&format!("{}|end|{}\n", trace.threads[th], trace.len()));
         }

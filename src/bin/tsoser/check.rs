@@ -4,8 +4,8 @@ use crate::args::{Algo, CheckArgs, Format, Model, Profiles, SemanticsArg, Solver
 use crate::out::{self, load, warn, warn_raw, INTERNAL, USAGE};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tsoser::check::decide::{self, Budget, DecideError, DeciderStats, Decision, Question};
@@ -13,7 +13,7 @@ use tsoser::check::sat::{self as satcheck, SolverKind};
 use tsoser::check::{brute, execution, fpt, Semantics, Verdict};
 use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
 use tsoser::report::{self, Stats};
-use tsoser::trace::Trace;
+use tsoser::trace::{Trace, TxnId};
 
 /// Seconds `--timeout` accepts: positive, at most about 31 years.
 pub(crate) const MAX_TIMEOUT: f64 = 1e9;
@@ -159,7 +159,10 @@ fn start_worker(
             let t = Instant::now();
             let trace = load(&file).map(Arc::new);
             let ok = trace.as_ref().ok().cloned();
-            if tx.send(Progress::Loaded(trace, t.elapsed().as_secs_f64())).is_err() {
+            if tx
+                .send(Progress::Loaded(trace, t.elapsed().as_secs_f64()))
+                .is_err()
+            {
                 return;
             }
             let Some(trace) = ok else { return };
@@ -235,7 +238,12 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
     let started = Instant::now();
     let deadline = cfg.timeout.and_then(|t| started.checked_add(t));
     let fname = a.file.display().to_string();
-    let (rx, cancel) = start_worker(a.file.clone(), &cfg, deadline, a.dot.is_some().then_some(a.witness))?;
+    let (rx, cancel) = start_worker(
+        a.file.clone(),
+        &cfg,
+        deadline,
+        a.dot.is_some().then_some(a.witness),
+    )?;
     let timed_out = |when: &str| Verdict::Unknown {
         reason: format!(
             "--timeout of {:.3} s reached{when}",
@@ -509,8 +517,8 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
             c.as_ref().map(|c| {
                 c.iter()
                     .map(|e| tsoser::json::ExecEdge {
-                        from: named.then(|| trace.txns[e.from].name.clone()),
-                        to: named.then(|| trace.txns[e.to].name.clone()),
+                        from: named.then(|| trace.txns[TxnId::new(e.from)].name.clone()),
+                        to: named.then(|| trace.txns[TxnId::new(e.to)].name.clone()),
                         src: report::node_text(&trace, e.src),
                         dst: report::node_text(&trace, e.dst),
                         src_step: exec.pos(e.src) + 1,

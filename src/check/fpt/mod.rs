@@ -24,7 +24,9 @@ use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
 use crate::trace::conflict::{conflict, txn, Rule};
 use crate::trace::exec::{Node, Step};
+use crate::trace::TiVec;
 use crate::trace::Trace;
+use crate::trace::TxnId;
 use chains::Chains;
 use rayon::prelude::*;
 use search::{Counters, Found, Instance, Jump, Stopped, Validity};
@@ -162,7 +164,10 @@ fn partition(trace: &Trace, comp: &[usize], forced: &[Edge]) -> (HashMap<usize, 
         }
     }
     debug_assert_eq!(order.len(), n, "the forced order is acyclic");
-    let hint: Vec<u32> = comp.iter().map(|&t| trace.txns[t].thread as u32).collect();
+    let hint: Vec<u32> = comp
+        .iter()
+        .map(|&t| trace.txns[TxnId::new(t)].thread.index() as u32)
+        .collect();
     (local, Chains::new(&order, &preds, &hint))
 }
 
@@ -180,7 +185,7 @@ fn instance<'a>(
     if opts.fig4_representatives {
         // One entry and one exit node per (chain, class): the first entry and the last
         // exit in chain order, so every class pair with some b ∈ pair(a) keeps one.
-        type Key = (u32, (char, usize));
+        type Key = (u32, profile::Class);
         let mut first_in: HashMap<Key, (u32, Node)> = HashMap::new();
         let mut last_out: HashMap<Key, (u32, Node)> = HashMap::new();
         let key_in = |j: &Jump| (chains.chain_of[j.to as usize], profile::class(trace, j.dst));
@@ -365,7 +370,7 @@ pub(crate) fn exact_components(
             let mut jumps = Vec::new();
             for &(a, c) in &b.varying[i] {
                 for (x, y) in [(a, c), (c, a)] {
-                    let (tx, ty) = (txn(trace, x), txn(trace, y));
+                    let (tx, ty) = (txn(trace, x).index(), txn(trace, y).index());
                     if tx == ty {
                         continue;
                     }
@@ -421,7 +426,7 @@ fn paper(
     st.record(&b);
     let comps = &b.comps;
     // Events of each transaction, and EG_τ's directed edges out of each event.
-    let mut events_of: Vec<Vec<usize>> = vec![Vec::new(); trace.txns.len()];
+    let mut events_of: TiVec<TxnId, Vec<usize>> = trace.per_txn(Vec::new());
     for (i, e) in trace.events.iter().enumerate() {
         events_of[e.txn].push(i);
     }
@@ -435,7 +440,7 @@ fn paper(
             // Event chains over the component's events (trace order is topological).
             let mut evs: Vec<usize> = comp
                 .iter()
-                .flat_map(|&t| events_of[t].iter().copied())
+                .flat_map(|&t| events_of[TxnId::new(t)].iter().copied())
                 .collect();
             evs.sort_unstable();
             let preds: Vec<Vec<u32>> = evs
@@ -448,13 +453,16 @@ fn paper(
                 })
                 .collect();
             let order: Vec<u32> = (0..evs.len() as u32).collect();
-            let hint: Vec<u32> = evs.iter().map(|&e| trace.events[e].thread as u32).collect();
+            let hint: Vec<u32> = evs
+                .iter()
+                .map(|&e| trace.events[e].thread.index() as u32)
+                .collect();
             let ev_chains = Chains::new(&order, &preds, &hint);
             let mut jumps = Vec::new();
             for &((a, c), ord) in &b.varying[i] {
                 let ways: &[(usize, usize)] = if ord { &[(a, c)] } else { &[(a, c), (c, a)] };
                 for &(x, y) in ways {
-                    let (tx, ty) = (trace.events[x].txn, trace.events[y].txn);
+                    let (tx, ty) = (trace.events[x].txn.index(), trace.events[y].txn.index());
                     jumps.push(Jump {
                         from: local[&tx],
                         to: local[&ty],

@@ -17,17 +17,21 @@
 use super::search::Instance;
 use crate::trace::conflict::{access, Access};
 use crate::trace::exec::Node;
+use crate::trace::{TxnId, VarId};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// An entry/exit class: the access (`r`, `w`) and the variable (`None` for a fence).
+pub type Class = (char, Option<VarId>);
+
 /// The class of an entry/exit node: its access (`r`, `w`) and variable.
-pub fn class(trace: &crate::trace::Trace, n: Node) -> (char, usize) {
+pub fn class(trace: &crate::trace::Trace, n: Node) -> Class {
     let (a, v) = access(trace, n);
     let op = match a {
         Access::Read => 'r',
         _ => 'w',
     };
-    (op, v.unwrap_or(usize::MAX))
+    (op, v)
 }
 
 /// What `--stats` reports of one chain.
@@ -67,8 +71,8 @@ pub fn profiles(inst: &Instance) -> Vec<ChainProfile> {
             dedup(&mut entries[c]);
             dedup(&mut exits[c]);
             // Class → (first entry position, last exit position).
-            let mut first: BTreeMap<(char, usize), u32> = BTreeMap::new();
-            let mut last: BTreeMap<(char, usize), u32> = BTreeMap::new();
+            let mut first: BTreeMap<Class, u32> = BTreeMap::new();
+            let mut last: BTreeMap<Class, u32> = BTreeMap::new();
             for &(p, n) in &entries[c] {
                 first.entry(class(trace, n)).or_insert(p);
             }
@@ -87,7 +91,9 @@ pub fn profiles(inst: &Instance) -> Vec<ChainProfile> {
                 .sum();
             let mut threads: Vec<String> = ch.chains[c]
                 .iter()
-                .map(|&t| trace.threads[trace.txns[inst.txns[t as usize]].thread].clone())
+                .map(|&t| {
+                    trace.threads[trace.txns[TxnId::new(inst.txns[t as usize])].thread].clone()
+                })
                 .collect();
             threads.sort();
             threads.dedup();

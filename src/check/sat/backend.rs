@@ -2,9 +2,10 @@
 //! binding) can join: varisat (pure Rust, default) and z3 (feature `z3`, SMT with
 //! integer positions for the order atoms).
 
-#[cfg(feature = "z3")]
 use super::encode::Atom;
 use super::encode::{Formula, Lit};
+#[cfg(feature = "z3")]
+use crate::trace::ThreadId;
 #[cfg(feature = "z3")]
 use crate::trace::Trace;
 use varisat::ExtendFormula;
@@ -141,7 +142,7 @@ mod smt {
             // Windows and FIFO for the commits that appear.
             let mut ws: Vec<usize> = pos.keys().copied().collect();
             ws.sort_unstable();
-            let mut last: HashMap<usize, usize> = HashMap::new();
+            let mut last: HashMap<ThreadId, usize> = HashMap::new();
             for &w in &ws {
                 let c = pos[&w].clone();
                 solver.assert(c.gt(at(w)));

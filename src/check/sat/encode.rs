@@ -24,6 +24,7 @@ use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
 use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
+use crate::trace::ThreadId;
 use crate::trace::{EventId, Trace};
 use std::collections::HashMap;
 
@@ -143,7 +144,7 @@ impl Formula {
             .collect();
         commits.sort_unstable();
         commits.dedup();
-        let mut last: HashMap<usize, EventId> = HashMap::new();
+        let mut last: HashMap<ThreadId, EventId> = HashMap::new();
         for &w in &commits {
             if let Some(prev) = last.insert(trace.events[w].thread, w) {
                 pairs.push((prev, w));
@@ -192,7 +193,7 @@ impl Formula {
                 .and_then(|l| l.binary_search_by_key(&p, |x| x.0).ok().map(|i| l[i].1))
         };
         // FIFO: c(w1) < c(w2) in one thread: c(w2) before p ⇒ c(w1) before p.
-        let mut last: HashMap<usize, EventId> = HashMap::new();
+        let mut last: HashMap<ThreadId, EventId> = HashMap::new();
         let mut commits: Vec<EventId> = bp.keys().copied().collect();
         commits.sort_unstable();
         for &w2 in &commits {
@@ -427,8 +428,8 @@ pub fn encode_exact_with(
                 continue;
             };
             let e = Edge {
-                from: txn(trace, x),
-                to: txn(trace, y),
+                from: txn(trace, x).index(),
+                to: txn(trace, y).index(),
                 src: x,
                 dst: y,
                 rule,
@@ -494,8 +495,8 @@ pub fn encode_paper(
         }
         for (l, x, y) in ways {
             let e = Edge {
-                from: trace.events[x].txn,
-                to: trace.events[y].txn,
+                from: trace.events[x].txn.index(),
+                to: trace.events[y].txn.index(),
                 src: Step::Event(x),
                 dst: Step::Event(y),
                 rule: Rule::PaperOriented,

@@ -5,10 +5,11 @@ use super::encode::{Atom, Formula, Lit, VarRole};
 use crate::trace::exec::node_text;
 use crate::trace::exec::Step;
 use crate::trace::Trace;
+use crate::trace::{ThreadId, TxnId};
 
 /// What a variable means, in words (the DIMACS variable table).
 pub fn describe_var(trace: &Trace, role: &VarRole) -> String {
-    let txn = |t: usize| trace.txns[t].name.as_str();
+    let txn = |t: usize| trace.txns[TxnId::new(t)].name.as_str();
     match role {
         VarRole::Atom(Atom::CommitBeforeEvent(w, p)) => {
             format!(
@@ -170,7 +171,7 @@ pub fn to_smt2(trace: &Trace, f: &Formula, semantics: crate::check::Semantics) -
             at(trace.commit_bound(w))
         );
     }
-    let mut last: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut last: BTreeMap<ThreadId, usize> = BTreeMap::new();
     for &w in &commits {
         if let Some(prev) = last.insert(trace.events[w].thread, w) {
             let _ = writeln!(s, "(assert (< c{prev} c{w}))");
