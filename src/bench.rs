@@ -16,16 +16,18 @@ pub enum Decider {
     Fpt,
     Varisat,
     Z3,
+    Cadical,
 }
 
 impl Decider {
-    /// The name in the CSV: `fpt`, `sat/varisat`, `sat/z3`.
+    /// The name in the CSV: `auto`, `fpt`, `sat/varisat`, `sat/z3`, `sat/cadical`.
     pub fn name(self) -> &'static str {
         match self {
             Decider::Auto => "auto",
             Decider::Fpt => "fpt",
             Decider::Varisat => "sat/varisat",
             Decider::Z3 => "sat/z3",
+            Decider::Cadical => "sat/cadical",
         }
     }
 
@@ -35,12 +37,17 @@ impl Decider {
             Decider::Fpt => Algo::Fpt { fig4: false },
             Decider::Varisat => Algo::Sat(SolverKind::Varisat),
             Decider::Z3 => Algo::Sat(SolverKind::Z3),
+            Decider::Cadical => Algo::Sat(SolverKind::Cadical),
         }
     }
 
-    /// Whether this build has it (z3 needs the cargo feature `z3`).
+    /// Whether this build has it (z3 and CaDiCaL need their cargo features).
     pub fn available(self) -> bool {
-        self != Decider::Z3 || cfg!(feature = "z3")
+        match self {
+            Decider::Z3 => cfg!(feature = "z3"),
+            Decider::Cadical => cfg!(feature = "cadical"),
+            _ => true,
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 use tsoser::check::decide::{decide, Algo, Budget, Question};
+use tsoser::check::sat::SolverKind;
 use tsoser::check::{Semantics, Verdict};
 use tsoser::trace::gen;
 
@@ -33,11 +34,17 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
     let dense = gen::generate(&gen::Shape::dense(40, 5, 2), 1);
     // Hard for fpt: 10^4 events of blocks at 4 threads (hundreds of seconds whole).
     let blocks = gen::blocks(&gen::Shape::dense(40, 4, 2), 250, 0);
-    for (name, trace, algo) in [
+    // Hard for every solver: dense, 40 events, 16 threads (seconds of CaDiCaL).
+    let dense16 = gen::generate(&gen::Shape::dense(40, 16, 2), 1);
+    let mut runs = vec![
         ("brute", &dense, Algo::Brute),
         ("fpt", &blocks, Algo::Fpt { fig4: false }),
         ("auto", &blocks, Algo::AUTO),
-    ] {
+    ];
+    if cfg!(feature = "cadical") {
+        runs.push(("sat/cadical", &dense16, Algo::Sat(SolverKind::Cadical)));
+    }
+    for (name, trace, algo) in runs {
         let t = Instant::now();
         let d = decide(
             trace,
@@ -78,4 +85,27 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
         v => panic!("cancelled brute force answered {}", v.name()),
     }
     idle_after("cancelled brute");
+    if cfg!(feature = "cadical") {
+        // CaDiCaL polls the flag inside its search.
+        let budget = Budget::default();
+        let flag = budget.cancel.clone();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let d = decide(
+            &dense16,
+            Question::Tso(Semantics::Exact),
+            Algo::Sat(SolverKind::Cadical),
+            &budget,
+        )
+        .unwrap();
+        stopper.join().unwrap();
+        assert!(
+            matches!(d.verdict, Verdict::Unknown { .. }),
+            "cancelled CaDiCaL answered {}",
+            d.verdict.name()
+        );
+        idle_after("cancelled sat/cadical");
+    }
 }

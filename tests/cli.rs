@@ -594,11 +594,25 @@ fn check_defaults_to_auto() {
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["algo"], "auto");
-    assert_eq!(v["solver"], "varisat");
+    assert_eq!(
+        v["solver"],
+        if cfg!(feature = "cadical") {
+            "cadical"
+        } else {
+            "varisat"
+        }
+    );
     assert!(v["stats"]["counts"]["components by fpt"].is_number(), "{v}");
     let o = tsoser(&["check", "examples/task-pool.yaml"]);
     assert!(
-        stdout(&o).contains("[exact semantics, auto: fpt + sat/varisat]: NO"),
+        stdout(&o).contains(&format!(
+            "[exact semantics, auto: fpt + sat/{}]: NO",
+            if cfg!(feature = "cadical") {
+                "cadical"
+            } else {
+                "varisat"
+            }
+        )),
         "{}",
         stdout(&o)
     );

@@ -48,6 +48,13 @@ fn backends() -> Vec<(&'static str, Algo, Budget)> {
     if cfg!(feature = "z3") {
         v.push(("sat/z3", Algo::Sat(SolverKind::Z3), Budget::default()));
     }
+    if cfg!(feature = "cadical") {
+        v.push((
+            "sat/cadical",
+            Algo::Sat(SolverKind::Cadical),
+            Budget::default(),
+        ));
+    }
     v
 }
 

@@ -13,12 +13,22 @@ use tsoser::trace::Trace;
 use varisat::ExtendFormula;
 
 fn solvers() -> Vec<&'static str> {
+    let mut v = vec!["varisat"];
     if cfg!(feature = "z3") {
-        vec!["varisat", "z3"]
-    } else {
-        vec!["varisat"]
+        v.push("z3");
     }
+    if cfg!(feature = "cadical") {
+        v.push("cadical");
+    }
+    v
 }
+
+/// The solver `--algo sat` uses when none is named.
+const DEFAULT_SOLVER: &str = if cfg!(feature = "cadical") {
+    "cadical"
+} else {
+    "varisat"
+};
 
 const EXAMPLES: &[&str] = &[
     "task-pool",
@@ -76,7 +86,10 @@ fn sat_text_output_names_the_solver_and_stats() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("[exact semantics, sat/varisat]: NO"), "{out}");
+    assert!(
+        out.contains(&format!("[exact semantics, sat/{DEFAULT_SOLVER}]: NO")),
+        "{out}"
+    );
     assert!(out.contains("transaction cycle"));
     let err = String::from_utf8_lossy(&o.stderr);
     for k in [

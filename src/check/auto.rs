@@ -8,9 +8,8 @@
 
 use super::fpt::{self, FptError, FptOptions, FptStats};
 use super::sat::{self, SatError, SatStats, SolverKind};
-use super::{Semantics, Verdict};
+use super::{Semantics, Stop, Verdict};
 use crate::trace::Trace;
-use std::time::Instant;
 
 /// Jumps fpt may try on a component before sat takes it over: about 0.7 s of search.
 /// Measured (README, "`--algo auto`"): dense 40-event traces up to 4 threads and 5 of
@@ -52,15 +51,16 @@ pub fn check_auto(
     solver: SolverKind,
     first_jumps: u64,
     opts: FptOptions,
+    stop: &Stop,
 ) -> Result<(Verdict, AutoStats), AutoError> {
     let mut st = AutoStats::default();
     if semantics == Semantics::Paper {
-        let (v, s) = sat::check_sat(trace, semantics, solver, opts.timeout)?;
+        let (v, s) = sat::check_sat_until(trace, semantics, solver, stop)?;
         st.by_sat = s.components;
         st.sat = s;
         return Ok((v, st));
     }
-    let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
+    let deadline = stop.deadline;
     let front = match super::front::exact(trace, &mut st.phases) {
         Ok(f) => f,
         Err(v) => return Ok((v, st)),
@@ -77,7 +77,7 @@ pub fn check_auto(
         max_jumps: first_jumps.min(opts.max_jumps),
         ..opts
     };
-    let expired = || deadline.is_some_and(|d| Instant::now() >= d);
+    let expired = || stop.expired();
     for i in 0..front.comps.len() {
         let mut v = Verdict::Unknown {
             reason: String::new(),
@@ -89,7 +89,7 @@ pub fn check_auto(
         }
         if matches!(v, Verdict::Unknown { .. }) && !expired() {
             st.by_sat += 1;
-            v = sat::exact_components(trace, &front, &[i], solver, deadline, &mut st.sat)?;
+            v = sat::exact_components(trace, &front, &[i], solver, stop, &mut st.sat)?;
         } else {
             st.by_fpt += 1;
         }

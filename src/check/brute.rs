@@ -285,7 +285,7 @@ impl Search<'_> {
         if self.stats.visited > self.max {
             return Err(Found::Budget);
         }
-        if self.stats.visited % 1024 == 0 && (self.stop)() {
+        if self.stats.visited.is_multiple_of(1024) && (self.stop)() {
             return Err(Found::Stopped);
         }
         let enabled = self.enabled();

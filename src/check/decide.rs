@@ -50,9 +50,10 @@ pub enum Algo {
 }
 
 impl Algo {
-    /// `auto` with the measured rule ([`super::auto::FPT_FIRST_JUMPS`]) and varisat.
+    /// `auto` with the measured rule ([`super::auto::FPT_FIRST_JUMPS`]) and the default
+    /// solver ([`SolverKind::DEFAULT`]).
     pub const AUTO: Algo = Algo::Auto {
-        solver: SolverKind::Varisat,
+        solver: SolverKind::DEFAULT,
         first_jumps: super::auto::FPT_FIRST_JUMPS,
     };
 
@@ -105,6 +106,15 @@ impl Budget {
     /// Whether the run must stop: the deadline passed or [`Budget::cancel`] was set.
     pub fn expired(&self) -> bool {
         self.cancel.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The deadline and the cancellation flag, for a decider (or a solver's callback)
+    /// to poll.
+    pub fn stop(&self) -> super::Stop {
+        super::Stop {
+            deadline: self.deadline,
+            cancel: Some(self.cancel.clone()),
+        }
     }
 
     /// Time left before the deadline (`None`: no deadline).
@@ -210,6 +220,7 @@ impl DeciderStats {
                 ("order clauses", s.order_clauses),
                 ("solver calls", s.solver_calls),
                 ("lazy cuts", s.lazy_cuts),
+                ("propagated cuts", s.propagated_cuts),
                 ("components", s.components),
                 ("largest component", s.largest_component),
                 ("varying pairs", s.varying_pairs),
@@ -225,6 +236,7 @@ impl DeciderStats {
                 ("jumps tried", s.fpt.extended),
                 ("solver calls", s.sat.solver_calls),
                 ("lazy cuts", s.sat.lazy_cuts),
+                ("propagated cuts", s.sat.propagated_cuts),
                 ("variables", s.sat.variables),
                 ("clauses", s.sat.clauses),
             ],
@@ -263,7 +275,9 @@ pub enum DecideError {
 impl From<sat::SatError> for DecideError {
     fn from(e: sat::SatError) -> DecideError {
         match e {
-            sat::SatError::NoZ3 => DecideError::Unavailable(e.to_string()),
+            sat::SatError::NoZ3 | sat::SatError::NoCadical => {
+                DecideError::Unavailable(e.to_string())
+            }
             sat::SatError::Unverified(why) => DecideError::Unverified(why),
         }
     }
@@ -313,7 +327,7 @@ fn run(
             (v, DeciderStats::Brute(s))
         }
         Algo::Sat(solver) => {
-            let (v, s) = sat::check_sat(trace, semantics, solver, budget.left())?;
+            let (v, s) = sat::check_sat_until(trace, semantics, solver, &budget.stop())?;
             (v, DeciderStats::Sat(s))
         }
         Algo::Fpt { fig4 } => {
@@ -325,7 +339,8 @@ fn run(
             first_jumps,
         } => {
             let o = fpt_options(budget, false);
-            let (v, s) = super::auto::check_auto(trace, semantics, solver, first_jumps, o)?;
+            let stop = budget.stop();
+            let (v, s) = super::auto::check_auto(trace, semantics, solver, first_jumps, o, &stop)?;
             (v, DeciderStats::Auto(Box::new(s)))
         }
     })

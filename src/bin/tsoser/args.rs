@@ -25,7 +25,7 @@ pub(crate) enum Algo {
     Auto,
     /// Enumerate every execution (the definition; the oracle of all tests).
     Brute,
-    /// SAT/SMT encoding of executions (varisat, or z3 with --solver z3).
+    /// SAT/SMT encoding of executions (CaDiCaL, or --solver varisat|z3).
     Sat,
     /// Fixed-parameter enumeration of simple cycles over chains (Enea & Farzan Fig. 3).
     Fpt,
@@ -66,7 +66,7 @@ pub(crate) struct DenseArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "fpt,varisat,z3"
+        default_value = "fpt,cadical,varisat,z3"
     )]
     pub(crate) deciders: Vec<Decider>,
 }
@@ -94,7 +94,12 @@ pub(crate) struct ScaleArgs {
     /// Seconds per run.
     #[arg(long, default_value_t = 120.0)]
     pub(crate) timeout: f64,
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "fpt,varisat")]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "fpt,cadical,varisat"
+    )]
     pub(crate) deciders: Vec<Decider>,
 }
 
@@ -127,6 +132,8 @@ pub(crate) enum Decider {
     Varisat,
     /// --algo sat --solver z3 (skipped without the z3 feature)
     Z3,
+    /// --algo sat --solver cadical (skipped without the cadical feature)
+    Cadical,
 }
 
 impl Decider {
@@ -136,6 +143,7 @@ impl Decider {
             Decider::Fpt => bench::Decider::Fpt,
             Decider::Varisat => bench::Decider::Varisat,
             Decider::Z3 => bench::Decider::Z3,
+            Decider::Cadical => bench::Decider::Cadical,
         }
     }
 }
@@ -204,10 +212,12 @@ impl SemanticsArg {
 /// Solvers of `--algo sat`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Solver {
-    /// varisat, pure Rust CDCL (default).
+    /// varisat, pure Rust CDCL (the default when built without `cadical`).
     Varisat,
     /// z3 SMT, integer positions in difference logic (cargo feature `z3`).
     Z3,
+    /// CaDiCaL, C++ CDCL (cargo feature `cadical`, on by default): the default; interruptible.
+    Cadical,
 }
 
 impl Solver {
@@ -215,6 +225,7 @@ impl Solver {
         match self {
             Solver::Varisat => SolverKind::Varisat,
             Solver::Z3 => SolverKind::Z3,
+            Solver::Cadical => SolverKind::Cadical,
         }
     }
 }
@@ -251,7 +262,7 @@ pub(crate) struct CheckArgs {
     /// visited [default: 50000000].
     #[arg(long)]
     pub(crate) max_executions: Option<u64>,
-    /// Solver of --algo sat [default: varisat].
+    /// Solver of --algo sat and auto [default: cadical; varisat when built without it].
     #[arg(long, value_enum)]
     pub(crate) solver: Option<Solver>,
     /// Worker threads of --algo fpt (0: one per core, at most 1024) [default: 0].

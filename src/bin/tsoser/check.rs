@@ -91,7 +91,7 @@ fn checked(a: &CheckArgs) -> Result<CheckConfig> {
         Model::Sc => Question::Sc,
         Model::Tso => Question::Tso(semantics),
     };
-    let solver = a.solver.map_or(SolverKind::Varisat, Solver::lib);
+    let solver = a.solver.map_or(SolverKind::DEFAULT, Solver::lib);
     let algo = match algo {
         Algo::Auto => decide::Algo::Auto {
             solver,
@@ -230,6 +230,7 @@ fn solver_name(s: SolverKind) -> &'static str {
     match s {
         SolverKind::Varisat => "varisat",
         SolverKind::Z3 => "z3",
+        SolverKind::Cadical => "cadical",
     }
 }
 

@@ -296,7 +296,7 @@ impl State<'_, '_> {
         if n >= self.budget {
             return Err(Stopped::Budget);
         }
-        if n % 4096 == 0 {
+        if n.is_multiple_of(4096) {
             if self.c.stop.load(Ordering::Relaxed) {
                 return Err(Stopped::Cancelled);
             }

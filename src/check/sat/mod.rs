@@ -10,8 +10,9 @@
 pub mod backend;
 pub mod encode;
 pub mod export;
+pub mod order;
 
-use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
+use super::{verify, verify_execution_cycle, Semantics, Stop, Verdict, Witness};
 use crate::analysis::sort::{orient_paper, sort_exact};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
@@ -20,7 +21,7 @@ use crate::trace::Trace;
 use backend::{Answer, Backend};
 use encode::{Atom, Formula, Lit, VarRole};
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Which solver answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -30,6 +31,19 @@ pub enum SolverKind {
     Varisat,
     /// z3 SMT, integer positions in difference logic (cargo feature `z3`).
     Z3,
+    /// CaDiCaL, C++ CDCL built from the sources `cadical-sys` ships (cargo feature
+    /// `cadical`, on by default); interruptible mid-call.
+    Cadical,
+}
+
+impl SolverKind {
+    /// CaDiCaL when built in (faster on the hard regime, and interruptible; README
+    /// "The hard regime"), else varisat.
+    pub const DEFAULT: SolverKind = if cfg!(feature = "cadical") {
+        SolverKind::Cadical
+    } else {
+        SolverKind::Varisat
+    };
 }
 
 /// Counters and phase times of one run.
@@ -41,6 +55,8 @@ pub struct SatStats {
     pub order_clauses: u64,
     pub solver_calls: u64,
     pub lazy_cuts: u64,
+    /// Cycles of order atoms refuted during search (CaDiCaL's propagator), not by cuts.
+    pub propagated_cuts: u64,
     pub components: u64,
     pub largest_component: u64,
     pub varying_pairs: u64,
@@ -59,6 +75,8 @@ impl SatStats {
 pub enum SatError {
     #[error("tsoser was built without the z3 backend (cargo feature `z3`)")]
     NoZ3,
+    #[error("tsoser was built without the CaDiCaL backend (cargo feature `cadical`)")]
+    NoCadical,
     #[error(
         "internal error: a model did not re-check on its execution ({0}); please report this trace"
     )]
@@ -69,21 +87,22 @@ fn make_backend(
     kind: SolverKind,
     f: &Formula,
     trace: &Trace,
-    deadline: Option<Instant>,
+    stop: &Stop,
 ) -> Result<Box<dyn Backend>, SatError> {
+    let _ = (trace, stop);
     match kind {
         SolverKind::Varisat => Ok(Box::new(backend::Varisat::new(f))),
         #[cfg(feature = "z3")]
         SolverKind::Z3 => {
-            let ms = deadline
-                .map(|d| d.saturating_duration_since(Instant::now()).as_millis() as u64 + 1);
+            let ms = stop.left().map(|d| d.as_millis() as u64 + 1);
             Ok(Box::new(backend::Z3::new(f, trace, ms)))
         }
         #[cfg(not(feature = "z3"))]
-        SolverKind::Z3 => {
-            let _ = (trace, deadline);
-            Err(SatError::NoZ3)
-        }
+        SolverKind::Z3 => Err(SatError::NoZ3),
+        #[cfg(feature = "cadical")]
+        SolverKind::Cadical => Ok(Box::new(backend::Cadical::new(f, trace, stop, true))),
+        #[cfg(not(feature = "cadical"))]
+        SolverKind::Cadical => Err(SatError::NoCadical),
     }
 }
 
@@ -94,27 +113,35 @@ pub fn check_sat(
     solver: SolverKind,
     timeout: Option<Duration>,
 ) -> Result<(Verdict, SatStats), SatError> {
-    let deadline = timeout.map(|t| Instant::now() + t);
+    check_sat_until(trace, semantics, solver, &Stop::after(timeout))
+}
+
+/// [`check_sat`] until `stop` says so (polled between solver calls, and inside them by
+/// the backends that can be interrupted).
+pub fn check_sat_until(
+    trace: &Trace,
+    semantics: Semantics,
+    solver: SolverKind,
+    stop: &Stop,
+) -> Result<(Verdict, SatStats), SatError> {
     let mut st = SatStats::default();
     match semantics {
-        Semantics::Exact => exact(trace, solver, deadline, &mut st),
-        Semantics::Paper => paper(trace, solver, deadline, &mut st),
+        Semantics::Exact => exact(trace, solver, stop, &mut st),
+        Semantics::Paper => paper(trace, solver, stop, &mut st),
     }
     .map(|v| (v, st))
 }
 
 /// One solver call within the deadline: `Ok(true)` satisfiable, `Ok(false)`
 /// unsatisfiable, `Err(unknown)` when time or the solver ran out.
-fn solve_once(
-    b: &mut dyn Backend,
-    st: &mut SatStats,
-    deadline: Option<Instant>,
-) -> Result<bool, Verdict> {
-    if deadline.is_some_and(|d| Instant::now() >= d) {
+fn solve_once(b: &mut dyn Backend, st: &mut SatStats, stop: &Stop) -> Result<bool, Verdict> {
+    if stop.expired() {
         return Err(unknown("--timeout reached"));
     }
     st.solver_calls += 1;
+    let before = b.propagated_cuts();
     let answer = st.time("solving", || b.solve());
+    st.propagated_cuts += b.propagated_cuts() - before;
     match answer {
         Answer::Sat => Ok(true),
         Answer::Unsat => Ok(false),
@@ -131,7 +158,7 @@ fn unknown(why: &str) -> Verdict {
 fn exact(
     trace: &Trace,
     kind: SolverKind,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut SatStats,
 ) -> Result<Verdict, SatError> {
     let front = match super::front::exact(trace, &mut st.phases) {
@@ -140,7 +167,7 @@ fn exact(
     };
     record_front(st, &front);
     let all: Vec<usize> = (0..front.comps.len()).collect();
-    exact_components(trace, &front, &all, kind, deadline, st)
+    exact_components(trace, &front, &all, kind, stop, st)
 }
 
 /// The exact route on the components `which` of `front`: a violation in the first
@@ -150,7 +177,7 @@ pub(crate) fn exact_components(
     front: &super::front::Front<(Node, Node)>,
     which: &[usize],
     kind: SolverKind,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut SatStats,
 ) -> Result<Verdict, SatError> {
     let comps: Vec<Vec<usize>> = which.iter().map(|&i| front.comps[i].clone()).collect();
@@ -158,7 +185,7 @@ pub(crate) fn exact_components(
         let i = which[k];
         encode::encode_exact(trace, &front.forced[i], &front.varying[i], comp)
     };
-    solve_components(trace, kind, deadline, st, &comps, encode, |f, b| {
+    solve_components(trace, kind, stop, st, &comps, encode, |f, b| {
         let cycle = model_cycle(f, b);
         // Only the atoms the model's cycle relies on: each conflict's order atom and
         // one true disjunct of "not parallel". The others are free.
@@ -223,7 +250,7 @@ enum Judged {
 fn solve_components(
     trace: &Trace,
     kind: SolverKind,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut SatStats,
     comps: &[Vec<usize>],
     encode: impl Fn(usize, &[usize]) -> Formula,
@@ -232,9 +259,9 @@ fn solve_components(
     for (i, comp) in comps.iter().enumerate() {
         let f = st.time("encoding", || encode(i, comp));
         record_formula(st, &f);
-        let mut b = make_backend(kind, &f, trace, deadline)?;
+        let mut b = make_backend(kind, &f, trace, stop)?;
         loop {
-            match solve_once(&mut *b, st, deadline) {
+            match solve_once(&mut *b, st, stop) {
                 Err(v) => return Ok(v),
                 Ok(false) => break,
                 Ok(true) => {}
@@ -301,7 +328,7 @@ fn model_cycle(f: &Formula, b: &dyn Backend) -> Vec<Edge> {
 fn paper(
     trace: &Trace,
     kind: SolverKind,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut SatStats,
 ) -> Result<Verdict, SatError> {
     let g = st.time("paper graph", || PaperGraph::new(trace));
@@ -314,7 +341,7 @@ fn paper(
     let encode = |i: usize, comp: &[usize]| {
         encode::encode_paper(trace, &front.forced[i], &front.varying[i], comp)
     };
-    solve_components(trace, kind, deadline, st, comps, encode, |f, b| {
+    solve_components(trace, kind, stop, st, comps, encode, |f, b| {
         let cycle = model_cycle(f, b);
         // The oriented edges the cycle uses, with their literals.
         let used: Vec<(usize, usize, Lit)> = cycle

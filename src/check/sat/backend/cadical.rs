@@ -1,0 +1,159 @@
+//! CaDiCaL (the `cadical-sys` crate builds the C++ sources it ships): incremental,
+//! interruptible — a terminator polls the run's [`Stop`] during search — and, for the
+//! exact encoding, with an external propagator ([`Acyclic`]) that keeps the order atoms
+//! acyclic during search instead of by lazy cuts between calls.
+
+use super::{Answer, Backend};
+use crate::check::sat::encode::{Formula, Lit};
+use crate::check::sat::order::OrderGraph;
+use crate::check::Stop;
+use crate::trace::Trace;
+use cadical_sys::{CaDiCal, ExternalPropagator, Status, Terminator};
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// CaDiCaL with the formula's clauses and its order encoding.
+pub struct Cadical {
+    solver: CaDiCal,
+    model: Vec<bool>,
+    vars: usize,
+    /// Cycles the propagator turned into clauses during search.
+    order_clauses: Rc<Cell<u64>>,
+}
+
+/// Polls the run's stop condition from inside CaDiCaL's search.
+struct StopPoll(Stop);
+
+impl Terminator for StopPoll {
+    fn terminated(&mut self) -> bool {
+        self.0.expired()
+    }
+}
+
+/// Most clauses queued at once (one is enough to make the solver backtrack).
+const MAX_QUEUED: usize = 8;
+
+/// The order atoms kept acyclic during search ([`OrderGraph`]): each assignment that
+/// closes a cycle becomes a clause the solver learns at once.
+struct Acyclic {
+    graph: OrderGraph,
+    queued: VecDeque<Vec<Lit>>,
+    /// Position in the front clause while the solver reads it.
+    next_lit: usize,
+    found: Rc<Cell<u64>>,
+}
+
+impl ExternalPropagator for Acyclic {
+    fn notify_assignment(&mut self, lits: &[i32]) {
+        for &l in lits {
+            if let Some(clause) = self.graph.assign(l) {
+                self.found.set(self.found.get() + 1);
+                if self.queued.len() < MAX_QUEUED {
+                    self.queued.push_back(clause);
+                }
+            }
+        }
+    }
+
+    fn notify_new_decision_level(&mut self) {
+        self.graph.new_level();
+    }
+
+    fn notify_backtrack(&mut self, new_level: usize) {
+        self.graph.backtrack(new_level);
+    }
+
+    fn cb_check_found_model(&mut self, _model: &[i32]) -> bool {
+        // Every assignment was checked as it came: a cycle is in the queue.
+        self.queued.is_empty()
+    }
+
+    fn cb_has_external_clause(&mut self, forgettable: &mut bool) -> bool {
+        *forgettable = true;
+        !self.queued.is_empty()
+    }
+
+    fn cb_add_external_clause_lit(&mut self) -> i32 {
+        let Some(front) = self.queued.front() else {
+            return 0;
+        };
+        if let Some(&l) = front.get(self.next_lit) {
+            self.next_lit += 1;
+            return l;
+        }
+        self.next_lit = 0;
+        self.queued.pop_front();
+        0
+    }
+}
+
+impl Cadical {
+    /// The solver on `f`; with `acyclic` (exact encoding: `f` has order atoms) the order
+    /// graph of `trace` watches the atoms during search.
+    pub fn new(f: &Formula, trace: &Trace, stop: &Stop, acyclic: bool) -> Cadical {
+        let mut solver = CaDiCal::new();
+        for c in f.clauses.iter().chain(&f.order_clauses) {
+            solver.clause6(c);
+        }
+        let vars = f.num_vars();
+        if vars > 0 {
+            solver.resize(vars as i32);
+        }
+        if stop.deadline.is_some() || stop.cancel.is_some() {
+            solver.connect_terminator(StopPoll(stop.clone()));
+        }
+        let found = Rc::new(Cell::new(0));
+        if acyclic && !f.atoms.is_empty() {
+            let graph = OrderGraph::new(trace, f);
+            let observed: Vec<Lit> = graph.vars().collect();
+            solver.connect_external_propagator(Acyclic {
+                graph,
+                queued: VecDeque::new(),
+                next_lit: 0,
+                found: found.clone(),
+            });
+            for v in observed {
+                solver.add_observed_var(v);
+            }
+        }
+        Cadical {
+            solver,
+            model: Vec::new(),
+            vars,
+            order_clauses: found,
+        }
+    }
+}
+
+impl Backend for Cadical {
+    fn add_clause(&mut self, clause: &[Lit]) {
+        self.solver.clause6(clause);
+    }
+
+    fn solve(&mut self) -> Answer {
+        match self.solver.solve() {
+            Status::SATISFIABLE => {
+                self.model = vec![false; self.vars + 1];
+                for v in 1..=self.vars {
+                    self.model[v] = self.solver.val(v as i32) > 0;
+                }
+                Answer::Sat
+            }
+            Status::UNSATISFIABLE => Answer::Unsat,
+            _ => Answer::Unknown,
+        }
+    }
+
+    fn value(&self, var: Lit) -> bool {
+        self.model.get(var as usize).copied().unwrap_or(false)
+    }
+
+    fn name(&self) -> &'static str {
+        "cadical"
+    }
+
+    fn propagated_cuts(&self) -> u64 {
+        self.order_clauses.get()
+    }
+}
