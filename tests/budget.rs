@@ -32,17 +32,19 @@ fn idle_after(what: &str) {
 fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
     // Hard for brute force: a dense 40-event trace of 5 threads (serializable).
     let dense = gen::generate(&gen::Shape::dense(40, 5, 2), 1);
-    // Hard for fpt: 10^4 events of blocks at 4 threads (hundreds of seconds whole).
-    let blocks = gen::blocks(&gen::Shape::dense(40, 4, 2), 250, 0);
-    // Hard for every solver: dense, 40 events, 16 threads (seconds of CaDiCaL).
-    let dense16 = gen::generate(&gen::Shape::dense(40, 16, 2), 1);
+    // Hard for every decider: dense, 40 events, 10 threads, one transaction of two
+    // events (serializable; fpt and brute: > 20 s, CaDiCaL ≈ 5 s).
+    let paired = gen::pair_first(&gen::generate(&gen::Shape::dense(40, 10, 2), 1), 1);
     let mut runs = vec![
         ("brute", &dense, Algo::Brute),
-        ("fpt", &blocks, Algo::Fpt { fig4: false }),
-        ("auto", &blocks, Algo::AUTO),
+        ("fpt", &paired, Algo::Fpt { fig4: false }),
+        // Again: the workers that started first jumps after the timeout each ran 4,096
+        // more jumps (1.5 s past a 0.3 s timeout; bug: fpt_workers_stop_at_once).
+        ("fpt, again", &paired, Algo::Fpt { fig4: false }),
+        ("auto", &paired, Algo::AUTO),
     ];
     if cfg!(feature = "cadical") {
-        runs.push(("sat/cadical", &dense16, Algo::Sat(SolverKind::Cadical)));
+        runs.push(("sat/cadical", &paired, Algo::Sat(SolverKind::Cadical)));
     }
     for (name, trace, algo) in runs {
         let t = Instant::now();
@@ -94,7 +96,7 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
             flag.store(true, std::sync::atomic::Ordering::Relaxed);
         });
         let d = decide(
-            &dense16,
+            &paired,
             Question::Tso(Semantics::Exact),
             Algo::Sat(SolverKind::Cadical),
             &budget,

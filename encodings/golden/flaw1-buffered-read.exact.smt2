@@ -17,7 +17,7 @@
 (assert (or (not v3) v1 v2))
 (assert (or (not v4) v2))
 (assert (or (not v5) (not v2)))
-(assert (or v6 v7))
+(assert v6)
 (assert (or (not v8) v7))
 (assert (or (not v8) v3 v4))
 (assert (or (not v9) v6))

@@ -21,7 +21,7 @@
 (assert (or (not v3) (not v1)))
 (assert (or (not v5) v4))
 (assert (or (not v6) (not v4)))
-(assert (or v7 v8 v9))
+(assert (or v8 v9))
 (assert (or (not v10) v8))
 (assert (or (not v10) v2))
 (assert (or (not v11) v9))

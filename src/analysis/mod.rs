@@ -339,3 +339,14 @@ pub fn components_of(
     }
     (comps, of)
 }
+
+/// For each transaction (by index): whether it has two events or more. Every cycle of
+/// an execution's conflict graph goes through one (docs/semantics.md §5.6), so a
+/// component without one is serializable and a cycle set must meet them.
+pub fn multi_event(trace: &Trace) -> Vec<bool> {
+    let mut size = trace.per_txn(0u32);
+    for e in &trace.events {
+        size[e.txn] += 1;
+    }
+    size.iter().map(|&s| s >= 2).collect()
+}

@@ -25,6 +25,9 @@ pub struct AutoStats {
     pub forced_edges: u64,
     pub varying_pairs: u64,
     pub components: u64,
+    /// Components of the possible graph left out: no transaction of two events
+    /// (docs/semantics.md §5.6).
+    pub single_event_components: u64,
     pub largest_component: u64,
     /// Components fpt decided, and those sat took over.
     pub by_fpt: u64,
@@ -68,6 +71,7 @@ pub fn check_auto(
     st.forced_edges = front.forced_edges;
     st.varying_pairs = front.varying_count;
     st.components = front.comps.len() as u64;
+    st.single_event_components = front.single_event;
     st.largest_component = front.largest();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)

@@ -39,6 +39,12 @@ pub struct Front<V> {
     /// Sizes, for `--stats`: forced edges and varying pairs (undirected edges) in all.
     pub forced_edges: u64,
     pub varying_count: u64,
+    /// Components dropped because none of their transactions has two events (exact
+    /// semantics; docs/semantics.md §5.6: no cycle can lie among them).
+    pub single_event: u64,
+    /// Exact semantics: for each transaction, whether it has two events or more
+    /// ([`encode::multi_event`]); empty in paper semantics.
+    pub multi: Vec<bool>,
 }
 
 impl<V> Front<V> {
@@ -74,13 +80,26 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
         let extra = encode::possible_edges(trace, &pairs);
         let (comps, comp_of) = encode::components_of(trace.txns.len(), &[forced.edges(), &extra]);
         let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
-        Ok(Front {
-            comps,
-            forced: b.forced,
-            varying: b.pairs,
+        let mut front = Front {
+            comps: Vec::new(),
+            forced: Vec::new(),
+            varying: Vec::new(),
             forced_edges: forced.edges().len() as u64,
             varying_count: pairs.len() as u64,
-        })
+            single_event: 0,
+            multi: encode::multi_event(trace),
+        };
+        // §5.6: a cycle needs a transaction of two or more events.
+        for ((comp, f), v) in comps.into_iter().zip(b.forced).zip(b.pairs) {
+            if comp.iter().any(|&t| front.multi[t]) {
+                front.comps.push(comp);
+                front.forced.push(f);
+                front.varying.push(v);
+            } else {
+                front.single_event += 1;
+            }
+        }
+        Ok(front)
     })
 }
 
@@ -108,6 +127,8 @@ pub fn paper(
             varying: b.undirected,
             forced_edges: directed.edges().len() as u64,
             varying_count: g.undirected.len() as u64,
+            single_event: 0,
+            multi: Vec::new(),
         })
     })
 }

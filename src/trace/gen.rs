@@ -200,3 +200,53 @@ pub fn blocks(shape: &Shape, blocks: usize, seed: u64) -> Trace {
     }
     b.build().expect("generated traces are well-formed")
 }
+
+/// `trace` with the first two transactions of each of its first `threads` threads (in
+/// order of first event) merged into one. On dense traces of single-event transactions
+/// — serializable by docs/semantics.md §5.6 — one merged pair is the smallest change
+/// that lets a cycle exist, and often leaves a hard, serializable instance (README,
+/// "The hard regime").
+pub fn pair_first(trace: &Trace, threads: usize) -> Trace {
+    let mut order: Vec<super::ThreadId> = Vec::new();
+    for e in &trace.events {
+        if !order.contains(&e.thread) {
+            order.push(e.thread);
+        }
+    }
+    let chosen = &order[..threads.min(order.len())];
+    // Per chosen thread: its first transaction, and the second, renamed to the first.
+    let mut first: std::collections::HashMap<super::ThreadId, super::TxnId> = Default::default();
+    let mut second: std::collections::HashMap<super::ThreadId, super::TxnId> = Default::default();
+    for e in &trace.events {
+        if !chosen.contains(&e.thread) {
+            continue;
+        }
+        match first.get(&e.thread) {
+            None => {
+                first.insert(e.thread, e.txn);
+            }
+            Some(&f) if f != e.txn && !second.contains_key(&e.thread) => {
+                second.insert(e.thread, e.txn);
+            }
+            _ => {}
+        }
+    }
+    let mut b = TraceBuilder::new();
+    b.set_name(trace.name.as_ref().map(|n| format!("{n}-p{threads}")));
+    for e in &trace.events {
+        let txn = match second.get(&e.thread) {
+            Some(&s) if s == e.txn => first[&e.thread],
+            _ => e.txn,
+        };
+        b.push_at(
+            &trace.threads[e.thread],
+            Some(&trace.txns[txn].name),
+            e.op,
+            e.var.map(|v| trace.vars[v].as_str()),
+            e.val.clone(),
+            e.line,
+        );
+    }
+    b.build()
+        .expect("merging a thread's consecutive transactions keeps the trace well-formed")
+}

@@ -58,6 +58,11 @@ pub(crate) struct DenseArgs {
     /// Probability of a write (the rest are reads).
     #[arg(long, default_value_t = 0.5)]
     pub(crate) write: f64,
+    /// Merge the first two transactions of the first N threads (in order of first
+    /// event) into one: on single-event traces, serializable by docs/semantics.md §5.6,
+    /// the smallest change that lets a cycle exist.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) pairs: usize,
     /// Seconds per run.
     #[arg(long, default_value_t = 60.0)]
     pub(crate) timeout: f64,
@@ -330,6 +335,11 @@ pub(crate) struct GenArgs {
     /// --txn-fenced`: robust traces the SC monitors read to their end).
     #[arg(long)]
     pub(crate) reads_first: bool,
+    /// Merge the first two transactions of the first N threads (in order of first
+    /// event) into one: on single-event traces, serializable by docs/semantics.md §5.6,
+    /// the smallest change that lets a cycle exist.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) pairs: usize,
     /// Output file (default: standard output).
     #[arg(short, long)]
     pub(crate) output: Option<PathBuf>,

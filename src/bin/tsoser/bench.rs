@@ -30,7 +30,10 @@ pub(crate) fn dense(a: &DenseArgs) -> Result<u8> {
     for k in min_threads..=max_threads {
         for seed in 0..seeds {
             let shape = gen::Shape { threads: k, ..base };
-            let trace = gen::generate(&shape, seed);
+            let mut trace = gen::generate(&shape, seed);
+            if a.pairs > 0 {
+                trace = gen::pair_first(&trace, a.pairs);
+            }
             for d in deciders.iter().map(|d| d.lib()).filter(|d| d.available()) {
                 let run = bench::run(&trace, d, Semantics::Exact, timeout)?;
                 let c = run.stats.summary();

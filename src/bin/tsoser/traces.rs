@@ -40,7 +40,11 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
         txn_fenced: a.txn_fenced,
         reads_first: a.reads_first,
     };
-    let text = gen::to_compact_yaml(&gen::generate(&shape, a.seed));
+    let mut trace = gen::generate(&shape, a.seed);
+    if a.pairs > 0 {
+        trace = gen::pair_first(&trace, a.pairs);
+    }
+    let text = gen::to_compact_yaml(&trace);
     write_out(a.output.as_deref(), &text)?;
     Ok(0)
 }

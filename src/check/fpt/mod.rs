@@ -68,6 +68,9 @@ pub struct FptStats {
     pub forced_edges: u64,
     pub varying: u64,
     pub components: u64,
+    /// Components of the possible graph left out: no transaction of two events
+    /// (docs/semantics.md §5.6).
+    pub single_event_components: u64,
     pub largest_component: u64,
     /// Chains of the widest component (W).
     pub width: u64,
@@ -90,6 +93,7 @@ impl FptStats {
         self.forced_edges = front.forced_edges;
         self.varying = front.varying_count;
         self.components = front.comps.len() as u64;
+        self.single_event_components = front.single_event;
         self.largest_component = front.largest();
     }
 }

@@ -150,6 +150,15 @@ impl Instance<'_> {
         budget: u64,
         deadline: Option<Instant>,
     ) -> Result<Option<Found>, Stopped> {
+        // The periodic checks below run every 4,096 jumps of all workers together; a
+        // first jump started after another worker stopped the search ends here at once
+        // (else each of the remaining first jumps could run 4,096 more).
+        if c.stop.load(Ordering::Relaxed) {
+            return Err(Stopped::Cancelled);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Stopped::Timeout);
+        }
         let j = &self.jumps[first];
         let mut s = State {
             inst: self,

@@ -17,7 +17,8 @@
 //! for every member, a successor in S (one clause per transaction).
 
 use crate::analysis::{
-    components, fixed_order, possible_graph, requirement, varying_pairs, Buckets, PaperBuckets,
+    components, fixed_order, multi_event, possible_graph, requirement, varying_pairs, Buckets,
+    PaperBuckets,
 };
 use crate::graph::forced::commit_times;
 use crate::graph::paper::PaperGraph;
@@ -363,14 +364,21 @@ impl Formula {
 
 /// The cycle constraint over `txns` with candidate edges: `edges[(T, U)]` lists the
 /// literals (with their conflict) that make T → U; a `None` literal means "always".
-fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
+/// With `must`, the set must also contain a transaction `must` marks (exact semantics:
+/// one of two events or more, docs/semantics.md §5.6).
+fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays, must: Option<&[bool]>) {
     let mut s = HashMap::new();
     for &t in txns {
         let v = f.var(VarRole::InSet(t));
         s.insert(t, v);
         f.in_set.push((t, v));
     }
-    f.clauses.push(txns.iter().map(|t| s[t]).collect());
+    f.clauses.push(
+        txns.iter()
+            .filter(|&&t| must.is_none_or(|m| m[t]))
+            .map(|t| s[t])
+            .collect(),
+    );
     let mut out: HashMap<usize, Vec<Lit>> = HashMap::new();
     let mut keys: Vec<_> = edges.keys().copied().collect();
     keys.sort_unstable();
@@ -398,14 +406,17 @@ fn cycle_constraint(f: &mut Formula, txns: &[usize], edges: EdgeWays) {
 }
 
 /// The exact encoding for the transactions `txns`, given the forced edges and
-/// varying pairs among them.
+/// varying pairs among them; `multi` marks the transactions of two events or more
+/// ([`multi_event`]), one of which the cycle set must contain.
 pub fn encode_exact(
     trace: &Trace,
     forced: &[Edge],
     pairs: &[(Node, Node)],
     txns: &[usize],
+    multi: &[bool],
 ) -> Formula {
-    encode_exact_with(trace, forced, pairs, txns, false).expect("lazy encoding has no budget")
+    encode_exact_with(trace, forced, pairs, txns, false, multi)
+        .expect("lazy encoding has no budget")
 }
 
 /// [`encode_exact`], and with `eager` exact without lazy cuts (`Formula::close_eagerly`;
@@ -416,6 +427,7 @@ pub fn encode_exact_with(
     pairs: &[(Node, Node)],
     txns: &[usize],
     eager: bool,
+    multi: &[bool],
 ) -> Result<Formula, String> {
     let mut f = Formula::default();
     let mut edges: EdgeWays = HashMap::new();
@@ -437,7 +449,7 @@ pub fn encode_exact_with(
             edges.entry((e.from, e.to)).or_default().push((lit, e));
         }
     }
-    cycle_constraint(&mut f, txns, edges);
+    cycle_constraint(&mut f, txns, edges, Some(multi));
     let closed = eager.then(|| f.eager_atoms(trace));
     f.finish_order(trace);
     if let Some(c) = closed {
@@ -504,7 +516,7 @@ pub fn encode_paper(
             edges.entry((e.from, e.to)).or_default().push((Some(l), e));
         }
     }
-    cycle_constraint(&mut f, txns, edges);
+    cycle_constraint(&mut f, txns, edges, None);
     f
 }
 
@@ -645,6 +657,7 @@ fn whole(
                 &b.pairs.concat(),
                 &comps.concat(),
                 eager,
+                &multi_event(trace),
             )
         }
         crate::check::Semantics::Paper => {

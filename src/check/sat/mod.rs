@@ -58,6 +58,9 @@ pub struct SatStats {
     /// Cycles of order atoms refuted during search (CaDiCaL's propagator), not by cuts.
     pub propagated_cuts: u64,
     pub components: u64,
+    /// Components of the possible graph left out: no transaction of two events
+    /// (docs/semantics.md §5.6).
+    pub single_event_components: u64,
     pub largest_component: u64,
     pub varying_pairs: u64,
     pub forced_edges: u64,
@@ -183,7 +186,13 @@ pub(crate) fn exact_components(
     let comps: Vec<Vec<usize>> = which.iter().map(|&i| front.comps[i].clone()).collect();
     let encode = |k: usize, comp: &[usize]| {
         let i = which[k];
-        encode::encode_exact(trace, &front.forced[i], &front.varying[i], comp)
+        encode::encode_exact(
+            trace,
+            &front.forced[i],
+            &front.varying[i],
+            comp,
+            &front.multi,
+        )
     };
     solve_components(trace, kind, stop, st, &comps, encode, |f, b| {
         let cycle = model_cycle(f, b);
@@ -283,6 +292,7 @@ fn record_front<V>(st: &mut SatStats, front: &super::front::Front<V>) {
     st.forced_edges = front.forced_edges;
     st.varying_pairs = front.varying_count;
     st.components = front.comps.len() as u64;
+    st.single_event_components = front.single_event;
     st.largest_component = front.largest();
 }
 
