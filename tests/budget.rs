@@ -67,47 +67,33 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
         );
         idle_after(name);
     }
-    // Cancellation from another thread.
+    // Cancellation from another thread (CaDiCaL polls the flag inside its search).
+    match cancelled_after_200ms(&dense, Algo::Brute) {
+        Verdict::Unknown { reason } => assert_eq!(reason, "cancelled"),
+        v => panic!("cancelled brute force answered {}", v.name()),
+    }
+    idle_after("cancelled brute");
+    if cfg!(feature = "cadical") {
+        let v = cancelled_after_200ms(&paired, Algo::Sat(SolverKind::Cadical));
+        assert!(
+            matches!(v, Verdict::Unknown { .. }),
+            "cancelled CaDiCaL answered {}",
+            v.name()
+        );
+        idle_after("cancelled sat/cadical");
+    }
+}
+
+/// The verdict of `algo` on `trace` when another thread sets the cancel flag after
+/// 200 ms.
+fn cancelled_after_200ms(trace: &tsoser::trace::Trace, algo: Algo) -> Verdict {
     let budget = Budget::default();
     let flag = budget.cancel.clone();
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(200));
         flag.store(true, std::sync::atomic::Ordering::Relaxed);
     });
-    let d = decide(
-        &dense,
-        Question::Tso(Semantics::Exact),
-        Algo::Brute,
-        &budget,
-    )
-    .unwrap();
+    let d = decide(trace, Question::Tso(Semantics::Exact), algo, &budget).unwrap();
     stopper.join().unwrap();
-    match d.verdict {
-        Verdict::Unknown { reason } => assert_eq!(reason, "cancelled"),
-        v => panic!("cancelled brute force answered {}", v.name()),
-    }
-    idle_after("cancelled brute");
-    if cfg!(feature = "cadical") {
-        // CaDiCaL polls the flag inside its search.
-        let budget = Budget::default();
-        let flag = budget.cancel.clone();
-        let stopper = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
-            flag.store(true, std::sync::atomic::Ordering::Relaxed);
-        });
-        let d = decide(
-            &paired,
-            Question::Tso(Semantics::Exact),
-            Algo::Sat(SolverKind::Cadical),
-            &budget,
-        )
-        .unwrap();
-        stopper.join().unwrap();
-        assert!(
-            matches!(d.verdict, Verdict::Unknown { .. }),
-            "cancelled CaDiCaL answered {}",
-            d.verdict.name()
-        );
-        idle_after("cancelled sat/cadical");
-    }
+    d.verdict
 }
