@@ -1,17 +1,21 @@
 //! `--algo sat` benchmarks: realistic traces (8 threads, 1,000 variables) with a
 //! serial schedule — transaction-fenced (serializable, decided by pruning) and not
-//! (violations, one solver call) — and dense single-event traces (the hard regime).
+//! (violations, one solver call) — and the hard regime: dense 40-event traces of
+//! single-event transactions but one pair (`gen --pairs 1`, seed 1, serializable).
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use tsoser::check::sat::{check_sat, SolverKind};
 use tsoser::check::Semantics;
-use tsoser::trace::gen::{generate, Shape};
+use tsoser::trace::gen::{generate, pair_first, Shape};
 
 fn solvers() -> Vec<SolverKind> {
+    let mut v = vec![SolverKind::Varisat];
     if cfg!(feature = "z3") {
-        vec![SolverKind::Varisat, SolverKind::Z3]
-    } else {
-        vec![SolverKind::Varisat]
+        v.push(SolverKind::Z3);
     }
+    if cfg!(feature = "cadical") {
+        v.push(SolverKind::Cadical);
+    }
+    v
 }
 
 fn realistic(c: &mut Criterion) {
@@ -47,8 +51,7 @@ fn dense(c: &mut Criterion) {
     let mut group = c.benchmark_group("sat-dense");
     group.sample_size(10);
     for k in [2usize, 3, 4] {
-        let shape = Shape::dense(40, k, 2);
-        let trace = generate(&shape, 0);
+        let trace = pair_first(&generate(&Shape::dense(40, k, 2), 1), 1);
         for s in solvers() {
             group.bench_with_input(BenchmarkId::new(format!("{s:?}"), k), &trace, |b, t| {
                 b.iter(|| {
