@@ -11,7 +11,7 @@ use std::time::Duration;
 /// A decider of the harness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decider {
-    /// `--algo auto`: fpt or varisat by component shape.
+    /// `--algo auto`: fpt alone, then fpt and sat racing, per component.
     Auto,
     Fpt,
     Varisat,
@@ -92,13 +92,54 @@ impl Family {
     }
 }
 
-/// One run: the decider's verdict, wall time, and what it counted.
+/// One run: the decider's verdict, wall time, peak memory, and what it counted.
 #[derive(Clone, Debug)]
 pub struct Run {
     pub decider: Decider,
     pub verdict: Verdict,
     pub seconds: f64,
+    /// The process's peak resident set during the run, in bytes ([`crate::mem::peak_rss`],
+    /// reset before the run; it includes what the process held when the run began).
+    pub peak_rss: Option<u64>,
     pub stats: DeciderStats,
+}
+
+impl Run {
+    /// The CSV header of [`Run::csv`].
+    pub const COLUMNS: &'static str = "decider,verdict,seconds,peak_mib,solver_calls,conflicts,\
+lazy_cuts,propagated_cuts,jumps_tried,variables,clauses,components,largest_component,reason";
+
+    /// The run as CSV cells ([`Run::COLUMNS`]): empty where the decider does not count
+    /// (conflicts of varisat; memory where `/proc` is missing); `reason` says why an
+    /// *unknown* is one, quoted.
+    pub fn csv(&self) -> String {
+        let c = self.stats.summary();
+        let opt = |x: Option<u64>| x.map_or(String::new(), |v| v.to_string());
+        let reason = match &self.verdict {
+            Verdict::Unknown { reason } => format!("\"{}\"", reason.replace('"', "\"\"")),
+            _ => String::new(),
+        };
+        format!(
+            "{},{},{:.4},{},{},{},{},{},{},{},{},{},{},{}",
+            self.decider.name(),
+            self.verdict.name(),
+            self.seconds,
+            self.peak_rss.map_or(String::new(), |b| format!(
+                "{:.1}",
+                b as f64 / (1u64 << 20) as f64
+            )),
+            c.solver_calls,
+            opt(c.conflicts),
+            c.lazy_cuts,
+            c.propagated_cuts,
+            c.jumps_tried,
+            c.variables,
+            c.clauses,
+            c.components,
+            c.largest_component,
+            reason
+        )
+    }
 }
 
 /// Runs `decider` on `trace` (exact or paper semantics) within `timeout`.
@@ -108,12 +149,18 @@ pub fn run(
     semantics: Semantics,
     timeout: Duration,
 ) -> Result<Run, DecideError> {
+    let measured = crate::mem::reset_peak_rss();
     let budget = Budget::with_timeout(timeout);
     let d = decide(trace, Question::Tso(semantics), decider.algo(), &budget)?;
     Ok(Run {
         decider,
         verdict: d.verdict,
         seconds: d.seconds,
+        peak_rss: if measured {
+            crate::mem::peak_rss()
+        } else {
+            None
+        },
         stats: d.stats,
     })
 }

@@ -24,3 +24,43 @@ pub fn default_budget() -> usize {
 pub fn vec_bytes<T>(v: &Vec<T>) -> usize {
     v.capacity() * std::mem::size_of::<T>()
 }
+
+/// Resets the process's peak resident set (`VmHWM`) to its current size, through
+/// `/proc/self/clear_refs` (Linux ≥ 4.0); false where that is refused.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// The process's peak resident set in bytes (`VmHWM` of `/proc/self/status`): what the
+/// Rust heap, CaDiCaL's and z3's C++ heaps and the stacks held at most.
+pub fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib = s
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peak_resident_set_sees_a_large_buffer_and_resets() {
+        if !reset_peak_rss() {
+            return; // not Linux, or /proc refused: nothing to measure
+        }
+        let before = peak_rss().unwrap();
+        let v = vec![1u8; 64 << 20];
+        std::hint::black_box(&v);
+        let with = peak_rss().unwrap();
+        assert!(with >= before + (60 << 20), "{before} → {with}");
+        drop(v);
+        assert!(reset_peak_rss());
+        assert!(peak_rss().unwrap() < with - (32 << 20));
+    }
+}

@@ -41,7 +41,10 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
         // Again: the workers that started first jumps after the timeout each ran 4,096
         // more jumps (1.5 s past a 0.3 s timeout; bug: fpt_workers_stop_at_once).
         ("fpt, again", &paired, Algo::Fpt { fig4: false }),
+        // fpt alone, then fpt and sat racing: both sides end.
         ("auto", &paired, Algo::AUTO),
+        // One varisat call runs past the deadline unless its proof output stops it.
+        ("sat/varisat", &paired, Algo::Sat(SolverKind::Varisat)),
     ];
     if cfg!(feature = "cadical") {
         runs.push(("sat/cadical", &paired, Algo::Sat(SolverKind::Cadical)));
@@ -67,20 +70,27 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
         );
         idle_after(name);
     }
-    // Cancellation from another thread (CaDiCaL polls the flag inside its search).
+    // Cancellation from another thread (CaDiCaL and varisat poll the flag inside their
+    // calls, fpt per first jump and every 4,096 jumps).
     match cancelled_after_200ms(&dense, Algo::Brute) {
         Verdict::Unknown { reason } => assert_eq!(reason, "cancelled"),
         v => panic!("cancelled brute force answered {}", v.name()),
     }
     idle_after("cancelled brute");
+    let mut cancelled = vec![
+        ("fpt", Algo::Fpt { fig4: false }),
+        ("auto", Algo::AUTO),
+        ("sat/varisat", Algo::Sat(SolverKind::Varisat)),
+    ];
     if cfg!(feature = "cadical") {
-        let v = cancelled_after_200ms(&paired, Algo::Sat(SolverKind::Cadical));
-        assert!(
-            matches!(v, Verdict::Unknown { .. }),
-            "cancelled CaDiCaL answered {}",
-            v.name()
-        );
-        idle_after("cancelled sat/cadical");
+        cancelled.push(("sat/cadical", Algo::Sat(SolverKind::Cadical)));
+    }
+    for (name, algo) in cancelled {
+        match cancelled_after_200ms(&paired, algo) {
+            Verdict::Unknown { reason } => assert_eq!(reason, "cancelled", "{name}"),
+            v => panic!("cancelled {name} answered {}", v.name()),
+        }
+        idle_after(&format!("cancelled {name}"));
     }
 }
 

@@ -1,22 +1,27 @@
 //! `--algo auto`, the default: the shared front end once (forced cycle, components of
-//! the graph of possible conflicts), then per component fpt first within
-//! [`FPT_FIRST_JUMPS`] jumps — it finds violations in a handful of jumps and refutes
-//! components of few chains outright — and sat on what fpt leaves open (many chains
-//! and no violation: the exponential regime, where CDCL learns). The rule and the
-//! figures behind it are in the README ("`--algo auto`"). Paper semantics goes to sat
-//! whole (a reproduction mode, not a performance one).
+//! the graph of possible conflicts, §5.6's single-event components left out), then per
+//! component:
+//! 1. fpt alone within `first_jumps` jumps ([`FPT_FIRST_JUMPS`]) — it finds violations
+//!    in a handful of jumps and refutes components of few chains outright, without a
+//!    thread or a formula;
+//! 2. then a *portfolio*: fpt (the rest of its jump budget, on all cores but one) and
+//!    sat (one core) race on the component; the first answer wins and cancels the
+//!    other through a flag both poll ([`Stop::or_flag`]). fpt is strong on few chains,
+//!    CaDiCaL where the chains are many (README, "The hard regime").
+//!
+//! Paper semantics goes to sat whole (a reproduction mode, not a performance one).
 
 use super::fpt::{self, FptError, FptOptions, FptStats};
 use super::sat::{self, SatError, SatStats, SolverKind};
 use super::{Semantics, Stop, Verdict};
+use crate::trace::exec::Node;
 use crate::trace::Trace;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-/// Jumps fpt may try on a component before sat takes it over: about 0.7 s of search.
-/// Measured (README, "`--algo auto`"): dense 40-event traces up to 4 threads and 5 of
-/// them on one seed finish within it (3–18× faster than varisat); realistic
-/// violations need under 30 jumps; the components it gives up on are those where
-/// varisat is faster.
-pub const FPT_FIRST_JUMPS: u64 = 1_000_000;
+/// Jumps fpt tries alone on a component before the portfolio starts: about 10 ms of
+/// search. Realistic violations need under 30 jumps (README, "`--algo auto`").
+pub const FPT_FIRST_JUMPS: u64 = 10_000;
 
 /// What each part of an `auto` run did.
 #[derive(Clone, Debug, Default)]
@@ -29,9 +34,11 @@ pub struct AutoStats {
     /// (docs/semantics.md §5.6).
     pub single_event_components: u64,
     pub largest_component: u64,
-    /// Components fpt decided, and those sat took over.
+    /// Components decided by fpt (alone or in the portfolio), and by sat.
     pub by_fpt: u64,
     pub by_sat: u64,
+    /// Components the portfolio raced on.
+    pub raced: u64,
     pub fpt: FptStats,
     pub sat: SatStats,
 }
@@ -43,11 +50,19 @@ pub enum AutoError {
     Fpt(#[from] FptError),
     #[error(transparent)]
     Sat(#[from] SatError),
+    /// fpt and sat answered differently on a component: one of them is wrong.
+    #[error("internal error: on component {component}, fpt answered {fpt} and sat {sat}; please report this trace")]
+    Disagree {
+        component: usize,
+        fpt: &'static str,
+        sat: &'static str,
+    },
 }
 
-/// Decides with fpt and sat by component shape (see the module text).
-/// `first_jumps` is fpt's share of each component ([`FPT_FIRST_JUMPS`] by default; 0
-/// sends every component to sat, `u64::MAX` leaves every one to fpt).
+/// Decides with fpt alone, then the fpt ‖ sat portfolio, per component (see the module
+/// text). `first_jumps`: fpt's jumps alone on each component ([`FPT_FIRST_JUMPS`] by
+/// default; 0 starts the race at once, `u64::MAX` leaves every component to fpt).
+/// `opts.jobs` threads in all (0: one per core).
 pub fn check_auto(
     trace: &Trace,
     semantics: Semantics,
@@ -63,7 +78,6 @@ pub fn check_auto(
         st.sat = s;
         return Ok((v, st));
     }
-    let deadline = stop.deadline;
     let front = match super::front::exact(trace, &mut st.phases) {
         Ok(f) => f,
         Err(v) => return Ok((v, st)),
@@ -73,33 +87,109 @@ pub fn check_auto(
     st.components = front.comps.len() as u64;
     st.single_event_components = front.single_event;
     st.largest_component = front.largest();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs)
-        .build()
-        .map_err(|e| FptError::Threads(opts.jobs, e.to_string()))?;
-    let fpt_opts = FptOptions {
-        max_jumps: first_jumps.min(opts.max_jumps),
-        ..opts
+    let jobs = match opts.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     };
-    let expired = || stop.expired();
+    let pool = |n: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| FptError::Threads(n, e.to_string()))
+    };
+    let alone = pool(jobs)?;
+    // fpt's side of the race leaves one core to sat (built on the first race).
+    let mut racing: Option<rayon::ThreadPool> = None;
     for i in 0..front.comps.len() {
         let mut v = Verdict::Unknown {
             reason: String::new(),
         };
         if first_jumps > 0 {
+            // fpt's budget is cumulative over components: this one gets `first_jumps` more.
+            let o = FptOptions {
+                max_jumps: st.fpt.extended.saturating_add(first_jumps),
+                ..opts
+            };
             let fst = &mut st.fpt;
-            v = pool
-                .install(|| fpt::exact_components(trace, &front, &[i], &fpt_opts, deadline, fst))?;
+            v = alone.install(|| fpt::exact_components(trace, &front, &[i], &o, stop, fst))?;
+            if !matches!(v, Verdict::Unknown { .. }) {
+                st.by_fpt += 1;
+            }
         }
-        if matches!(v, Verdict::Unknown { .. }) && !expired() {
-            st.by_sat += 1;
-            v = sat::exact_components(trace, &front, &[i], solver, stop, &mut st.sat)?;
-        } else {
-            st.by_fpt += 1;
+        if matches!(v, Verdict::Unknown { .. }) && !stop.expired() {
+            if first_jumps == u64::MAX {
+                return Ok((v, st));
+            }
+            if racing.is_none() {
+                racing = Some(pool(jobs.saturating_sub(1).max(1))?);
+            }
+            let pool = racing.as_ref().expect("built above");
+            v = race(trace, &front, i, solver, &opts, stop, pool, &mut st)?;
         }
         if !matches!(v, Verdict::Serializable) {
             return Ok((v, st));
         }
     }
     Ok((Verdict::Serializable, st))
+}
+
+/// fpt (on `pool`) and sat (on a thread of its own: CaDiCaL is not `Send`, so it is
+/// built there) on component `i`; the first to answer sets a flag the other polls.
+/// Both threads have ended when this returns.
+#[allow(clippy::too_many_arguments)]
+fn race(
+    trace: &Trace,
+    front: &super::front::Front<(Node, Node)>,
+    i: usize,
+    solver: SolverKind,
+    opts: &FptOptions,
+    stop: &Stop,
+    pool: &rayon::ThreadPool,
+    st: &mut AutoStats,
+) -> Result<Verdict, AutoError> {
+    st.raced += 1;
+    let done = Arc::new(AtomicBool::new(false));
+    let side = stop.or_flag(&done);
+    // An answer or an error ends the other side.
+    let answered = |unknown: bool| {
+        if !unknown {
+            done.store(true, Ordering::Relaxed);
+        }
+    };
+    let (fst, sst) = (&mut st.fpt, &mut st.sat);
+    let (by_fpt, by_sat) = std::thread::scope(|s| {
+        let sat_side = s.spawn(|| {
+            let r = sat::exact_components(trace, front, &[i], solver, &side, sst);
+            answered(matches!(r, Ok(Verdict::Unknown { .. })));
+            r
+        });
+        let r = pool.install(|| fpt::exact_components(trace, front, &[i], opts, &side, fst));
+        answered(matches!(r, Ok(Verdict::Unknown { .. })));
+        // A panic on sat's side is re-raised here, as the caller's own.
+        let s = sat_side
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (r, s)
+    });
+    let (by_fpt, by_sat) = (by_fpt?, by_sat?);
+    let known = |v: &Verdict| !matches!(v, Verdict::Unknown { .. });
+    match (known(&by_fpt), known(&by_sat)) {
+        (true, true) if by_fpt.name() != by_sat.name() => Err(AutoError::Disagree {
+            component: i,
+            fpt: by_fpt.name(),
+            sat: by_sat.name(),
+        }),
+        (true, _) => {
+            st.by_fpt += 1;
+            Ok(by_fpt)
+        }
+        (false, true) => {
+            st.by_sat += 1;
+            Ok(by_sat)
+        }
+        // Neither: say why the run stopped (sat's reason is the run's deadline or
+        // cancellation; fpt's may be its jump budget).
+        (false, false) if stop.expired() => Ok(by_sat),
+        (false, false) => Ok(by_fpt),
+    }
 }

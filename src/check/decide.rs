@@ -34,8 +34,8 @@ pub enum Question {
 /// Which decider answers a [`Question::Tso`] (an SC question has one polynomial check).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algo {
-    /// Per component, fpt within `first_jumps` jumps, then sat with `solver` on what
-    /// it leaves open ([`super::auto`]); paper semantics: sat.
+    /// Per component, fpt alone within `first_jumps` jumps, then fpt and sat with
+    /// `solver` racing on what it leaves open ([`super::auto`]); paper semantics: sat.
     Auto {
         solver: SolverKind,
         first_jumps: u64,
@@ -113,7 +113,7 @@ impl Budget {
     pub fn stop(&self) -> super::Stop {
         super::Stop {
             deadline: self.deadline,
-            cancel: Some(self.cancel.clone()),
+            cancel: vec![self.cancel.clone()],
         }
     }
 
@@ -141,6 +141,9 @@ pub struct Summary {
     pub variables: u64,
     pub clauses: u64,
     pub lazy_cuts: u64,
+    pub propagated_cuts: u64,
+    /// The solver's conflicts (`None`: not counted — varisat, fpt, brute force).
+    pub conflicts: Option<u64>,
     pub solver_calls: u64,
     pub components: u64,
     pub largest_component: u64,
@@ -182,6 +185,8 @@ impl DeciderStats {
             variables: s.variables,
             clauses: s.clauses,
             lazy_cuts: s.lazy_cuts,
+            propagated_cuts: s.propagated_cuts,
+            conflicts: s.conflicts,
             solver_calls: s.solver_calls,
             components: s.components,
             largest_component: s.largest_component,
@@ -205,8 +210,20 @@ impl DeciderStats {
         }
     }
 
-    /// The counters as (name, value), the names of `--stats` and `--json`.
+    /// The counters as (name, value), the names of `--stats` and `--json`; a
+    /// solver's conflicts only where it counts them.
     pub fn counts(&self) -> Vec<(&'static str, u64)> {
+        let mut counts = self.fixed_counts();
+        let conflicts = match self {
+            DeciderStats::Sat(s) => s.conflicts,
+            DeciderStats::Auto(s) => s.sat.conflicts,
+            _ => None,
+        };
+        counts.extend(conflicts.map(|n| ("conflicts", n)));
+        counts
+    }
+
+    fn fixed_counts(&self) -> Vec<(&'static str, u64)> {
         match self {
             DeciderStats::None => vec![],
             DeciderStats::Brute(s) => vec![
@@ -235,6 +252,7 @@ impl DeciderStats {
                 ("largest component", s.largest_component),
                 ("components by fpt", s.by_fpt),
                 ("components by sat", s.by_sat),
+                ("components raced", s.raced),
                 ("jumps tried", s.fpt.extended),
                 ("solver calls", s.sat.solver_calls),
                 ("lazy cuts", s.sat.lazy_cuts),
@@ -267,12 +285,22 @@ pub enum DecideError {
     /// A witness failed its re-check from the definitions: a bug, never printed.
     #[error("internal error: the witness found does not re-check ({0}); please report this trace")]
     Unverified(String),
+    /// Two deciders of a portfolio answered differently: a bug, never printed as a verdict.
+    #[error("{0}")]
+    Disagree(String),
     /// The chosen solver is not in this build (cargo feature `z3`).
     #[error("{0}")]
     Unavailable(String),
     /// The environment refused a resource (threads).
     #[error("{0}")]
     Resource(String),
+}
+
+impl DecideError {
+    /// A bug in tsoser (exit 4), not a problem of the input or the environment.
+    pub fn is_internal(&self) -> bool {
+        matches!(self, DecideError::Unverified(_) | DecideError::Disagree(_))
+    }
 }
 
 impl From<sat::SatError> for DecideError {
@@ -291,6 +319,7 @@ impl From<super::auto::AutoError> for DecideError {
         match e {
             super::auto::AutoError::Fpt(e) => e.into(),
             super::auto::AutoError::Sat(e) => e.into(),
+            e @ super::auto::AutoError::Disagree { .. } => DecideError::Disagree(e.to_string()),
         }
     }
 }
@@ -308,7 +337,8 @@ fn fpt_options(budget: &Budget, fig4: bool) -> FptOptions {
     FptOptions {
         jobs: budget.jobs,
         max_jumps: budget.max_jumps,
-        timeout: budget.left(),
+        // Not read: fpt polls the budget's `Stop`.
+        timeout: None,
         fig4_representatives: fig4,
     }
 }
@@ -334,7 +364,8 @@ fn run(
             (v, DeciderStats::Sat(s))
         }
         Algo::Fpt { fig4 } => {
-            let (v, s) = fpt::check_fpt(trace, semantics, fpt_options(budget, fig4))?;
+            let o = fpt_options(budget, fig4);
+            let (v, s) = fpt::check_fpt_until(trace, semantics, o, &budget.stop())?;
             (v, DeciderStats::Fpt(s))
         }
         Algo::Auto {

@@ -1,15 +1,16 @@
-//! When a decider must stop: a deadline and a flag another thread may set. Cheap to
+//! When a decider must stop: a deadline and flags other threads may set. Cheap to
 //! clone and `'static`, so a solver's own callback (CaDiCaL's terminator) can poll it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A deadline and a cancellation flag, polled cooperatively.
+/// A deadline and cancellation flags, polled cooperatively: the run stops when the
+/// deadline passes or any flag is set.
 #[derive(Clone, Debug, Default)]
 pub struct Stop {
     pub deadline: Option<Instant>,
-    pub cancel: Option<Arc<AtomicBool>>,
+    pub cancel: Vec<Arc<AtomicBool>>,
 }
 
 impl Stop {
@@ -17,7 +18,7 @@ impl Stop {
     pub fn at(deadline: Option<Instant>) -> Stop {
         Stop {
             deadline,
-            cancel: None,
+            cancel: Vec::new(),
         }
     }
 
@@ -26,12 +27,26 @@ impl Stop {
         Stop::at(timeout.and_then(|t| Instant::now().checked_add(t)))
     }
 
-    /// Whether the deadline passed or the flag was set.
+    /// This stop, and also when `flag` is set (a portfolio's "the other one answered").
+    pub fn or_flag(&self, flag: &Arc<AtomicBool>) -> Stop {
+        let mut s = self.clone();
+        s.cancel.push(flag.clone());
+        s
+    }
+
+    /// Whether a flag was set.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.iter().any(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Whether the deadline passed or a flag was set.
     pub fn expired(&self) -> bool {
-        self.cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether it can ever stop (a deadline or a flag).
+    pub fn can_stop(&self) -> bool {
+        self.deadline.is_some() || !self.cancel.is_empty()
     }
 
     /// Time left before the deadline (`None`: no deadline).

@@ -26,7 +26,10 @@ pub(crate) fn dense(a: &DenseArgs) -> Result<u8> {
         write,
         ..gen::Shape::dense(events, min_threads, vars)
     };
-    outln!("threads,events,vars,txn_len,seed,decider,verdict,seconds,variables,clauses,lazy_cuts,jumps_tried");
+    outln!(
+        "threads,events,vars,txn_len,pairs,seed,{}",
+        bench::Run::COLUMNS
+    );
     for k in min_threads..=max_threads {
         for seed in 0..seeds {
             let shape = gen::Shape { threads: k, ..base };
@@ -36,19 +39,13 @@ pub(crate) fn dense(a: &DenseArgs) -> Result<u8> {
             }
             for d in deciders.iter().map(|d| d.lib()).filter(|d| d.available()) {
                 let run = bench::run(&trace, d, Semantics::Exact, timeout)?;
-                let c = run.stats.summary();
                 outln!(
-                    "{k},{},{},{},{seed},{},{},{:.4},{},{},{},{}",
+                    "{k},{},{},{},{},{seed},{}",
                     shape.events,
                     shape.vars,
                     shape.txn_len,
-                    d.name(),
-                    run.verdict.name(),
-                    run.seconds,
-                    c.variables,
-                    c.clauses,
-                    c.lazy_cuts,
-                    c.jumps_tried
+                    a.pairs,
+                    run.csv()
                 );
             }
         }
@@ -66,7 +63,10 @@ pub(crate) fn scale(a: &ScaleArgs) -> Result<u8> {
     }
     let timeout: Duration = crate::check::timeout_arg(Some(timeout))?.expect("given");
     let (family, semantics) = (family.lib(), semantics.lib());
-    outln!("family,semantics,events,threads,seed,decider,verdict,seconds,components,largest_component,jumps_tried,solver_calls");
+    outln!(
+        "family,semantics,events,threads,seed,{}",
+        bench::Run::COLUMNS
+    );
     // (decider, k) → (n, seconds) of answered runs.
     let mut fit: BTreeMap<(&'static str, usize), Vec<(f64, f64)>> = BTreeMap::new();
     for &k in threads {
@@ -75,21 +75,14 @@ pub(crate) fn scale(a: &ScaleArgs) -> Result<u8> {
                 let trace = family.trace(n, k, vars, seed);
                 for d in deciders.iter().map(|d| d.lib()).filter(|d| d.available()) {
                     let run = bench::run(&trace, d, semantics, timeout)?;
-                    let c = run.stats.summary();
                     outln!(
-                        "{},{},{n},{k},{seed},{},{},{:.4},{},{},{},{}",
+                        "{},{},{n},{k},{seed},{}",
                         family.name(),
                         match semantics {
                             Semantics::Exact => "exact",
                             Semantics::Paper => "paper",
                         },
-                        d.name(),
-                        run.verdict.name(),
-                        run.seconds,
-                        c.components,
-                        c.largest_component,
-                        c.jumps_tried,
-                        c.solver_calls
+                        run.csv()
                     );
                     if !matches!(run.verdict, Verdict::Unknown { .. }) {
                         fit.entry((d.name(), k))

@@ -290,7 +290,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
     };
     let decided = match decided {
         Ok(d) => d,
-        Err(e @ DecideError::Unverified(_)) => {
+        Err(e) if e.is_internal() => {
             warn(&format!("tsoser: {e}"));
             return Ok(INTERNAL);
         }

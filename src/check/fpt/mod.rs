@@ -18,7 +18,7 @@ pub mod place;
 pub mod profile;
 pub mod search;
 
-use super::{verify, verify_execution_cycle, Semantics, Verdict, Witness};
+use super::{verify, verify_execution_cycle, Semantics, Stop, Verdict, Witness};
 use crate::analysis::{self as encode, requirement};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use search::{Counters, Found, Instance, Jump, Stopped, Validity};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Default budget: jumps tried (partial cycles extended) before answering unknown.
 pub const DEFAULT_MAX: u64 = 1_000_000_000;
@@ -116,15 +116,25 @@ pub fn check_fpt(
     semantics: Semantics,
     opts: FptOptions,
 ) -> Result<(Verdict, FptStats), FptError> {
+    check_fpt_until(trace, semantics, opts, &Stop::after(opts.timeout))
+}
+
+/// [`check_fpt`] until `stop` says so (polled per first jump and every 4,096 jumps);
+/// `opts.timeout` is not read.
+pub fn check_fpt_until(
+    trace: &Trace,
+    semantics: Semantics,
+    opts: FptOptions,
+    stop: &Stop,
+) -> Result<(Verdict, FptStats), FptError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)
         .build()
         .map_err(|e| FptError::Threads(opts.jobs, e.to_string()))?;
-    let deadline = opts.timeout.map(|t| Instant::now() + t);
     let mut st = FptStats::default();
     let v = pool.install(|| match semantics {
-        Semantics::Exact => exact(trace, &opts, deadline, &mut st),
-        Semantics::Paper => paper(trace, &opts, deadline, &mut st),
+        Semantics::Exact => exact(trace, &opts, stop, &mut st),
+        Semantics::Paper => paper(trace, &opts, stop, &mut st),
     })?;
     Ok((v, st))
 }
@@ -240,7 +250,7 @@ fn instance<'a>(
 fn enumerate(
     inst: &Instance,
     opts: &FptOptions,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut FptStats,
 ) -> Result<Option<Found>, Verdict> {
     let c = Counters::default();
@@ -248,7 +258,7 @@ fn enumerate(
     let r = st.time("enumeration (Fig. 3)", || {
         (0..inst.jumps.len())
             .into_par_iter()
-            .map(|i| inst.search_from(i, &c, budget, deadline))
+            .map(|i| inst.search_from(i, &c, budget, stop))
             .find_map_first(|r| match r {
                 Ok(None) | Err(Stopped::Cancelled) => None,
                 other => {
@@ -267,6 +277,7 @@ fn enumerate(
         None | Some(Ok(None)) => Ok(None),
         Some(Ok(Some(f))) => Ok(Some(f)),
         Some(Err(Stopped::Budget)) => Err(unknown("the --max-jumps budget ran out")),
+        Some(Err(_)) if stop.cancelled() => Err(unknown("cancelled")),
         Some(Err(_)) => Err(unknown("--timeout reached")),
     }
 }
@@ -345,7 +356,7 @@ fn cycle_edges(
 fn exact(
     trace: &Trace,
     opts: &FptOptions,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
     let b = match super::front::exact(trace, &mut st.phases) {
@@ -354,7 +365,7 @@ fn exact(
     };
     st.record(&b);
     let all: Vec<usize> = (0..b.comps.len()).collect();
-    exact_components(trace, &b, &all, opts, deadline, st)
+    exact_components(trace, &b, &all, opts, stop, st)
 }
 
 /// Fig. 3 on the components `which` of `b`: a violation in the first component that
@@ -364,7 +375,7 @@ pub(crate) fn exact_components(
     b: &super::front::Front<(Node, Node)>,
     which: &[usize],
     opts: &FptOptions,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
     for &i in which {
@@ -393,7 +404,7 @@ pub(crate) fn exact_components(
             instance(trace, comp, chains, jumps, Validity::Exact, opts)
         });
         note_instance(st, &inst);
-        let found = match enumerate(&inst, opts, deadline, st) {
+        let found = match enumerate(&inst, opts, stop, st) {
             Ok(f) => f,
             Err(v) => return Ok(v),
         };
@@ -419,7 +430,7 @@ pub(crate) fn exact_components(
 fn paper(
     trace: &Trace,
     opts: &FptOptions,
-    deadline: Option<Instant>,
+    stop: &Stop,
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
     let g = st.time("paper graph", || PaperGraph::new(trace));
@@ -484,7 +495,7 @@ fn paper(
             instance(trace, comp, chains, jumps, validity, opts)
         });
         note_instance(st, &inst);
-        let found = match enumerate(&inst, opts, deadline, st) {
+        let found = match enumerate(&inst, opts, stop, st) {
             Ok(f) => f,
             Err(v) => return Ok(v),
         };

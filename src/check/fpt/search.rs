@@ -28,10 +28,10 @@
 use super::chains::Chains;
 use super::place;
 use crate::analysis::Requirement;
+use crate::check::Stop;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
 
 /// A jump: a conflict edge `src → dst` between the local transactions `from → to`.
 #[derive(Clone, Debug)]
@@ -97,6 +97,7 @@ pub struct Counters {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Stopped {
     Budget,
+    /// The run's [`Stop`]: its deadline, or its cancellation.
     Timeout,
     /// Another search (in parallel) answered.
     Cancelled,
@@ -148,7 +149,7 @@ impl Instance<'_> {
         first: usize,
         c: &Counters,
         budget: u64,
-        deadline: Option<Instant>,
+        stop: &Stop,
     ) -> Result<Option<Found>, Stopped> {
         // The periodic checks below run every 4,096 jumps of all workers together; a
         // first jump started after another worker stopped the search ends here at once
@@ -156,7 +157,7 @@ impl Instance<'_> {
         if c.stop.load(Ordering::Relaxed) {
             return Err(Stopped::Cancelled);
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop.expired() {
             return Err(Stopped::Timeout);
         }
         let j = &self.jumps[first];
@@ -169,7 +170,7 @@ impl Instance<'_> {
             path: vec![first],
             c,
             budget,
-            deadline,
+            stop,
             scratch: place::Scratch::default(),
         };
         if !self.valid(&s.path, &mut s.scratch) {
@@ -202,7 +203,7 @@ struct State<'a, 'b> {
     path: Vec<usize>,
     c: &'b Counters,
     budget: u64,
-    deadline: Option<Instant>,
+    stop: &'b Stop,
     scratch: place::Scratch,
 }
 
@@ -309,7 +310,7 @@ impl State<'_, '_> {
             if self.c.stop.load(Ordering::Relaxed) {
                 return Err(Stopped::Cancelled);
             }
-            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.stop.expired() {
                 return Err(Stopped::Timeout);
             }
         }

@@ -27,7 +27,8 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
-    /// varisat, pure Rust CDCL (default).
+    /// varisat, pure Rust CDCL (the default without `cadical`); stopped mid-call through
+    /// its proof output.
     Varisat,
     /// z3 SMT, integer positions in difference logic (cargo feature `z3`).
     Z3,
@@ -57,6 +58,8 @@ pub struct SatStats {
     pub lazy_cuts: u64,
     /// Cycles of order atoms refuted during search (CaDiCaL's propagator), not by cuts.
     pub propagated_cuts: u64,
+    /// The solver's conflicts, summed over calls (`None`: the solver does not count).
+    pub conflicts: Option<u64>,
     pub components: u64,
     /// Components of the possible graph left out: no transaction of two events
     /// (docs/semantics.md §5.6).
@@ -94,7 +97,10 @@ fn make_backend(
 ) -> Result<Box<dyn Backend>, SatError> {
     let _ = (trace, stop);
     match kind {
-        SolverKind::Varisat => Ok(Box::new(backend::Varisat::new(f))),
+        SolverKind::Varisat => {
+            let stop = stop.can_stop().then_some(stop);
+            Ok(Box::new(backend::Varisat::new(f, stop)))
+        }
         #[cfg(feature = "z3")]
         SolverKind::Z3 => {
             let ms = stop.left().map(|d| d.as_millis() as u64 + 1);
@@ -120,7 +126,7 @@ pub fn check_sat(
 }
 
 /// [`check_sat`] until `stop` says so (polled between solver calls, and inside them by
-/// the backends that can be interrupted).
+/// CaDiCaL and varisat; z3 by its own timeout, from the deadline).
 pub fn check_sat_until(
     trace: &Trace,
     semantics: Semantics,
@@ -142,9 +148,13 @@ fn solve_once(b: &mut dyn Backend, st: &mut SatStats, stop: &Stop) -> Result<boo
         return Err(unknown("--timeout reached"));
     }
     st.solver_calls += 1;
-    let before = b.propagated_cuts();
+    let (cuts, conflicts) = (b.propagated_cuts(), b.conflicts());
     let answer = st.time("solving", || b.solve());
-    st.propagated_cuts += b.propagated_cuts() - before;
+    st.propagated_cuts += b.propagated_cuts() - cuts;
+    if let Some(now) = b.conflicts() {
+        let more = now.saturating_sub(conflicts.unwrap_or(0));
+        st.conflicts = Some(st.conflicts.unwrap_or(0) + more);
+    }
     match answer {
         Answer::Sat => Ok(true),
         Answer::Unsat => Ok(false),

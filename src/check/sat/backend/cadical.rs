@@ -100,7 +100,7 @@ impl Cadical {
         if vars > 0 {
             solver.resize(vars as i32);
         }
-        if stop.deadline.is_some() || stop.cancel.is_some() {
+        if stop.can_stop() {
             solver.connect_terminator(StopPoll(stop.clone()));
         }
         let found = Rc::new(Cell::new(0));
@@ -155,5 +155,9 @@ impl Backend for Cadical {
 
     fn propagated_cuts(&self) -> u64 {
         self.order_clauses.get()
+    }
+
+    fn conflicts(&self) -> Option<u64> {
+        u64::try_from(self.solver.get_statistic_value("conflicts")).ok()
     }
 }

@@ -39,4 +39,8 @@ pub trait Backend {
     fn propagated_cuts(&self) -> u64 {
         0
     }
+    /// Conflicts of all calls so far, if the solver tells (varisat does not).
+    fn conflicts(&self) -> Option<u64> {
+        None
+    }
 }

@@ -125,4 +125,14 @@ impl Backend for Z3 {
     fn name(&self) -> &'static str {
         "z3"
     }
+
+    /// z3's own count, of all calls on this solver.
+    fn conflicts(&self) -> Option<u64> {
+        match self.solver.get_statistics().value("conflicts") {
+            Some(z3::StatisticsValue::UInt(n)) => Some(n.into()),
+            Some(z3::StatisticsValue::Double(x)) => Some(x as u64),
+            // Not searched yet (or decided by preprocessing): none.
+            None => Some(0),
+        }
+    }
 }
