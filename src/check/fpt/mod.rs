@@ -34,6 +34,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+/// Steps the minimum chain partition may take per component (about 0.1 s); past them
+/// the fewest chains found so far are used (still exact: any chain partition is).
+pub const MINIMUM_WORK: u64 = 50_000_000;
+
 /// Default budget: jumps tried (partial cycles extended) before answering unknown.
 pub const DEFAULT_MAX: u64 = 1_000_000_000;
 
@@ -182,7 +186,7 @@ fn partition(trace: &Trace, comp: &[usize], forced: &[Edge]) -> (HashMap<usize, 
         .iter()
         .map(|&t| trace.txns[TxnId::new(t)].thread.index() as u32)
         .collect();
-    (local, Chains::new(&order, &preds, &hint))
+    (local, Chains::minimum(&order, &preds, &hint, MINIMUM_WORK))
 }
 
 /// Finishes an instance: drops jumps along ≤τ (never in a simple cycle), optionally
@@ -472,7 +476,7 @@ fn paper(
                 .iter()
                 .map(|&e| trace.events[e].thread.index() as u32)
                 .collect();
-            let ev_chains = Chains::new(&order, &preds, &hint);
+            let ev_chains = Chains::minimum(&order, &preds, &hint, MINIMUM_WORK);
             let mut jumps = Vec::new();
             for &((a, c), ord) in &b.varying[i] {
                 let ways: &[(usize, usize)] = if ord { &[(a, c)] } else { &[(a, c), (c, a)] };
