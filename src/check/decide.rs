@@ -105,7 +105,7 @@ impl Budget {
 
     /// Whether the run must stop: the deadline passed or [`Budget::cancel`] was set.
     pub fn expired(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.stop().expired()
     }
 
     /// The deadline and the cancellation flag, for a decider (or a solver's callback)
@@ -119,8 +119,7 @@ impl Budget {
 
     /// Time left before the deadline (`None`: no deadline).
     pub fn left(&self) -> Option<Duration> {
-        self.deadline
-            .map(|d| d.saturating_duration_since(Instant::now()))
+        self.stop().left()
     }
 }
 
