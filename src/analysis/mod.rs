@@ -16,7 +16,6 @@ use crate::trace::exec::{Node, Step};
 use crate::trace::TiVec;
 use crate::trace::VarId;
 use crate::trace::{EventId, Op, Trace};
-use std::collections::HashMap;
 
 /// A literal in DIMACS convention (`v` or `-v`, `v ≥ 1`; 0: constant true), as the
 /// deciders name the orders they choose.
@@ -147,11 +146,9 @@ pub fn possible_edges(trace: &Trace, pairs: &[(Node, Node)]) -> Vec<Edge> {
 }
 
 /// The component holding both transactions, if they share one.
-fn shared_component(comp_of: &HashMap<usize, usize>, x: usize, y: usize) -> Option<usize> {
-    comp_of
-        .get(&x)
-        .filter(|&&c| comp_of.get(&y) == Some(&c))
-        .copied()
+fn shared_component(comp_of: &[u32], x: usize, y: usize) -> Option<usize> {
+    let c = comp_of[x];
+    (c != NONE && comp_of[y] == c).then_some(c as usize)
 }
 
 /// Forced edges and varying pairs bucketed by the component holding both ends
@@ -167,7 +164,7 @@ impl Buckets {
         forced: &[Edge],
         pairs: &[(Node, Node)],
         comps: usize,
-        comp_of: &HashMap<usize, usize>,
+        comp_of: &[u32],
     ) -> Buckets {
         let mut b = Buckets {
             forced: vec![Vec::new(); comps],
@@ -276,12 +273,7 @@ pub struct PaperBuckets {
 }
 
 impl PaperBuckets {
-    pub fn new(
-        g: &PaperGraph,
-        trace: &Trace,
-        comps: usize,
-        comp_of: &HashMap<usize, usize>,
-    ) -> PaperBuckets {
+    pub fn new(g: &PaperGraph, trace: &Trace, comps: usize, comp_of: &[u32]) -> PaperBuckets {
         let mut b = PaperBuckets {
             directed: vec![Vec::new(); comps],
             undirected: vec![Vec::new(); comps],
@@ -303,38 +295,23 @@ impl PaperBuckets {
 }
 
 /// Components of a graph with more than one node, and each node's component index.
-pub fn components(g: &ConflictGraph) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
+pub fn components(g: &ConflictGraph) -> (Vec<Vec<usize>>, CompOf) {
     components_of(g.group_count(), &[g.edges()])
 }
 
+/// For each node, its component's index ([`NONE`]: in none).
+pub type CompOf = Vec<u32>;
+
+/// No component.
+pub const NONE: u32 = u32::MAX;
+
 /// Components of the graph over `groups` nodes with the union of `edge_lists`.
-pub fn components_of(
-    groups: usize,
-    edge_lists: &[&[Edge]],
-) -> (Vec<Vec<usize>>, HashMap<usize, usize>) {
-    use petgraph::graph::{DiGraph, NodeIndex};
-    let total = edge_lists.iter().map(|l| l.len()).sum();
-    let mut pg: DiGraph<(), ()> = DiGraph::with_capacity(groups, total);
-    for _ in 0..groups {
-        pg.add_node(());
-    }
-    for e in edge_lists.iter().flat_map(|l| l.iter()) {
-        pg.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), ());
-    }
-    let mut comps: Vec<Vec<usize>> = petgraph::algo::kosaraju_scc(&pg)
-        .into_iter()
-        .filter(|c| c.len() > 1)
-        .map(|c| {
-            let mut v: Vec<usize> = c.into_iter().map(|n| n.index()).collect();
-            v.sort_unstable();
-            v
-        })
-        .collect();
-    comps.sort();
-    let mut of = HashMap::new();
+pub fn components_of(groups: usize, edge_lists: &[&[Edge]]) -> (Vec<Vec<usize>>, CompOf) {
+    let comps = crate::graph::strong_components(groups, edge_lists.iter().flat_map(|l| l.iter()));
+    let mut of = vec![NONE; groups];
     for (i, c) in comps.iter().enumerate() {
         for &t in c {
-            of.insert(t, i);
+            of[t] = i as u32;
         }
     }
     (comps, of)

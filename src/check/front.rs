@@ -7,7 +7,7 @@ use super::{Verdict, Witness};
 use crate::analysis::{self as encode, Buckets, PaperBuckets};
 use crate::graph::forced::forced_graph;
 use crate::graph::paper::PaperGraph;
-use crate::graph::Edge;
+use crate::graph::{strong_components, ConflictGraph, Edge};
 use crate::trace::exec::{Execution, Node};
 use crate::trace::{EventId, Trace};
 use std::time::Instant;
@@ -54,53 +54,81 @@ impl<V> Front<V> {
 }
 
 /// Exact semantics: `Err` is the violation of a forced cycle (witness: the SC run).
+///
+/// One pass finds both the forced cycle and the components: a forced cycle is a cycle
+/// of the possible graph, so it lies inside one of its strongly connected components,
+/// and the search for it reads only the forced edges inside them.
 pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, Verdict> {
     crate::graph::forced::within_memory(trace, crate::mem::default_budget())
         .map_err(|reason| Verdict::Unknown { reason })?;
     let forced = timed(phases, "forced edges", || forced_graph(trace));
-    if let Some(cycle) = timed(phases, "forced cycle", || forced.find_cycle()) {
-        let execution = Execution::sc(trace);
-        return Err(Verdict::Violation(Box::new(Witness::Execution {
-            execution,
+    let forced_cycle = |cycle: Vec<Edge>| {
+        Verdict::Violation(Box::new(Witness::Execution {
+            execution: Execution::sc(trace),
             cycle,
-        })));
-    }
+        }))
+    };
     let max = encode::max_pairs(crate::mem::default_budget());
-    let pairs = match timed(phases, "varying pairs", || encode::varying_pairs_within(trace, max)) {
+    let pairs = match timed(phases, "varying pairs", || {
+        encode::varying_pairs_within(trace, max)
+    }) {
         Ok(p) => p,
         Err(n) => {
+            // Too many to encode; a forced cycle still answers.
+            if let Some(cycle) = timed(phases, "forced cycle", || forced.find_cycle()) {
+                return Err(forced_cycle(cycle));
+            }
             return Err(Verdict::Unknown {
                 reason: format!(
                     "more than {n} pairs of events whose order varies: their encoding would pass the memory budget (half the available memory)"
                 ),
-            })
+            });
         }
     };
-    timed(phases, "pruning (components)", || {
+    let (comps, b) = timed(phases, "pruning (components)", || {
         let extra = encode::possible_edges(trace, &pairs);
         let (comps, comp_of) = encode::components_of(trace.txns.len(), &[forced.edges(), &extra]);
         let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
-        let mut front = Front {
-            comps: Vec::new(),
-            forced: Vec::new(),
-            varying: Vec::new(),
-            forced_edges: forced.edges().len() as u64,
-            varying_count: pairs.len() as u64,
-            single_event: 0,
-            multi: encode::multi_event(trace),
-        };
-        // §5.6: a cycle needs a transaction of two or more events.
-        for ((comp, f), v) in comps.into_iter().zip(b.forced).zip(b.pairs) {
-            if comp.iter().any(|&t| front.multi[t]) {
-                front.comps.push(comp);
-                front.forced.push(f);
-                front.varying.push(v);
-            } else {
-                front.single_event += 1;
-            }
+        (comps, b)
+    });
+    let n = trace.txns.len();
+    let cycle = timed(phases, "forced cycle", || {
+        // The first forced component (by least transaction), then the cycle inside it.
+        let scc = strong_components(n, b.forced.iter().flatten())
+            .into_iter()
+            .next()?;
+        let mut member = vec![false; n];
+        scc.iter().for_each(|&t| member[t] = true);
+        let within = b
+            .forced
+            .iter()
+            .flatten()
+            .filter(|e| member[e.from] && member[e.to]);
+        ConflictGraph::from_edges(n, within.copied()).find_cycle()
+    });
+    if let Some(cycle) = cycle {
+        return Err(forced_cycle(cycle));
+    }
+    let mut front = Front {
+        comps: Vec::new(),
+        forced: Vec::new(),
+        varying: Vec::new(),
+        forced_edges: forced.edges().len() as u64,
+        varying_count: pairs.len() as u64,
+        single_event: 0,
+        multi: encode::multi_event(trace),
+    };
+    // §5.6: a cycle needs a transaction of two or more events.
+    for ((comp, f), v) in comps.into_iter().zip(b.forced).zip(b.pairs) {
+        if comp.iter().any(|&t| front.multi[t]) {
+            front.comps.push(comp);
+            front.forced.push(f);
+            front.varying.push(v);
+        } else {
+            front.single_event += 1;
         }
-        Ok(front)
-    })
+    }
+    Ok(front)
 }
 
 /// Paper semantics on Def. 4's graph `g`: `Err` is the violation of a cycle of directed

@@ -10,7 +10,6 @@ pub mod path;
 
 use crate::trace::conflict::Rule;
 use crate::trace::exec::Node;
-use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
 
 /// One conflict edge between two groups (transactions), with the two nodes behind it.
@@ -36,6 +35,14 @@ impl ConflictGraph {
         ConflictGraph {
             groups,
             edges: Vec::new(),
+        }
+    }
+
+    /// The graph over `groups` with `edges` (self-edges dropped).
+    pub fn from_edges(groups: usize, edges: impl IntoIterator<Item = Edge>) -> ConflictGraph {
+        ConflictGraph {
+            groups,
+            edges: edges.into_iter().filter(|e| e.from != e.to).collect(),
         }
     }
 
@@ -72,30 +79,25 @@ impl ConflictGraph {
     /// component (Kosaraju: iterative, so a chain of 10⁵ transactions does not overflow the
     /// stack as recursive Tarjan did), or `None` when the graph is acyclic (Theorem 1).
     pub fn find_cycle(&self) -> Option<Vec<Edge>> {
-        let mut g: DiGraph<(), usize, u32> = DiGraph::with_capacity(self.groups, self.edges.len());
-        for _ in 0..self.groups {
-            g.add_node(());
-        }
-        for (i, e) in self.edges.iter().enumerate() {
-            g.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), i);
-        }
-        let scc = petgraph::algo::kosaraju_scc(&g)
+        let scc = strong_components(self.groups, self.edges.iter())
             .into_iter()
-            .find(|c| c.len() > 1)?;
-        let mut comp = vec![false; self.groups];
-        for n in &scc {
-            comp[n.index()] = true;
+            .next()?;
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); self.groups];
+        for (i, e) in self.edges.iter().enumerate() {
+            adj[e.from].push(i);
         }
-        let start = scc.iter().map(|n| n.index()).min().unwrap();
+        let mut comp = vec![false; self.groups];
+        for &n in &scc {
+            comp[n] = true;
+        }
+        let start = scc[0];
         // BFS from `start` inside the component until an edge returns to it.
         let mut via: Vec<Option<usize>> = vec![None; self.groups];
         let mut seen = vec![false; self.groups];
         seen[start] = true;
         let mut queue = std::collections::VecDeque::from([start]);
         while let Some(u) = queue.pop_front() {
-            let mut outs: Vec<_> = g.edges(NodeIndex::new(u)).map(|er| *er.weight()).collect();
-            outs.sort_unstable();
-            for ei in outs {
+            for &ei in &adj[u] {
                 let e = &self.edges[ei];
                 if !comp[e.to] {
                     continue;
@@ -125,6 +127,36 @@ impl ConflictGraph {
     pub fn is_cyclic(&self) -> bool {
         self.find_cycle().is_some()
     }
+}
+
+/// The strongly connected components of more than one node of the graph over
+/// `0..nodes` with `edges` (self-edges never make one), each sorted, in order of their
+/// least node. One pass of Tarjan's algorithm (petgraph) over adjacency lists: no
+/// reverse edges, unlike Kosaraju's two passes.
+pub fn strong_components<'a>(
+    nodes: usize,
+    edges: impl Iterator<Item = &'a Edge>,
+) -> Vec<Vec<usize>> {
+    let mut g: petgraph::adj::List<(), u32> = petgraph::adj::List::with_capacity(nodes);
+    for _ in 0..nodes {
+        g.add_node();
+    }
+    for e in edges {
+        if e.from != e.to {
+            g.add_edge(e.from as u32, e.to as u32, ());
+        }
+    }
+    let mut comps: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&g)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let mut v: Vec<usize> = c.into_iter().map(|n| n as usize).collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    comps.sort_unstable();
+    comps
 }
 
 /// Checks that `cycle` is a closed walk: each edge starts where the previous ended.
