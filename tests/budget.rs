@@ -49,6 +49,9 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
     if cfg!(feature = "cadical") {
         runs.push(("sat/cadical", &paired, Algo::Sat(SolverKind::Cadical)));
     }
+    if cfg!(feature = "z3") {
+        runs.push(("sat/z3", &paired, Algo::Sat(SolverKind::Z3)));
+    }
     for (name, trace, algo) in runs {
         let t = Instant::now();
         let d = decide(
@@ -84,6 +87,10 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
     ];
     if cfg!(feature = "cadical") {
         cancelled.push(("sat/cadical", Algo::Sat(SolverKind::Cadical)));
+    }
+    if cfg!(feature = "z3") {
+        // Interrupted by a watcher thread during each z3 call.
+        cancelled.push(("sat/z3", Algo::Sat(SolverKind::Z3)));
     }
     for (name, algo) in cancelled {
         match cancelled_after_200ms(&paired, algo) {

@@ -62,7 +62,8 @@ pub enum AutoError {
 /// Decides with fpt alone, then the fpt ‖ sat portfolio, per component (see the module
 /// text). `first_jumps`: fpt's jumps alone on each component ([`FPT_FIRST_JUMPS`] by
 /// default; 0 starts the race at once, `u64::MAX` leaves every component to fpt).
-/// `opts.jobs` threads in all (0: one per core).
+/// Threads: fpt alone on `opts.jobs` (0: one per core); in the race fpt on one fewer
+/// (at least one) and sat on one more.
 pub fn check_auto(
     trace: &Trace,
     semantics: Semantics,
@@ -107,7 +108,10 @@ pub fn check_auto(
         if first_jumps > 0 {
             // fpt's budget is cumulative over components: this one gets `first_jumps` more.
             let o = FptOptions {
-                max_jumps: st.fpt.extended.saturating_add(first_jumps),
+                max_jumps: st
+                    .fpt
+                    .extended
+                    .saturating_add(first_jumps.min(opts.max_jumps)),
                 ..opts
             };
             let fst = &mut st.fpt;

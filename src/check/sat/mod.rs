@@ -102,10 +102,7 @@ fn make_backend(
             Ok(Box::new(backend::Varisat::new(f, stop)))
         }
         #[cfg(feature = "z3")]
-        SolverKind::Z3 => {
-            let ms = stop.left().map(|d| d.as_millis() as u64 + 1);
-            Ok(Box::new(backend::Z3::new(f, trace, ms)))
-        }
+        SolverKind::Z3 => Ok(Box::new(backend::Z3::new(f, trace, stop))),
         #[cfg(not(feature = "z3"))]
         SolverKind::Z3 => Err(SatError::NoZ3),
         #[cfg(feature = "cadical")]

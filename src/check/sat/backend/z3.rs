@@ -2,6 +2,7 @@
 
 use super::{Answer, Backend};
 use crate::check::sat::encode::{Atom, Formula, Lit};
+use crate::check::Stop;
 use crate::trace::{ThreadId, Trace};
 use std::collections::HashMap;
 use z3::ast::{Bool, Int};
@@ -15,10 +16,14 @@ pub struct Z3 {
     solver: Solver,
     vars: Vec<Bool>,
     model: Vec<bool>,
+    /// Polled during each call by a watcher thread that interrupts z3 (its deadline is
+    /// also z3's own timeout).
+    stop: Stop,
 }
 
 impl Z3 {
-    pub fn new(f: &Formula, trace: &Trace, timeout_ms: Option<u64>) -> Z3 {
+    pub fn new(f: &Formula, trace: &Trace, stop: &Stop) -> Z3 {
+        let timeout_ms = stop.left().map(|d| d.as_millis() as u64 + 1);
         let solver = Solver::new();
         if let Some(ms) = timeout_ms {
             let mut p = Params::new();
@@ -74,6 +79,7 @@ impl Z3 {
             solver,
             vars,
             model: Vec::new(),
+            stop: stop.clone(),
         }
     }
 
@@ -101,7 +107,30 @@ impl Backend for Z3 {
     }
 
     fn solve(&mut self) -> Answer {
-        match self.solver.check() {
+        let result = if self.stop.cancel.is_empty() {
+            self.solver.check()
+        } else {
+            // A cancellation (a portfolio's other side, or the caller) interrupts z3
+            // from a watcher thread, polled every 5 ms while the call runs.
+            let done = std::sync::atomic::AtomicBool::new(false);
+            let handle = self.solver.get_context().handle();
+            let stop = &self.stop;
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        if stop.expired() {
+                            handle.interrupt();
+                            return;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                });
+                let r = self.solver.check();
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+                r
+            })
+        };
+        match result {
             SatResult::Sat => {
                 let m = self.solver.get_model().expect("a model after sat");
                 self.model = std::iter::once(false)
