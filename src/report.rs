@@ -43,9 +43,7 @@ impl Stats {
 
     /// Peak resident memory of this process in KiB (Linux `VmHWM`), if known.
     pub fn peak_memory_kib() -> Option<u64> {
-        let s = std::fs::read_to_string("/proc/self/status").ok()?;
-        let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-        line.split_whitespace().nth(1)?.parse().ok()
+        crate::mem::peak_rss().map(|bytes| bytes / 1024)
     }
 
     pub fn to_json(&self) -> Value {

@@ -92,13 +92,7 @@ pub fn check_auto(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
-    let pool = |n: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| FptError::Threads(n, e.to_string()))
-    };
-    let alone = pool(jobs)?;
+    let alone = fpt::pool(jobs)?;
     // fpt's side of the race leaves one core to sat (built on the first race).
     let mut racing: Option<rayon::ThreadPool> = None;
     for i in 0..front.comps.len() {
@@ -125,7 +119,7 @@ pub fn check_auto(
                 return Ok((v, st));
             }
             if racing.is_none() {
-                racing = Some(pool(jobs.saturating_sub(1).max(1))?);
+                racing = Some(fpt::pool(jobs.saturating_sub(1).max(1))?);
             }
             let pool = racing.as_ref().expect("built above");
             v = race(trace, &front, i, solver, &opts, stop, pool, &mut st)?;

@@ -351,7 +351,8 @@ fn run(
 ) -> Result<(Verdict, DeciderStats), DecideError> {
     Ok(match algo {
         Algo::Brute => {
-            let stop = || budget.expired();
+            let polled = budget.stop();
+            let stop = || polled.expired();
             let (v, s) = match semantics {
                 Semantics::Exact => brute::check_exact_until(trace, budget.max_executions, &stop),
                 Semantics::Paper => brute::check_paper_until(trace, budget.max_executions, &stop),

@@ -41,7 +41,7 @@ impl Chains {
         let mut down: Vec<Vec<i32>> = vec![Vec::new(); n];
         for &v in order {
             let vi = v as usize;
-            let mut clock = join(&down, &preds[vi]);
+            let clock = join(&down, &preds[vi]);
             // Chains whose last node reaches v; the hinted one first.
             let open = |j: usize| clock.get(j).copied().unwrap_or(-1) == chains[j].len() as i32 - 1;
             let j = (0..chains.len())
@@ -59,21 +59,9 @@ impl Chains {
             pos[vi] = chains[j].len() as u32;
             chain_of[vi] = j as u32;
             chains[j].push(v);
-            if clock.len() <= j {
-                clock.resize(j + 1, -1);
-            }
-            clock[j] = pos[vi] as i32;
-            down[vi] = clock;
+            down[vi] = with_own(clock, j, pos[vi]);
         }
-        let up = up_clocks(order, preds, &chain_of, &pos, chains.len());
-        Chains {
-            chain_of,
-            pos,
-            chains,
-            down,
-            up,
-            minimum: false,
-        }
+        Chains::assemble(order, preds, chain_of, pos, chains, down, false)
     }
 
     /// A minimum chain partition (see the module text), or, when the search takes more
@@ -140,14 +128,21 @@ impl Chains {
         let mut down: Vec<Vec<i32>> = vec![Vec::new(); n];
         for &v in order {
             let vi = v as usize;
-            let mut clock = join(&down, &preds[vi]);
-            let j = chain_of[vi] as usize;
-            if clock.len() <= j {
-                clock.resize(j + 1, -1);
-            }
-            clock[j] = pos[vi] as i32;
-            down[vi] = clock;
+            down[vi] = with_own(join(&down, &preds[vi]), chain_of[vi] as usize, pos[vi]);
         }
+        Chains::assemble(order, preds, chain_of, pos, chains, down, proven)
+    }
+
+    /// The partition with its `up` clocks computed from the rest.
+    fn assemble(
+        order: &[u32],
+        preds: &[Vec<u32>],
+        chain_of: Vec<u32>,
+        pos: Vec<u32>,
+        chains: Vec<Vec<u32>>,
+        down: Vec<Vec<i32>>,
+        minimum: bool,
+    ) -> Chains {
         let up = up_clocks(order, preds, &chain_of, &pos, chains.len());
         Chains {
             chain_of,
@@ -155,7 +150,7 @@ impl Chains {
             chains,
             down,
             up,
-            minimum: proven,
+            minimum,
         }
     }
 
@@ -200,6 +195,15 @@ fn join(down: &[Vec<i32>], preds: &[u32]) -> Vec<i32> {
             *c = (*c).max(x);
         }
     }
+    clock
+}
+
+/// `clock` with chain j's entry set to p: a node's own position (reflexive).
+fn with_own(mut clock: Vec<i32>, j: usize, p: u32) -> Vec<i32> {
+    if clock.len() <= j {
+        clock.resize(j + 1, -1);
+    }
+    clock[j] = p as i32;
     clock
 }
 

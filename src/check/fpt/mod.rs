@@ -131,16 +131,21 @@ pub fn check_fpt_until(
     opts: FptOptions,
     stop: &Stop,
 ) -> Result<(Verdict, FptStats), FptError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs)
-        .build()
-        .map_err(|e| FptError::Threads(opts.jobs, e.to_string()))?;
+    let pool = pool(opts.jobs)?;
     let mut st = FptStats::default();
     let v = pool.install(|| match semantics {
         Semantics::Exact => exact(trace, &opts, stop, &mut st),
         Semantics::Paper => paper(trace, &opts, stop, &mut st),
     })?;
     Ok((v, st))
+}
+
+/// A pool of `jobs` worker threads for the enumeration (0: one per core).
+pub(crate) fn pool(jobs: usize) -> Result<rayon::ThreadPool, FptError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| FptError::Threads(jobs, e.to_string()))
 }
 
 /// Local transaction indices of a component, its forced predecessors, a topological

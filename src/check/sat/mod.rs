@@ -123,7 +123,7 @@ pub fn check_sat(
 }
 
 /// [`check_sat`] until `stop` says so (polled between solver calls, and inside them by
-/// CaDiCaL and varisat; z3 by its own timeout, from the deadline).
+/// every backend: CaDiCaL's terminator, varisat's proof output, z3's watcher).
 pub fn check_sat_until(
     trace: &Trace,
     semantics: Semantics,
