@@ -255,7 +255,7 @@ fn instance<'a>(
 }
 
 /// Runs Fig. 3 on one instance: the outer loop (first jumps) in parallel; the first
-/// cycle in jump order wins, so the witness does not depend on `--jobs`.
+/// cycle found stops every worker (with one worker: the first cycle in jump order).
 fn enumerate(
     inst: &Instance,
     opts: &FptOptions,
@@ -268,12 +268,12 @@ fn enumerate(
         (0..inst.jumps.len())
             .into_par_iter()
             .map(|i| inst.search_from(i, &c, budget, stop))
-            .find_map_first(|r| match r {
+            .find_map_any(|r| match r {
                 Ok(None) | Err(Stopped::Cancelled) => None,
                 other => {
-                    if other.is_err() {
-                        c.stop.store(true, Ordering::Relaxed);
-                    }
+                    // A cycle answers; waiting for the searches of lower first jumps
+                    // (to report the first in jump order) could take the whole budget.
+                    c.stop.store(true, Ordering::Relaxed);
                     Some(other)
                 }
             })

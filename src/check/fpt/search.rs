@@ -15,7 +15,8 @@
 //! comes from the clocks) and a jump out of Q; the cycle closes when the entry of a
 //! jump reaches the first exit. After each jump the set of jumps must still be
 //! *valid* — the check Fig. 3 leaves open ("includes a violation"):
-//! - exact: one commit placement realises every jump ([`super::place::realise`]);
+//! - exact: one commit placement realises every jump ([`super::place::Placement`],
+//!   pushed and popped with the jumps);
 //!   forced segments hold in every execution, so the cycle is then an execution's;
 //! - paper: the directed edges plus the used orientations stay acyclic, i.e. no jump's
 //!   target reaches (by directed edges) the source of a jump in a way that closes a
@@ -112,34 +113,46 @@ pub struct Found {
 }
 
 impl Instance<'_> {
-    /// Validity of the jumps `path` (see the module text); in exact mode the orders of
-    /// a realising placement are left in `scratch.cons`.
-    fn valid(&self, path: &[usize], scratch: &mut place::Scratch) -> bool {
-        match &self.validity {
-            Validity::Exact => {
-                let reqs = path.iter().map(|&j| {
-                    self.jumps[j]
-                        .req
-                        .as_ref()
-                        .expect("exact jumps carry requirements")
-                });
-                place::realise(self.trace, reqs, scratch)
+    fn requirement(&self, j: usize) -> &Requirement {
+        self.jumps[j]
+            .req
+            .as_ref()
+            .expect("exact jumps carry requirements")
+    }
+
+    /// Paper mode's validity of the jumps `path` (see the module text).
+    fn valid_paper(&self, path: &[usize], chains: &Chains, events: &[usize]) -> bool {
+        let ev = |n: Node| match n {
+            Step::Event(e) => events.binary_search(&e).expect("a component event") as u32,
+            Step::Commit(_) => unreachable!("paper jumps join events"),
+        };
+        // H: jump i → jump j when i's target reaches j's source.
+        let m = path.len();
+        let reach = |i: usize, j: usize| {
+            chains.reaches(ev(self.jumps[path[i]].dst), ev(self.jumps[path[j]].src))
+        };
+        let adj: Vec<Vec<usize>> = (0..m)
+            .map(|i| (0..m).filter(|&j| reach(i, j)).collect())
+            .collect();
+        !small_cycle(&adj)
+    }
+
+    /// The cycle `path` as found: in exact mode with the orders of a realising
+    /// placement ([`place::realise`], run once per cycle found).
+    fn found(&self, path: Vec<usize>) -> Found {
+        let mut orders = Vec::new();
+        if let Validity::Exact = self.validity {
+            let mut scratch = place::Scratch::default();
+            let reqs = path.iter().map(|&j| self.requirement(j));
+            // The incremental check agreed; if `realise` did not, the orders stay
+            // empty and the witness re-check reports it.
+            if place::realise(self.trace, reqs, &mut scratch) {
+                orders = scratch.cons;
             }
-            Validity::Paper { chains, events } => {
-                let ev = |n: Node| match n {
-                    Step::Event(e) => events.binary_search(&e).expect("a component event") as u32,
-                    Step::Commit(_) => unreachable!("paper jumps join events"),
-                };
-                // H: jump i → jump j when i's target reaches j's source.
-                let m = path.len();
-                let reach = |i: usize, j: usize| {
-                    chains.reaches(ev(self.jumps[path[i]].dst), ev(self.jumps[path[j]].src))
-                };
-                let adj: Vec<Vec<usize>> = (0..m)
-                    .map(|i| (0..m).filter(|&j| reach(i, j)).collect())
-                    .collect();
-                !small_cycle(&adj)
-            }
+        }
+        Found {
+            jumps: path,
+            orders,
         }
     }
 
@@ -167,13 +180,13 @@ impl Instance<'_> {
             q1: j.from,
             ends: vec![j.from, j.to],
             used: vec![false; self.chains.width()],
-            path: vec![first],
+            path: Vec::new(),
             c,
             budget,
             stop,
-            scratch: place::Scratch::default(),
+            place: place::Placement::new(self.trace),
         };
-        if !self.valid(&s.path, &mut s.scratch) {
+        if !s.admit(first) {
             c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         }
@@ -182,10 +195,7 @@ impl Instance<'_> {
         }
         if self.chains.reaches(j.to, j.from) {
             // One segment: the jump closes a forced path back to its source.
-            return Ok(Some(Found {
-                orders: s.scratch.cons.clone(),
-                jumps: s.path,
-            }));
+            return Ok(Some(self.found(s.path)));
         }
         s.used[self.chains.chain_of[j.from as usize] as usize] = true;
         s.used[self.chains.chain_of[j.to as usize] as usize] = true;
@@ -204,10 +214,40 @@ struct State<'a, 'b> {
     c: &'b Counters,
     budget: u64,
     stop: &'b Stop,
-    scratch: place::Scratch,
+    /// Exact mode: the placement realising the jumps of `path`, pushed and popped with them.
+    place: place::Placement<'b>,
 }
 
 impl State<'_, '_> {
+    /// Appends jump `e` to the path; `false` (and nothing appended) when the jumps
+    /// stop being valid.
+    fn admit(&mut self, e: usize) -> bool {
+        let inst = self.inst;
+        self.path.push(e);
+        let ok = match &inst.validity {
+            Validity::Exact => {
+                let ok = self.place.push(inst.requirement(e));
+                if !ok {
+                    self.place.pop();
+                }
+                ok
+            }
+            Validity::Paper { chains, events } => inst.valid_paper(&self.path, chains, events),
+        };
+        if !ok {
+            self.path.pop();
+        }
+        ok
+    }
+
+    /// Undoes the last [`State::admit`].
+    fn retract(&mut self) {
+        if let Validity::Exact = self.inst.validity {
+            self.place.pop();
+        }
+        self.path.pop();
+    }
+
     /// Whether x is unordered with every endpoint so far except `but`.
     fn unordered(&self, x: u32, but: Option<u32>) -> bool {
         let ch = &self.inst.chains;
@@ -338,17 +378,12 @@ impl State<'_, '_> {
             self.c.pruned_simple.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         }
-        self.path.push(e);
-        if !inst.valid(&self.path, &mut self.scratch) {
-            self.path.pop();
+        if !self.admit(e) {
             self.c.pruned_invalid.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         }
         if closes {
-            return Ok(Some(Found {
-                jumps: self.path.clone(),
-                orders: self.scratch.cons.clone(),
-            }));
+            return Ok(Some(inst.found(self.path.clone())));
         }
         let (cq, cn) = (
             ch.chain_of[q as usize] as usize,
@@ -363,7 +398,7 @@ impl State<'_, '_> {
         self.ends.truncate(self.ends.len() - 2);
         self.used[cq] = was_q;
         self.used[cn] = was_n;
-        self.path.pop();
+        self.retract();
         Ok(found)
     }
 }
