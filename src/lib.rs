@@ -22,6 +22,8 @@
 //!   streamed from STD; their evidence re-checked.
 //! - [`program`]: programs (`.prog`) and herd X86 litmus tests, their exact exploration
 //!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
+//! - [`cnf`]: CNF formulas (DIMACS, random k-SAT); [`reduction`]: CNF satisfiability
+//!   to non-serializability (docs/hardness.md), the hard family by construction.
 //! - [`mod@bench`]: the measurement harness of `tsoser bench`.
 //! - [`report`], [`json`] and [`text`]: witnesses as text and JSON, the documented
 //!   `--json` objects as serde structs, input excerpts made safe to print.
@@ -30,12 +32,14 @@
 pub mod analysis;
 pub mod bench;
 pub mod check;
+pub mod cnf;
 pub mod error;
 pub mod graph;
 pub mod json;
 pub mod mem;
 pub mod monitor;
 pub mod program;
+pub mod reduction;
 pub mod report;
 pub mod text;
 pub mod trace;

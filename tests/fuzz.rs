@@ -286,14 +286,8 @@ fn fuzz_replay_schedules() {
 
 #[test]
 fn fuzz_dimacs() {
-    let c = corpus(&["encodings/golden"], &["cnf"]);
-    fuzz(
-        "dimacs",
-        7,
-        &c,
-        tsoser::check::sat::export::parse_dimacs,
-        |_| None,
-    );
+    let c = corpus(&["encodings/golden", "examples/cnf"], &["cnf"]);
+    fuzz("dimacs", 7, &c, tsoser::cnf::Cnf::parse, |e| e.line());
 }
 
 #[test]

@@ -304,15 +304,44 @@ pub(crate) struct CheckArgs {
     pub(crate) witness: WitnessArg,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum GenFamily {
+    /// Random traces of the shape the flags give.
+    Random,
+    /// The trace of a CNF formula (`--cnf` or `--random`): not serializable iff the
+    /// formula is satisfiable (docs/hardness.md).
+    Sat,
+}
+
 /// The flags of `gen`.
 #[derive(clap::Args)]
 pub(crate) struct GenArgs {
+    #[arg(long, value_enum, default_value = "random")]
+    pub(crate) family: GenFamily,
+    /// `--family sat`: the formula, in DIMACS CNF.
+    #[arg(long, conflicts_with = "random")]
+    pub(crate) cnf: Option<PathBuf>,
+    /// `--family sat`: a random k-SAT formula of `--vars` variables and `--clauses`
+    /// clauses of `--clause-len` distinct variables, drawn with `--seed`.
+    #[arg(long)]
+    pub(crate) random: bool,
+    /// `--family sat --random`: clauses [default: 4.26 per variable, rounded].
+    #[arg(long)]
+    pub(crate) clauses: Option<usize>,
+    /// `--family sat --random`: literals per clause.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) clause_len: usize,
+    /// `--family sat`: also write the formula (DIMACS) to this file.
+    #[arg(long)]
+    pub(crate) write_cnf: Option<PathBuf>,
     #[arg(long, default_value_t = 1000)]
     pub(crate) events: usize,
     #[arg(long, default_value_t = 8)]
     pub(crate) threads: usize,
-    #[arg(long, default_value_t = 1000)]
-    pub(crate) vars: usize,
+    /// Variables (memory locations; with `--family sat`, of the formula) [default:
+    /// 1000; with `--family sat`, 10].
+    #[arg(long)]
+    pub(crate) vars: Option<usize>,
     #[arg(long, default_value_t = 8)]
     pub(crate) txn_len: usize,
     /// Mean events between fences of a thread (0: none).

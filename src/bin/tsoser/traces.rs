@@ -1,9 +1,10 @@
 //! `tsoser gen` and `tsoser convert`.
 
-use crate::args::{GenArgs, Schedule};
+use crate::args::{GenArgs, GenFamily, Schedule};
 use crate::out::{read_as, write_out, TraceFormat};
 use anyhow::{bail, Result};
 use std::path::Path;
+use tsoser::reduction::{sat_to_trace, Cnf};
 use tsoser::trace::{self, gen};
 
 /// The ranges `gen` accepts (beyond them a trace would not fit in memory anyway).
@@ -13,10 +14,17 @@ const MAX_VARS: usize = 1 << 32;
 const MAX_TXN_LEN: usize = 1 << 20;
 
 pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
+    if a.family == GenFamily::Sat {
+        return gen_sat(&a);
+    }
+    if a.cnf.is_some() || a.random || a.clauses.is_some() || a.write_cnf.is_some() {
+        bail!("--cnf, --random, --clauses and --write-cnf go with --family sat");
+    }
+    let vars = a.vars.unwrap_or(1000);
     if !(1..=MAX_THREADS).contains(&a.threads) {
         bail!("--threads takes 1 to {MAX_THREADS}");
     }
-    if !(1..=MAX_VARS).contains(&a.vars) {
+    if !(1..=MAX_VARS).contains(&vars) {
         bail!("--vars takes 1 to {MAX_VARS}");
     }
     if a.events > MAX_EVENTS {
@@ -31,7 +39,7 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
     let shape = gen::Shape {
         events: a.events,
         threads: a.threads,
-        vars: a.vars,
+        vars,
         txn_len: a.txn_len,
         fence_every: a.fence_every,
         rmw: a.rmw,
@@ -47,6 +55,43 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
     let text = gen::to_compact_yaml(&trace);
     write_out(a.output.as_deref(), &text)?;
     Ok(0)
+}
+
+/// The largest random formula `gen --family sat --random` draws.
+const MAX_CLAUSES: usize = 10_000_000;
+
+/// `gen --family sat`: the trace of a formula read or drawn (docs/hardness.md).
+fn gen_sat(a: &GenArgs) -> Result<u8> {
+    let cnf = match (&a.cnf, a.random) {
+        (Some(path), false) => Cnf::read(path)?,
+        (None, true) => {
+            let vars = a.vars.unwrap_or(10);
+            if !(1..=cnf_max_vars()).contains(&vars) {
+                bail!("--vars takes 1 to {} with --family sat", cnf_max_vars());
+            }
+            if !(1..=vars).contains(&a.clause_len) {
+                bail!("--clause-len takes 1 to --vars ({vars})");
+            }
+            let clauses = a
+                .clauses
+                .unwrap_or_else(|| (4.26 * vars as f64).round() as usize);
+            if clauses > MAX_CLAUSES {
+                bail!("--clauses takes at most {MAX_CLAUSES}");
+            }
+            Cnf::random(vars as u32, clauses, a.clause_len, a.seed)
+        }
+        _ => bail!("--family sat takes a formula: --cnf FILE or --random"),
+    };
+    if let Some(path) = &a.write_cnf {
+        write_out(Some(path), &cnf.to_dimacs())?;
+    }
+    let r = sat_to_trace(&cnf);
+    write_out(a.output.as_deref(), &gen::to_compact_yaml(&r.trace))?;
+    Ok(0)
+}
+
+fn cnf_max_vars() -> usize {
+    tsoser::cnf::MAX_VARS as usize
 }
 
 pub(crate) fn cmd_convert(

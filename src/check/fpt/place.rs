@@ -169,7 +169,8 @@ pub fn realise<'r>(
 /// the nearest named commits of a thread). Every order is propagated at once to a
 /// fixpoint (`lo` forward along edges, `hi` backward), and a commit-to-commit order is
 /// refused when it closes a cycle; so the state is always the propagated bounds that
-/// [`check`] computes, and "feasible" is `lo < hi` everywhere. A trail undoes each change.
+/// the check from scratch ([`consistent`]) computes, and "feasible" is `lo < hi`
+/// everywhere. A trail undoes each change.
 ///
 /// Requirements with several ways to be non-parallel (exception (i)) are kept aside
 /// and settled by backtracking after each push ([`Placement::push`]), exactly as

@@ -86,39 +86,24 @@ pub fn to_dimacs(trace: &Trace, f: &Formula) -> String {
     s
 }
 
-/// Reads DIMACS CNF: (number of variables, clauses).
+/// Reads DIMACS CNF: (number of variables, clauses) — [`crate::cnf::Cnf::parse`]'s
+/// formula with DIMACS literals.
 pub fn parse_dimacs(text: &str) -> Result<(usize, Vec<Vec<Lit>>), String> {
-    let mut vars = None;
-    let mut clauses = Vec::new();
-    let mut cur = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('c') {
-            continue;
+    let f = crate::cnf::Cnf::parse(text).map_err(|e| e.to_string())?;
+    let lit = |l: crate::cnf::Lit| {
+        let v = l.var as Lit;
+        if l.positive {
+            v
+        } else {
+            -v
         }
-        if let Some(rest) = line.strip_prefix("p cnf") {
-            let nums: Vec<usize> = rest
-                .split_whitespace()
-                .filter_map(|x| x.parse().ok())
-                .collect();
-            if nums.len() != 2 {
-                return Err(format!("line {}: bad header", i + 1));
-            }
-            vars = Some(nums[0]);
-            continue;
-        }
-        for w in line.split_whitespace() {
-            let l: Lit = w
-                .parse()
-                .map_err(|_| format!("line {}: `{w}` is not a literal", i + 1))?;
-            if l == 0 {
-                clauses.push(std::mem::take(&mut cur));
-            } else {
-                cur.push(l);
-            }
-        }
-    }
-    Ok((vars.ok_or("no `p cnf` header")?, clauses))
+    };
+    let clauses = f
+        .clauses
+        .iter()
+        .map(|c| c.iter().map(|&l| lit(l)).collect())
+        .collect();
+    Ok((f.vars as usize, clauses))
 }
 
 /// SMT-LIB 2 (QF_LIDL: integer positions in difference logic) of the exact formula,
