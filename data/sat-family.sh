@@ -3,7 +3,7 @@ echo "vars,clauses,seed,events,threads,satisfiable,decider,exit,seconds"
 for n in 4 8 12 16 20 30; do
   for s in 0 1; do
     tsoser gen --family sat --random --vars $n --seed $s --write-cnf f-$n-$s.cnf -o t-$n-$s.yaml
-    ev=$(grep -c '^  - ' t-$n-$s.yaml); th=$(grep '^  - ' t-$n-$s.yaml | awk '{print $3}' | sort -u | wc -l)
+    ev=$(grep -c '^  - ' t-$n-$s.yaml); th=$(grep '^  - ' t-$n-$s.yaml | awk '{print $2}' | tr -d '"' | sort -u | wc -l)
     m=$(head -1 f-$n-$s.cnf | awk '{print $4}')
     satv=$(z3 -dimacs f-$n-$s.cnf 2>/dev/null | head -1)
     for d in fpt sat auto; do

@@ -15,8 +15,9 @@ pub struct Lit {
 }
 
 impl Lit {
-    /// From a DIMACS literal (non-zero).
+    /// From a DIMACS literal (non-zero, |l| < 2³²).
     pub fn dimacs(l: i64) -> Lit {
+        debug_assert!(l != 0 && l.unsigned_abs() <= u32::MAX as u64, "literal {l}");
         Lit {
             var: l.unsigned_abs() as u32,
             positive: l > 0,
@@ -100,9 +101,15 @@ impl Cnf {
                 return Err(bad(no, "clauses before the `p cnf` line".into()));
             };
             for tok in line.split_whitespace() {
+                // `0` or `-?[1-9][0-9]*`: no `+1`, no `-0` (which would end a clause).
+                let digits = tok.strip_prefix('-').unwrap_or(tok);
+                let canonical = tok == "0"
+                    || (digits.bytes().all(|b| b.is_ascii_digit()) && !digits.starts_with('0'));
                 let l: i64 = tok
                     .parse()
-                    .map_err(|_| bad(no, format!("`{}` is not a literal", excerpt(tok))))?;
+                    .ok()
+                    .filter(|_| canonical && !digits.is_empty())
+                    .ok_or_else(|| bad(no, format!("`{}` is not a literal", excerpt(tok))))?;
                 if l == 0 {
                     clauses.push(std::mem::take(&mut current));
                     continue;
@@ -118,7 +125,8 @@ impl Cnf {
             last_line = no;
         }
         let Some((vars, count, header_line)) = header else {
-            return Err(bad(0, "no `p cnf VARS CLAUSES` line".into()));
+            let lines = text.lines().count();
+            return Err(bad(lines, "no `p cnf VARS CLAUSES` line".into()));
         };
         if !current.is_empty() {
             clauses.push(current); // a last clause without its 0
@@ -230,7 +238,10 @@ mod tests {
             ("p cnf 2 2\n1 0\n", 2, "declares 2 clauses"),
             ("p dnf 2 2\n", 1, "expected `p cnf"),
             ("p cnf 2 1\np cnf 2 1\n", 2, "a second"),
-            ("c only\n", 0, "no `p cnf"),
+            ("c only\n", 1, "no `p cnf"),
+            ("p cnf 2 2\n1 -0 2 0\n", 2, "`-0` is not a literal"),
+            ("p cnf 2 1\n+1 0\n", 2, "`+1` is not a literal"),
+            ("p cnf 2 1\n01 0\n", 2, "`01` is not a literal"),
         ] {
             let e = Cnf::parse(text).unwrap_err();
             assert_eq!(e.line().unwrap_or(0), line, "{text:?}: {e}");

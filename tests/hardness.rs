@@ -278,6 +278,11 @@ mod cli {
                 "--vars",
             ),
             (&["gen", "--random"][..], "--family sat"),
+            (&["gen", "--clause-len", "2"][..], "--family sat"),
+            (
+                &["gen", "--family", "sat", "--cnf", &bad, "--vars", "3"][..],
+                "not --cnf",
+            ),
         ] {
             let o = tsoser(args);
             assert_eq!(o.status.code(), Some(2), "{args:?}");

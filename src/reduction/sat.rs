@@ -26,7 +26,8 @@ pub struct Reduction {
     pub vars: usize,
     /// Literal occurrences in the kept clauses (duplicates merged).
     pub occurrences: usize,
-    /// Writes: two per occurrence, plus one per empty chain of a variable gadget.
+    /// Writes: two per occurrence, plus one per empty chain of a variable gadget (and
+    /// one if no clause is kept).
     pub writes: usize,
 }
 
@@ -199,6 +200,6 @@ pub fn decode(cnf: &Cnf, cycle: &[&str]) -> Option<Vec<bool>> {
         .collect();
     occurring
         .iter()
-        .all(|&v| seen[v as usize][0] != seen[v as usize][1])
+        .all(|&v| seen.get(v as usize).is_some_and(|s| s[0] != s[1]))
         .then_some(a)
 }

@@ -328,9 +328,9 @@ pub(crate) struct GenArgs {
     /// `--family sat --random`: clauses [default: 4.26 per variable, rounded].
     #[arg(long)]
     pub(crate) clauses: Option<usize>,
-    /// `--family sat --random`: literals per clause.
-    #[arg(long, default_value_t = 3)]
-    pub(crate) clause_len: usize,
+    /// `--family sat --random`: literals per clause [default: 3].
+    #[arg(long)]
+    pub(crate) clause_len: Option<usize>,
     /// `--family sat`: also write the formula (DIMACS) to this file.
     #[arg(long)]
     pub(crate) write_cnf: Option<PathBuf>,

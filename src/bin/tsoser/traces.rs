@@ -17,8 +17,13 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
     if a.family == GenFamily::Sat {
         return gen_sat(&a);
     }
-    if a.cnf.is_some() || a.random || a.clauses.is_some() || a.write_cnf.is_some() {
-        bail!("--cnf, --random, --clauses and --write-cnf go with --family sat");
+    if a.cnf.is_some()
+        || a.random
+        || a.clauses.is_some()
+        || a.clause_len.is_some()
+        || a.write_cnf.is_some()
+    {
+        bail!("--cnf, --random, --clauses, --clause-len and --write-cnf go with --family sat");
     }
     let vars = a.vars.unwrap_or(1000);
     if !(1..=MAX_THREADS).contains(&a.threads) {
@@ -63,22 +68,33 @@ const MAX_CLAUSES: usize = 10_000_000;
 /// `gen --family sat`: the trace of a formula read or drawn (docs/hardness.md).
 fn gen_sat(a: &GenArgs) -> Result<u8> {
     let cnf = match (&a.cnf, a.random) {
-        (Some(path), false) => Cnf::read(path)?,
+        (Some(path), false) => {
+            if a.vars.is_some() || a.clauses.is_some() || a.clause_len.is_some() {
+                bail!("--vars, --clauses and --clause-len go with --random, not --cnf");
+            }
+            Cnf::read(path)?
+        }
         (None, true) => {
             let vars = a.vars.unwrap_or(10);
             if !(1..=cnf_max_vars()).contains(&vars) {
                 bail!("--vars takes 1 to {} with --family sat", cnf_max_vars());
             }
-            if !(1..=vars).contains(&a.clause_len) {
+            let k = a.clause_len.unwrap_or(3);
+            if !(1..=vars).contains(&k) {
                 bail!("--clause-len takes 1 to --vars ({vars})");
             }
-            let clauses = a
-                .clauses
-                .unwrap_or_else(|| (4.26 * vars as f64).round() as usize);
-            if clauses > MAX_CLAUSES {
-                bail!("--clauses takes at most {MAX_CLAUSES}");
-            }
-            Cnf::random(vars as u32, clauses, a.clause_len, a.seed)
+            let clauses = match a.clauses {
+                Some(c) if c > MAX_CLAUSES => bail!("--clauses takes at most {MAX_CLAUSES}"),
+                Some(c) => c,
+                None => {
+                    let c = (4.26 * vars as f64).round() as usize;
+                    if c > MAX_CLAUSES {
+                        bail!("--vars {vars} asks for {c} clauses by default (4.26 per variable): at most {MAX_CLAUSES}; give --clauses");
+                    }
+                    c
+                }
+            };
+            Cnf::random(vars as u32, clauses, k, a.seed)
         }
         _ => bail!("--family sat takes a formula: --cnf FILE or --random"),
     };

@@ -264,17 +264,28 @@ fn enumerate(
 ) -> Result<Option<Found>, Verdict> {
     let c = Counters::default();
     let budget = opts.max_jumps.saturating_sub(st.extended);
-    let r = st.time("enumeration (Fig. 3)", || {
+    // Why a worker stopped without a cycle; a cycle found by another worker at the same
+    // moment still wins.
+    let stopped = std::sync::Mutex::new(None);
+    let found = st.time("enumeration (Fig. 3)", || {
         (0..inst.jumps.len())
             .into_par_iter()
             .map(|i| inst.search_from(i, &c, budget, stop))
             .find_map_any(|r| match r {
                 Ok(None) | Err(Stopped::Cancelled) => None,
-                other => {
+                Ok(Some(f)) => {
                     // A cycle answers; waiting for the searches of lower first jumps
                     // (to report the first in jump order) could take the whole budget.
                     c.stop.store(true, Ordering::Relaxed);
-                    Some(other)
+                    Some(f)
+                }
+                Err(why) => {
+                    c.stop.store(true, Ordering::Relaxed);
+                    stopped
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(why);
+                    None
                 }
             })
     });
@@ -282,12 +293,13 @@ fn enumerate(
     st.extended += c.extended.load(Ordering::Relaxed);
     st.pruned_simple += c.pruned_simple.load(Ordering::Relaxed);
     st.pruned_invalid += c.pruned_invalid.load(Ordering::Relaxed);
-    match r {
-        None | Some(Ok(None)) => Ok(None),
-        Some(Ok(Some(f))) => Ok(Some(f)),
-        Some(Err(Stopped::Budget)) => Err(unknown("the --max-jumps budget ran out")),
-        Some(Err(_)) if stop.cancelled() => Err(unknown("cancelled")),
-        Some(Err(_)) => Err(unknown("--timeout reached")),
+    let stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
+    match (found, stopped) {
+        (Some(f), _) => Ok(Some(f)),
+        (None, None) => Ok(None),
+        (None, Some(Stopped::Budget)) => Err(unknown("the --max-jumps budget ran out")),
+        (None, Some(_)) if stop.cancelled() => Err(unknown("cancelled")),
+        (None, Some(_)) => Err(unknown("--timeout reached")),
     }
 }
 

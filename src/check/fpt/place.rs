@@ -17,7 +17,7 @@ use crate::graph::forced::event_time;
 use crate::trace::exec::{Node, Step};
 use crate::trace::{ThreadId, Trace};
 
-/// Buffers reused across checks (the search calls them millions of times).
+/// Buffers reused across checks (the backtracking of [`realise`] calls `check` often).
 #[derive(Default)]
 pub struct Scratch {
     commits: Vec<usize>,

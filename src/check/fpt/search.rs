@@ -383,6 +383,7 @@ impl State<'_, '_> {
             return Ok(None);
         }
         if closes {
+            // The search ends here: the state (and this jump's push) is dropped unpopped.
             return Ok(Some(inst.found(self.path.clone())));
         }
         let (cq, cn) = (
