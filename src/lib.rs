@@ -24,7 +24,8 @@
 //!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
 //! - [`cnf`]: CNF formulas (DIMACS, random k-SAT); [`reduction`]: CNF satisfiability
 //!   to non-serializability (docs/hardness.md), the hard family by construction.
-//! - [`mod@bench`]: the measurement harness of `tsoser bench`.
+//! - [`mod@bench`]: the measurement harness of `tsoser bench`; [`experiment`]: declared
+//!   matrices of runs as child processes, resumable JSON-lines records, shards.
 //! - [`report`], [`json`] and [`text`]: witnesses as text and JSON, the documented
 //!   `--json` objects as serde structs, input excerpts made safe to print.
 //! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.
@@ -34,6 +35,7 @@ pub mod bench;
 pub mod check;
 pub mod cnf;
 pub mod error;
+pub mod experiment;
 pub mod graph;
 pub mod json;
 pub mod mem;

@@ -1,8 +1,8 @@
 //! In-process fuzzing of every parser: the YAML trace and execution readers, RAPID's
-//! STD reader, the `.prog` and herd litmus parsers, replay schedules, DIMACS, and the
-//! expected-verdict CSV. Inputs are the repository's own files mutated (bytes flipped,
-//! chunks deleted, duplicated or spliced from another file, nesting and numbers blown
-//! up) and plain random bytes. Every input must give a value or an error — never a
+//! STD reader, the `.prog` and herd litmus parsers, replay schedules, DIMACS, the
+//! expected-verdict CSV, and the experiment's declarations and records. Inputs are the
+//! repository's own files mutated (bytes flipped, chunks deleted, duplicated or spliced
+//! from another file, nesting and numbers blown up) and plain random bytes. Every input must give a value or an error — never a
 //! panic — and an input error must name a line inside the input.
 //!
 //! `TSOSER_FUZZ_ITERS` sets the inputs per parser (default 3,000; CI's run is short,
@@ -288,6 +288,30 @@ fn fuzz_replay_schedules() {
 fn fuzz_dimacs() {
     let c = corpus(&["encodings/golden", "examples/cnf"], &["cnf"]);
     fuzz("dimacs", 7, &c, tsoser::cnf::Cnf::parse, |e| e.line());
+}
+
+#[test]
+fn fuzz_experiment_declarations() {
+    let c = corpus(&["examples/experiments"], &["toml"]);
+    fuzz(
+        "experiment toml",
+        8,
+        &c,
+        tsoser::experiment::Config::parse,
+        |e| e.line(),
+    );
+}
+
+#[test]
+fn fuzz_experiment_records() {
+    let c = corpus(&["tests/inputs"], &["jsonl"]);
+    fuzz(
+        "experiment records",
+        9,
+        &c,
+        tsoser::experiment::records::parse_records,
+        |e| e.line(),
+    );
 }
 
 #[test]

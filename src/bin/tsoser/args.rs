@@ -410,6 +410,10 @@ pub(crate) enum Cmd {
         #[arg(long, value_enum, default_value = "exact")]
         semantics: SemanticsArg,
     },
+    /// Run a declared matrix of runs (families × parameters × seeds × deciders ×
+    /// semantics), one child process each with a timeout and a memory limit, appending
+    /// one JSON line per run to the records file; an interrupted experiment resumes.
+    Experiment(Box<ExperimentArgs>),
     /// Experiments: print a CSV of measurements.
     Bench {
         #[command(subcommand)]
@@ -547,4 +551,65 @@ impl MonitorKind {
             MonitorKind::All => Kind::ALL.to_vec(),
         }
     }
+}
+
+/// The flags of `experiment`: a TOML declaration, or one family given by flags.
+#[derive(clap::Args)]
+pub(crate) struct ExperimentArgs {
+    /// The declaration (TOML, see the README); or give `--family` and its flags.
+    #[arg(required_unless_present = "family", conflicts_with = "family")]
+    pub(crate) config: Option<PathBuf>,
+    /// The records file (JSON lines): created, or resumed if it holds this matrix's.
+    #[arg(short, long)]
+    pub(crate) output: PathBuf,
+    /// Runs at a time (each gets an equal share of the cores) [default: 1].
+    #[arg(long, default_value_t = 1)]
+    pub(crate) parallel: usize,
+    /// Only shard I of N (1-based): the runs at positions ≡ I − 1 (mod N) of the matrix.
+    #[arg(long, value_name = "I/N")]
+    pub(crate) shard: Option<String>,
+    /// Where the generated traces go [default: RECORDS.traces/ beside the records].
+    #[arg(long)]
+    pub(crate) traces: Option<PathBuf>,
+    /// List the runs (those still to do) and stop.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Stop after this many runs (the rest are done on the next invocation).
+    #[arg(long)]
+    pub(crate) max_runs: Option<usize>,
+    /// One family by flags: dense, blocks, serial, serial-fenced, sat, dir.
+    #[arg(long)]
+    pub(crate) family: Option<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) events: Vec<usize>,
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) threads: Vec<usize>,
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) vars: Vec<usize>,
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) txn_len: Vec<usize>,
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) pairs: Vec<usize>,
+    #[arg(long)]
+    pub(crate) seeds: Option<u64>,
+    /// `sat`: clauses per variable [default: 4.26].
+    #[arg(long)]
+    pub(crate) ratio: Option<f64>,
+    #[arg(long)]
+    pub(crate) clause_len: Option<usize>,
+    /// `dir`: the directory of traces.
+    #[arg(long)]
+    pub(crate) path: Option<PathBuf>,
+    /// Deciders: auto, fpt, sat/cadical, sat/varisat, sat/z3, brute [default: auto].
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) deciders: Vec<String>,
+    /// exact, paper [default: exact].
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) semantics: Vec<String>,
+    /// Seconds per run [default: 60].
+    #[arg(long)]
+    pub(crate) timeout: Option<f64>,
+    /// MiB per run [default: 4096].
+    #[arg(long)]
+    pub(crate) memory: Option<u64>,
 }

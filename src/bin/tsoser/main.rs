@@ -9,6 +9,7 @@ mod out;
 mod args;
 mod bench;
 mod check;
+mod experiment;
 mod explore;
 mod monitor;
 mod traces;
@@ -66,6 +67,7 @@ fn run(cli: Cli) -> Result<u8> {
             which: BenchCmd::Scale(a),
         } => bench::scale(&a),
         Cmd::Gen(a) => traces::cmd_gen(a),
+        Cmd::Experiment(a) => experiment::cmd_experiment(*a),
         Cmd::Monitor {
             file,
             monitor,

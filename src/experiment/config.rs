@@ -1,0 +1,260 @@
+//! The experiment's declaration: a TOML file (or the same structure built from flags),
+//! checked into a [`Config`]. Errors name the file's line.
+
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// A declared matrix: families × their parameters × seeds × deciders × semantics, with
+/// the limits of every run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Seconds per run: the decider's own `--timeout`; the run is killed 5 s later.
+    #[serde(default = "default_timeout")]
+    pub timeout: f64,
+    /// MiB of address space per run (the run is killed past it).
+    #[serde(default = "default_memory")]
+    pub memory: u64,
+    /// Deciders: `auto`, `fpt`, `sat/cadical`, `sat/varisat`, `sat/z3`, `brute`.
+    pub deciders: Vec<String>,
+    /// `exact` and/or `paper`.
+    #[serde(default = "default_semantics")]
+    pub semantics: Vec<String>,
+    #[serde(rename = "family")]
+    pub families: Vec<FamilyConfig>,
+}
+
+/// One family and the values of its parameters (each list is a dimension).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, tag = "name", rename_all = "kebab-case")]
+pub enum FamilyConfig {
+    /// `gen` with the hard-regime shape: random schedule, no fences or rmw.
+    Dense {
+        events: Vec<usize>,
+        threads: Vec<usize>,
+        #[serde(default = "two")]
+        vars: Vec<usize>,
+        #[serde(default = "one")]
+        txn_len: Vec<usize>,
+        #[serde(default = "zero")]
+        pairs: Vec<usize>,
+        seeds: u64,
+    },
+    /// `bench scale --family blocks`: dense blocks of 40 events closed by fences.
+    Blocks {
+        events: Vec<usize>,
+        threads: Vec<usize>,
+        seeds: u64,
+    },
+    /// The realistic shape, serial schedule (`gen --schedule serial`); `fenced`:
+    /// transaction-fenced (serializable).
+    Serial {
+        events: Vec<usize>,
+        threads: Vec<usize>,
+        #[serde(default)]
+        fenced: bool,
+        seeds: u64,
+    },
+    /// `gen --family sat --random`: random k-SAT, `ratio` clauses per variable.
+    Sat {
+        vars: Vec<usize>,
+        #[serde(default = "threshold")]
+        ratio: f64,
+        #[serde(default = "three")]
+        clause_len: usize,
+        seeds: u64,
+    },
+    /// Every `.yaml` and `.std` file of a directory (relative to the config file).
+    Dir { path: PathBuf },
+}
+
+fn default_timeout() -> f64 {
+    60.0
+}
+fn default_memory() -> u64 {
+    4096
+}
+fn default_semantics() -> Vec<String> {
+    vec!["exact".into()]
+}
+fn zero() -> Vec<usize> {
+    vec![0]
+}
+fn one() -> Vec<usize> {
+    vec![1]
+}
+fn two() -> Vec<usize> {
+    vec![2]
+}
+fn three() -> usize {
+    3
+}
+fn threshold() -> f64 {
+    4.26
+}
+
+/// The deciders an experiment can run.
+pub const DECIDERS: [&str; 6] = [
+    "auto",
+    "fpt",
+    "sat/cadical",
+    "sat/varisat",
+    "sat/z3",
+    "brute",
+];
+
+impl Config {
+    /// Parses and checks a TOML declaration.
+    pub fn parse(text: &str) -> Result<Config, Error> {
+        // The line of the first key or value the message names (`x`), if any.
+        let named = |message: &str| {
+            let name = message.split('`').nth(1).filter(|n| !n.is_empty())?;
+            let quoted = format!("\"{name}\"");
+            text.lines()
+                .position(|l| {
+                    let l = l.trim_start();
+                    l.starts_with(name) || l.contains(&quoted)
+                })
+                .map(|i| i + 1)
+        };
+        let c: Config = toml::from_str(text).map_err(|e| {
+            let message = e.message().to_string();
+            let at_span = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            // serde's "unknown field/variant" errors carry the span of the whole table.
+            let line = if message.starts_with("unknown") {
+                named(&message).or(at_span)
+            } else {
+                at_span
+            };
+            Error::Format {
+                line: line.unwrap_or(0),
+                message,
+            }
+        })?;
+        c.check().map_err(|message| Error::Format {
+            line: named(&message).unwrap_or(0),
+            message,
+        })?;
+        Ok(c)
+    }
+
+    /// The checks TOML's types cannot say.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.timeout > 0.0 && self.timeout <= 1e6) {
+            return Err(format!(
+                "`timeout` {} is not in (0, 10⁶] seconds",
+                self.timeout
+            ));
+        }
+        if self.memory < 64 {
+            return Err(format!("`memory` {} MiB: at least 64", self.memory));
+        }
+        if self.deciders.is_empty() {
+            return Err("`deciders` is empty".into());
+        }
+        for d in &self.deciders {
+            if !DECIDERS.contains(&d.as_str()) {
+                return Err(format!(
+                    "`deciders`: unknown `{d}` (known: {})",
+                    DECIDERS.join(", ")
+                ));
+            }
+        }
+        for s in &self.semantics {
+            if s != "exact" && s != "paper" {
+                return Err(format!("`semantics`: `{s}` is neither exact nor paper"));
+            }
+        }
+        if self.semantics.is_empty() || self.families.is_empty() {
+            return Err("`semantics` and `family` need at least one entry".into());
+        }
+        for f in &self.families {
+            f.check()?;
+        }
+        Ok(())
+    }
+}
+
+impl FamilyConfig {
+    fn check(&self) -> Result<(), String> {
+        let nonzero = |name: &str, v: &[usize], max: usize| {
+            if v.is_empty() || v.iter().any(|&x| x == 0 || x > max) {
+                Err(format!("`{name}` needs values in 1..={max}"))
+            } else {
+                Ok(())
+            }
+        };
+        let seeds = |s: u64| {
+            if (1..=1_000_000).contains(&s) {
+                Ok(())
+            } else {
+                Err(format!("`seeds` {s}: 1 to 10⁶"))
+            }
+        };
+        match self {
+            FamilyConfig::Dense {
+                events,
+                threads,
+                vars,
+                txn_len,
+                pairs,
+                seeds: s,
+            } => {
+                nonzero("events", events, 100_000_000)?;
+                nonzero("threads", threads, 1 << 16)?;
+                nonzero("vars", vars, 1 << 20)?;
+                nonzero("txn_len", txn_len, 1 << 20)?;
+                if pairs.is_empty() {
+                    return Err("`pairs` is empty".into());
+                }
+                seeds(*s)
+            }
+            FamilyConfig::Blocks {
+                events,
+                threads,
+                seeds: s,
+            }
+            | FamilyConfig::Serial {
+                events,
+                threads,
+                seeds: s,
+                ..
+            } => {
+                nonzero("events", events, 100_000_000)?;
+                nonzero("threads", threads, 1 << 16)?;
+                seeds(*s)
+            }
+            FamilyConfig::Sat {
+                vars,
+                ratio,
+                clause_len,
+                seeds: s,
+            } => {
+                nonzero("vars", vars, 1 << 20)?;
+                if vars.iter().any(|&v| v < *clause_len) || *clause_len == 0 {
+                    return Err(format!("`clause_len` {clause_len}: 1 to the fewest `vars`"));
+                }
+                if !(*ratio > 0.0 && *ratio <= 100.0) {
+                    return Err(format!("`ratio` {ratio}: in (0, 100]"));
+                }
+                seeds(*s)
+            }
+            FamilyConfig::Dir { .. } => Ok(()),
+        }
+    }
+
+    /// The family's name in records and plots.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FamilyConfig::Dense { .. } => "dense",
+            FamilyConfig::Blocks { .. } => "blocks",
+            FamilyConfig::Serial { fenced: false, .. } => "serial",
+            FamilyConfig::Serial { fenced: true, .. } => "serial-fenced",
+            FamilyConfig::Sat { .. } => "sat",
+            FamilyConfig::Dir { .. } => "dir",
+        }
+    }
+}

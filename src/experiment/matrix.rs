@@ -1,0 +1,252 @@
+//! A [`Config`] expanded into runs, in a fixed order, each with a stable id; shards.
+
+use super::config::{Config, FamilyConfig};
+use crate::bench::Family;
+use crate::cnf::Cnf;
+use crate::error::Error;
+use crate::reduction::sat_to_trace;
+use crate::trace::{gen, Trace};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// Where a run's trace comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    Dense {
+        shape: gen::Shape,
+        pairs: usize,
+        seed: u64,
+    },
+    Bench {
+        family: Family,
+        events: usize,
+        threads: usize,
+        seed: u64,
+    },
+    Sat {
+        vars: u32,
+        clauses: usize,
+        clause_len: usize,
+        seed: u64,
+    },
+    File(PathBuf),
+}
+
+impl Source {
+    /// The trace (generated ones are the same for the same parameters).
+    pub fn trace(&self) -> Result<Trace, crate::FileError> {
+        Ok(match self {
+            Source::Dense { shape, pairs, seed } => {
+                let t = gen::generate(shape, *seed);
+                if *pairs > 0 {
+                    gen::pair_first(&t, *pairs)
+                } else {
+                    t
+                }
+            }
+            Source::Bench {
+                family,
+                events,
+                threads,
+                seed,
+            } => family.trace(*events, *threads, 1000, *seed),
+            Source::Sat {
+                vars,
+                clauses,
+                clause_len,
+                seed,
+            } => sat_to_trace(&Cnf::random(*vars, *clauses, *clause_len, *seed)).trace,
+            Source::File(p) if p.extension().is_some_and(|e| e == "std") => {
+                crate::trace::std_format::read_std(p)?
+            }
+            Source::File(p) => crate::trace::parse::read_trace(p)?,
+        })
+    }
+}
+
+/// One run of the matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// `family/param=value/…/seed=S/decider/semantics`: unique in the matrix, stable
+    /// across invocations (the key of resumption and sharding).
+    pub id: String,
+    /// The id's trace part (without decider and semantics): one trace per key.
+    pub key: String,
+    pub family: &'static str,
+    /// The family's parameters and the seed, as recorded.
+    pub params: Value,
+    pub source: Source,
+    pub decider: String,
+    pub semantics: String,
+}
+
+/// Expands `config` (whose relative paths are relative to `base`): families in order,
+/// then their parameters, then seeds, then deciders × semantics innermost.
+pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
+    let mut traces: Vec<(&'static str, String, Value, Source)> = Vec::new();
+    for f in &config.families {
+        let name = f.name();
+        match f {
+            FamilyConfig::Dense {
+                events,
+                threads,
+                vars,
+                txn_len,
+                pairs,
+                seeds,
+            } => {
+                for &n in events {
+                    for &k in threads {
+                        for &v in vars {
+                            for &l in txn_len {
+                                for &p in pairs {
+                                    for seed in 0..*seeds {
+                                        let key = format!(
+                                            "{name}/events={n}/threads={k}/vars={v}/txn_len={l}/pairs={p}/seed={seed}"
+                                        );
+                                        let params = json!({"events": n, "threads": k, "vars": v, "txn_len": l, "pairs": p, "seed": seed});
+                                        let shape = gen::Shape {
+                                            txn_len: l,
+                                            ..gen::Shape::dense(n, k, v)
+                                        };
+                                        let src = Source::Dense {
+                                            shape,
+                                            pairs: p,
+                                            seed,
+                                        };
+                                        traces.push((name, key, params, src));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            FamilyConfig::Blocks {
+                events,
+                threads,
+                seeds,
+            }
+            | FamilyConfig::Serial {
+                events,
+                threads,
+                seeds,
+                ..
+            } => {
+                let family = match f {
+                    FamilyConfig::Blocks { .. } => Family::Blocks,
+                    FamilyConfig::Serial { fenced: true, .. } => Family::SerialFenced,
+                    _ => Family::Serial,
+                };
+                for &n in events {
+                    for &k in threads {
+                        for seed in 0..*seeds {
+                            let key = format!("{name}/events={n}/threads={k}/seed={seed}");
+                            let params = json!({"events": n, "threads": k, "seed": seed});
+                            let src = Source::Bench {
+                                family,
+                                events: n,
+                                threads: k,
+                                seed,
+                            };
+                            traces.push((name, key, params, src));
+                        }
+                    }
+                }
+            }
+            FamilyConfig::Sat {
+                vars,
+                ratio,
+                clause_len,
+                seeds,
+            } => {
+                for &v in vars {
+                    let clauses = (ratio * v as f64).round() as usize;
+                    for seed in 0..*seeds {
+                        let key = format!(
+                            "{name}/vars={v}/clauses={clauses}/clause_len={clause_len}/seed={seed}"
+                        );
+                        let params = json!({"vars": v, "clauses": clauses, "clause_len": clause_len, "seed": seed});
+                        let src = Source::Sat {
+                            vars: v as u32,
+                            clauses,
+                            clause_len: *clause_len,
+                            seed,
+                        };
+                        traces.push((name, key, params, src));
+                    }
+                }
+            }
+            FamilyConfig::Dir { path } => {
+                let dir = base.join(path);
+                let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .map_err(|e| Error::Format {
+                        line: 0,
+                        message: format!("family dir: cannot read {}: {e}", dir.display()),
+                    })?
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "std"))
+                    })
+                    .collect();
+                files.sort();
+                if files.is_empty() {
+                    return Err(Error::Format {
+                        line: 0,
+                        message: format!("family dir: no .yaml or .std file in {}", dir.display()),
+                    });
+                }
+                for p in files {
+                    let file = p
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned();
+                    let key = format!("{name}/{}/file={file}", path.display());
+                    let params = json!({"file": p.display().to_string()});
+                    traces.push((name, key, params, Source::File(p)));
+                }
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    for (family, key, params, source) in traces {
+        for d in &config.deciders {
+            for s in &config.semantics {
+                runs.push(Run {
+                    id: format!("{key}/{d}/{s}"),
+                    key: key.clone(),
+                    family,
+                    params: params.clone(),
+                    source: source.clone(),
+                    decider: d.clone(),
+                    semantics: s.clone(),
+                });
+            }
+        }
+    }
+    let mut ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::Format {
+            line: 0,
+            message: format!(
+                "the matrix names run `{}` twice (a repeated family or value)",
+                w[0]
+            ),
+        });
+    }
+    Ok(runs)
+}
+
+/// Shard `i` of `n` (1-based): the runs whose position in the matrix is `i − 1` modulo
+/// `n`. The shards of one matrix partition it.
+pub fn shard(runs: Vec<Run>, i: usize, n: usize) -> Vec<Run> {
+    assert!((1..=n).contains(&i), "shard {i}/{n}");
+    runs.into_iter()
+        .enumerate()
+        .filter(|(k, _)| k % n == i - 1)
+        .map(|(_, r)| r)
+        .collect()
+}

@@ -1,0 +1,200 @@
+//! The records file: JSON lines, a header naming the matrix, then one record per run.
+//! Appended one whole line at a time, so an interrupted experiment resumes where it
+//! stopped: a torn last line is dropped (its run is done again), every complete record
+//! is kept and its run skipped.
+
+use super::config::Config;
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// `schema` of the header line.
+pub const HEADER_SCHEMA: &str = "tsoser-experiment/1";
+/// `schema` of a run's line.
+pub const RECORD_SCHEMA: &str = "tsoser-experiment-run/1";
+
+/// The first line: which matrix the records belong to.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Header {
+    pub schema: String,
+    /// Hash of the declaration (FNV-1a, 64 bits, hex): records of another matrix are
+    /// refused, not mixed.
+    pub matrix: String,
+    pub runs: usize,
+    pub config: Config,
+}
+
+impl Header {
+    pub fn new(config: &Config, runs: usize) -> Header {
+        Header {
+            schema: HEADER_SCHEMA.into(),
+            matrix: matrix_hash(config),
+            runs,
+            config: config.clone(),
+        }
+    }
+}
+
+/// One run's outcome.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Record {
+    pub schema: String,
+    pub id: String,
+    pub family: String,
+    pub params: Value,
+    pub decider: String,
+    pub semantics: String,
+    /// `serializable`, `violation`, `unknown`, or `error` (input or internal error).
+    pub verdict: String,
+    /// Why an *unknown* or an *error* is one.
+    pub reason: Option<String>,
+    /// The process's exit code (`None`: killed by a signal).
+    pub exit: Option<i32>,
+    /// Wall time of the run, seconds.
+    pub seconds: f64,
+    /// Peak resident memory of the run's process, MiB (from the kernel's accounting).
+    pub peak_mib: Option<f64>,
+    /// Worker threads the run was given.
+    pub jobs: usize,
+    pub events: Option<u64>,
+    /// The decider's counters (`check --stats`: solver calls, conflicts, cuts, jumps…).
+    pub counts: Value,
+}
+
+/// The matrix's identity: FNV-1a over the declaration's canonical JSON.
+pub fn matrix_hash(config: &Config) -> String {
+    let text = serde_json::to_string(config).expect("a config serialises");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Reads a records file: its header and its complete records (a torn last line is
+/// left out). Errors name the line.
+pub fn read(path: &Path) -> Result<(Header, Vec<Record>), crate::FileError> {
+    let file = path.display().to_string();
+    let fe = |error| crate::FileError {
+        file: file.clone(),
+        error,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| fe(Error::Io(e)))?;
+    parse_records(&text).map_err(fe)
+}
+
+/// Parses a records file's text: its header and complete records.
+pub fn parse_records(text: &str) -> Result<(Header, Vec<Record>), Error> {
+    parse(text).map(|(h, r, _)| (h, r))
+}
+
+/// Header, records, and the length of the complete part (a torn last line excluded).
+fn parse(text: &str) -> Result<(Header, Vec<Record>, usize), Error> {
+    let complete = text.rfind('\n').map_or(0, |i| i + 1);
+    let mut lines = text[..complete].lines().enumerate();
+    let bad = |line: usize, message: String| Error::Format { line, message };
+    let Some((_, first)) = lines.next() else {
+        return Err(bad(1, "no header line: not a records file".into()));
+    };
+    let header: Header = serde_json::from_str(first)
+        .ok()
+        .filter(|h: &Header| h.schema == HEADER_SCHEMA)
+        .ok_or_else(|| {
+            bad(
+                1,
+                format!("not a `{HEADER_SCHEMA}` header: not a records file"),
+            )
+        })?;
+    let mut records = Vec::new();
+    for (i, line) in lines {
+        let r: Record =
+            serde_json::from_str(line).map_err(|e| bad(i + 1, format!("not a run record: {e}")))?;
+        if r.schema != RECORD_SCHEMA {
+            return Err(bad(
+                i + 1,
+                format!("schema `{}`, expected `{RECORD_SCHEMA}`", r.schema),
+            ));
+        }
+        records.push(r);
+    }
+    Ok((header, records, complete))
+}
+
+/// A records file open for appending.
+pub struct Records {
+    path: PathBuf,
+    file: std::fs::File,
+    /// Ids of the runs already recorded.
+    pub done: HashSet<String>,
+}
+
+impl Records {
+    /// Opens `path` for `header`'s matrix: creates it, or resumes it if it holds records
+    /// of the same matrix (dropping a torn last line); refuses another matrix's file.
+    pub fn open(path: &Path, header: &Header) -> Result<Records, crate::FileError> {
+        let file_name = path.display().to_string();
+        let fe = |error| crate::FileError {
+            file: file_name.clone(),
+            error,
+        };
+        let existing = match std::fs::read_to_string(path) {
+            Ok(t) if !t.is_empty() => Some(t),
+            Ok(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(fe(Error::Io(e))),
+        };
+        let mut done = HashSet::new();
+        let file = match existing {
+            Some(text) => {
+                let (old, records, complete) = parse(&text).map_err(fe)?;
+                if old.matrix != header.matrix {
+                    return Err(fe(Error::Format {
+                        line: 1,
+                        message: format!(
+                            "these records belong to another matrix ({}, this one is {}): use another file",
+                            old.matrix, header.matrix
+                        ),
+                    }));
+                }
+                done.extend(records.into_iter().map(|r| r.id));
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| fe(Error::Io(e)))?;
+                f.set_len(complete as u64).map_err(|e| fe(Error::Io(e)))?;
+                let mut f = f;
+                std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))
+                    .map_err(|e| fe(Error::Io(e)))?;
+                f
+            }
+            None => {
+                let mut f = std::fs::File::create(path).map_err(|e| fe(Error::Io(e)))?;
+                let line = serde_json::to_string(header).expect("a header serialises") + "\n";
+                f.write_all(line.as_bytes()).map_err(|e| fe(Error::Io(e)))?;
+                f
+            }
+        };
+        Ok(Records {
+            path: path.to_path_buf(),
+            file,
+            done,
+        })
+    }
+
+    /// Appends one record as one line.
+    pub fn append(&mut self, r: &Record) -> std::io::Result<()> {
+        let line = serde_json::to_string(r).expect("a record serialises") + "\n";
+        self.file.write_all(line.as_bytes())?;
+        self.file.flush()?;
+        self.done.insert(r.id.clone());
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}

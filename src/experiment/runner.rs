@@ -1,0 +1,284 @@
+//! Runs a matrix: each run is a child process (`tsoser check FILE --json --stats`) with
+//! the decider's own timeout, a hard kill [`GRACE`] after it, and an address-space limit; the
+//! kernel's accounting (`wait4`) gives its peak memory. A killed run is recorded as
+//! *unknown* with its reason. Several runs go at once when asked; each gets an equal
+//! share of the cores for its own threads.
+
+use super::matrix::{Run, Source};
+use super::records::{Record, Records, RECORD_SCHEMA};
+use serde_json::Value;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Limits of every run.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub timeout: f64,
+    pub memory_mib: u64,
+    /// Runs at a time.
+    pub parallel: usize,
+    /// Worker threads each run may use (`--jobs` of `check`).
+    pub jobs_per_run: usize,
+    /// The hard kill comes this long after the decider's own timeout.
+    pub grace: Duration,
+}
+
+/// The default [`Limits::grace`].
+pub const GRACE: Duration = Duration::from_secs(5);
+
+/// Where the generated traces are kept: `dir/<key>.yaml` (made once, reused on resume).
+pub fn trace_file(dir: &Path, run: &Run) -> Result<PathBuf, crate::FileError> {
+    if let Source::File(p) = &run.source {
+        return Ok(p.clone());
+    }
+    let name: String = run
+        .key
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '=' || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = dir.join(format!("{name}.yaml"));
+    if !path.exists() {
+        let io = |e| crate::FileError {
+            file: path.display().to_string(),
+            error: crate::Error::Io(e),
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let trace = run.source.trace()?;
+        let tmp = path.with_extension("yaml.tmp");
+        std::fs::write(&tmp, crate::trace::gen::to_compact_yaml(&trace)).map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)?;
+    }
+    Ok(path)
+}
+
+/// The `check` flags of a decider.
+fn decider_args(decider: &str) -> Vec<&str> {
+    match decider.split_once('/') {
+        Some(("sat", solver)) => vec!["--algo", "sat", "--solver", solver],
+        _ => vec!["--algo", decider],
+    }
+}
+
+/// Runs one run to its record (never fails: what goes wrong is the record's reason).
+pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Record {
+    let mut cmd = Command::new(program);
+    cmd.arg("check")
+        .arg(file)
+        .args(decider_args(&run.decider))
+        .args([
+            "--semantics",
+            &run.semantics,
+            "--json",
+            "--stats",
+            "--witness",
+            "none",
+        ])
+        .args(["--timeout", &limits.timeout.to_string()]);
+    // Only fpt and auto take worker threads (sat and brute run on one).
+    let jobs = if matches!(run.decider.as_str(), "fpt" | "auto") {
+        cmd.args(["--jobs", &limits.jobs_per_run.to_string()]);
+        limits.jobs_per_run
+    } else {
+        1
+    };
+    cmd
+        // The decider's own memory budget, below the hard limit, so it can say unknown.
+        .env(
+            "TSOSER_MAX_MEMORY_MIB",
+            (limits.memory_mib * 3 / 4).to_string(),
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let bytes = limits.memory_mib.saturating_mul(1 << 20);
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut record = Record {
+        schema: RECORD_SCHEMA.into(),
+        id: run.id.clone(),
+        family: run.family.into(),
+        params: run.params.clone(),
+        decider: run.decider.clone(),
+        semantics: run.semantics.clone(),
+        verdict: "error".into(),
+        reason: None,
+        exit: None,
+        seconds: 0.0,
+        peak_mib: None,
+        jobs,
+        events: None,
+        counts: Value::Null,
+    };
+    let start = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            record.reason = Some(format!("cannot start {}: {e}", program.display()));
+            return record;
+        }
+    };
+    let (mut out, mut err) = (
+        child.stdout.take().expect("piped"),
+        child.stderr.take().expect("piped"),
+    );
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let deadline = Duration::from_secs_f64(limits.timeout) + limits.grace;
+    let pid = child.id() as libc::pid_t;
+    let mut killed = false;
+    let (status, usage) = loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our child, not yet reaped; the pointers are to locals.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break (Some(status), Some(usage));
+        }
+        if r < 0 {
+            break (None, None);
+        }
+        if !killed && start.elapsed() > deadline {
+            let _ = child.kill();
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    record.seconds = start.elapsed().as_secs_f64();
+    let stdout = reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    if let Some(u) = usage {
+        record.peak_mib = Some(u.ru_maxrss as f64 / 1024.0); // KiB on Linux
+    }
+    let Some(status) = status else {
+        record.reason = Some("the run's process could not be waited for".into());
+        return record;
+    };
+    if libc::WIFSIGNALED(status) {
+        let sig = libc::WTERMSIG(status);
+        record.verdict = "unknown".into();
+        record.reason = Some(if killed {
+            format!(
+                "killed: no answer {:.1} s after the {} s timeout",
+                limits.grace.as_secs_f64(),
+                limits.timeout
+            )
+        } else if sig == libc::SIGABRT || sig == libc::SIGSEGV || sig == libc::SIGKILL {
+            format!(
+                "killed by signal {sig} (the {} MiB memory limit, most likely)",
+                limits.memory_mib
+            )
+        } else {
+            format!("killed by signal {sig}")
+        });
+        return record;
+    }
+    let code = libc::WEXITSTATUS(status);
+    record.exit = Some(code);
+    let json: Option<Value> = serde_json::from_str(&stdout).ok();
+    if let Some(j) = &json {
+        record.counts = j["stats"]["counts"].clone();
+        record.events = j["stats"]["counts"]["events"].as_u64();
+        record.reason = j["reason"].as_str().map(str::to_string);
+    }
+    record.verdict = match code {
+        0 => "serializable",
+        1 => "violation",
+        3 => "unknown",
+        _ => "error",
+    }
+    .into();
+    if record.verdict == "error" {
+        let msg = stderr.lines().last().unwrap_or("").trim();
+        record.reason = Some(format!("exit {code}: {}", crate::text::excerpt(msg)));
+    }
+    record
+}
+
+/// Runs `runs` (those not yet in `records`), `limits.parallel` at a time, appending each
+/// record as it ends; `progress` is called after each with the record. Trace files are
+/// made in `traces` first. Returns the number of runs done now.
+pub fn run_all(
+    program: &Path,
+    runs: &[Run],
+    traces: &Path,
+    limits: &Limits,
+    records: &mut Records,
+    mut progress: impl FnMut(&Record),
+) -> Result<usize, crate::FileError> {
+    let todo: Vec<&Run> = runs
+        .iter()
+        .filter(|r| !records.done.contains(&r.id))
+        .collect();
+    let queue = Mutex::new(todo.iter().copied());
+    let (tx, rx) = mpsc::channel::<Result<Record, crate::FileError>>();
+    let mut done = 0;
+    let mut first_error = None;
+    std::thread::scope(|s| {
+        for _ in 0..limits.parallel.max(1) {
+            let tx = tx.clone();
+            let queue = &queue;
+            s.spawn(move || loop {
+                let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
+                let Some(run) = next else { break };
+                let r = trace_file(traces, run).map(|file| run_one(program, &file, run, limits));
+                if tx.send(r).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for r in rx {
+            match r {
+                Ok(rec) => {
+                    if let Err(e) = records.append(&rec) {
+                        first_error.get_or_insert(crate::FileError {
+                            file: records.path().display().to_string(),
+                            error: crate::Error::Io(e),
+                        });
+                        continue;
+                    }
+                    done += 1;
+                    progress(&rec);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    });
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(done),
+    }
+}

@@ -1,0 +1,280 @@
+//! `tsoser experiment`: declarations and their errors, sharding, resumption after an
+//! interruption (no record lost, none repeated), records of another matrix refused,
+//! and runs killed at their limits recorded as unknown.
+
+mod common;
+
+use common::{stderr, tsoser, tsoser_exits};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use tsoser::experiment::records::read;
+use tsoser::experiment::runner::{run_one, Limits};
+use tsoser::experiment::{expand, shard, Config};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tsoser-exp-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const SMALL: &str = r#"
+timeout = 5
+memory = 1024
+deciders = ["fpt", "sat/varisat"]
+
+[[family]]
+name = "dense"
+events = [12]
+threads = [2, 3]
+pairs = [1]
+seeds = 2
+
+[[family]]
+name = "sat"
+vars = [3]
+ratio = 2.0
+seeds = 2
+"#;
+
+#[test]
+fn declarations_expand_in_order_with_unique_ids() {
+    let c = Config::parse(SMALL).unwrap();
+    let runs = expand(&c, Path::new(".")).unwrap();
+    // (2 thread counts × 2 seeds + 2 seeds) traces × 2 deciders × 1 semantics.
+    assert_eq!(runs.len(), 12);
+    assert_eq!(
+        runs[0].id,
+        "dense/events=12/threads=2/vars=2/txn_len=1/pairs=1/seed=0/fpt/exact"
+    );
+    assert_eq!(
+        runs[11].id,
+        "sat/vars=3/clauses=6/clause_len=3/seed=1/sat/varisat/exact"
+    );
+    let ids: HashSet<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids.len(), runs.len());
+}
+
+#[test]
+fn bad_declarations_name_their_line() {
+    for (text, line, what) in [
+        ("deciders = [\"fpt\"]\nfamliy = 3\n", 2, "famliy"),
+        ("deciders = [\"quick\"]\n[[family]]\nname = \"sat\"\nvars = [3]\nseeds = 1\n", 1, "quick"),
+        ("timeout = -1\ndeciders = [\"fpt\"]\n[[family]]\nname = \"sat\"\nvars = [3]\nseeds = 1\n", 1, "timeout"),
+        ("deciders = [\"fpt\"]\n[[family]]\nname = \"dense\"\nevents = [0]\nthreads = [2]\nseeds = 1\n", 4, "events"),
+        ("deciders = [\"fpt\"]\n[[family]]\nname = \"nope\"\n", 3, "nope"),
+        ("deciders = [\"fpt\"\n", 1, ""),
+    ] {
+        let e = Config::parse(text).unwrap_err();
+        assert_eq!(e.line().unwrap_or(0), line, "{text:?}: {e}");
+        assert!(e.to_string().contains(what), "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn shards_partition_the_matrix() {
+    let c = Config::parse(SMALL).unwrap();
+    let all = expand(&c, Path::new(".")).unwrap();
+    for n in 1..=5 {
+        let mut seen: Vec<String> = (1..=n)
+            .flat_map(|i| shard(all.clone(), i, n))
+            .map(|r| r.id)
+            .collect();
+        seen.sort();
+        let mut want: Vec<String> = all.iter().map(|r| r.id.clone()).collect();
+        want.sort();
+        assert_eq!(seen, want, "{n} shards");
+    }
+}
+
+/// An interrupted experiment (stopped after 5 runs, its last line torn) resumes: in the
+/// end every run has exactly one record.
+#[test]
+fn an_interrupted_experiment_resumes_without_loss_or_repeat() {
+    let d = temp_dir("resume");
+    let cfg = d.join("exp.toml");
+    std::fs::write(&cfg, SMALL).unwrap();
+    let rec = d.join("runs.jsonl");
+    let (c, r) = (cfg.to_str().unwrap(), rec.to_str().unwrap());
+    tsoser_exits(&["experiment", c, "-o", r, "--max-runs", "5"], 0);
+    let (_, first) = read(&rec).unwrap();
+    assert_eq!(first.len(), 5);
+    // A torn last line, as a kill in the middle of a write leaves it.
+    let mut text = std::fs::read_to_string(&rec).unwrap();
+    text.push_str("{\"schema\":\"tsoser-experiment-run/1\",\"id\":\"dense/ev");
+    std::fs::write(&rec, text).unwrap();
+    tsoser_exits(&["experiment", c, "-o", r], 0);
+    let (header, records) = read(&rec).unwrap();
+    assert_eq!(header.runs, 12);
+    assert_eq!(records.len(), 12);
+    let ids: HashSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids.len(), 12, "a run recorded twice");
+    assert_eq!(
+        &records[..5],
+        &first[..],
+        "earlier records kept as they were"
+    );
+    for r in &records {
+        assert!(
+            ["serializable", "violation"].contains(&r.verdict.as_str()),
+            "{r:?}"
+        );
+        assert!(
+            r.seconds > 0.0 && r.peak_mib.is_some_and(|m| m > 0.0),
+            "{r:?}"
+        );
+    }
+    // Both deciders agree on each trace.
+    for pair in records.chunks(2) {
+        assert_eq!(pair[0].verdict, pair[1].verdict, "{pair:?}");
+    }
+    // Nothing left: a third invocation runs nothing.
+    let o = tsoser_exits(&["experiment", c, "-o", r, "--dry-run"], 0);
+    assert!(common::stdout(&o).is_empty());
+}
+
+#[test]
+fn records_of_another_matrix_are_refused() {
+    let d = temp_dir("mismatch");
+    let rec = d.join("runs.jsonl");
+    let r = rec.to_str().unwrap();
+    let flags = |threads: &'static str| {
+        vec![
+            "experiment",
+            "--family",
+            "dense",
+            "--events",
+            "10",
+            "--threads",
+            threads,
+            "--deciders",
+            "fpt",
+            "--timeout",
+            "5",
+            "-o",
+            r,
+        ]
+    };
+    tsoser_exits(&flags("2"), 0);
+    let o = tsoser(&flags("3"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("another matrix"), "{}", stderr(&o));
+    // The file is untouched.
+    assert_eq!(read(&rec).unwrap().1.len(), 1);
+}
+
+#[test]
+fn shards_from_the_command_line_cover_the_matrix_once() {
+    let d = temp_dir("shards");
+    let cfg = d.join("exp.toml");
+    std::fs::write(&cfg, SMALL).unwrap();
+    let mut ids = Vec::new();
+    for i in 1..=3 {
+        let o = tsoser_exits(
+            &[
+                "experiment",
+                cfg.to_str().unwrap(),
+                "-o",
+                d.join(format!("s{i}.jsonl")).to_str().unwrap(),
+                "--shard",
+                &format!("{i}/3"),
+                "--dry-run",
+            ],
+            0,
+        );
+        ids.extend(common::stdout(&o).lines().map(str::to_string));
+    }
+    let unique: HashSet<&String> = ids.iter().collect();
+    assert_eq!((ids.len(), unique.len()), (12, 12));
+    let o = tsoser(&[
+        "experiment",
+        cfg.to_str().unwrap(),
+        "-o",
+        "/dev/null",
+        "--shard",
+        "4/3",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// A fake program stands in for `tsoser check`: one that never answers is killed and
+/// recorded as unknown; one that reports its address-space limit shows it applied.
+#[test]
+fn runs_are_killed_at_their_limits_and_recorded_as_unknown() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = temp_dir("limits");
+    let c = Config::parse(SMALL).unwrap();
+    let run = &expand(&c, Path::new(".")).unwrap()[0];
+    let script = |name: &str, body: &str| {
+        let p = d.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    };
+    let limits = Limits {
+        timeout: 0.1,
+        memory_mib: 512,
+        parallel: 1,
+        jobs_per_run: 1,
+        grace: std::time::Duration::from_millis(200),
+    };
+    let slow = script("slow.sh", "exec sleep 30");
+    let r = run_one(&slow, Path::new("unused.yaml"), run, &limits);
+    assert_eq!(r.verdict, "unknown");
+    assert!(
+        r.reason.as_deref().unwrap_or("").contains("killed"),
+        "{r:?}"
+    );
+    assert!(r.seconds < 5.0, "{r:?}");
+    let limit = script(
+        "limit.sh",
+        "echo \"{\\\"reason\\\": \\\"$(ulimit -v)\\\"}\"; exit 3",
+    );
+    let r = run_one(&limit, Path::new("unused.yaml"), run, &limits);
+    assert_eq!(r.verdict, "unknown");
+    assert_eq!(r.reason.as_deref(), Some("524288"), "{r:?}");
+}
+
+#[test]
+fn a_directory_family_runs_its_files_and_a_missing_one_is_an_input_error() {
+    let d = temp_dir("dir");
+    std::fs::create_dir_all(d.join("traces")).unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for f in ["flaw1-buffered-read.yaml", "sb-borderline.yaml"] {
+        std::fs::copy(examples.join(f), d.join("traces").join(f)).unwrap();
+    }
+    let cfg = d.join("exp.toml");
+    std::fs::write(&cfg, "deciders = [\"brute\", \"auto\"]\ntimeout = 5\n[[family]]\nname = \"dir\"\npath = \"traces\"\n").unwrap();
+    let rec = d.join("r.jsonl");
+    tsoser_exits(
+        &[
+            "experiment",
+            cfg.to_str().unwrap(),
+            "-o",
+            rec.to_str().unwrap(),
+        ],
+        0,
+    );
+    let (_, records) = read(&rec).unwrap();
+    assert_eq!(records.len(), 4);
+    for pair in records.chunks(2) {
+        assert_eq!(pair[0].verdict, pair[1].verdict, "{pair:?}");
+    }
+    std::fs::write(
+        &cfg,
+        "deciders = [\"fpt\"]\n[[family]]\nname = \"dir\"\npath = \"gone\"\n",
+    )
+    .unwrap();
+    let o = tsoser(&[
+        "experiment",
+        cfg.to_str().unwrap(),
+        "-o",
+        d.join("x.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("family dir: cannot read"),
+        "{}",
+        stderr(&o)
+    );
+}
