@@ -278,3 +278,105 @@ fn a_directory_family_runs_its_files_and_a_missing_one_is_an_input_error() {
         stderr(&o)
     );
 }
+
+/// The plots are looked at: each SVG is rendered to PNG (resvg; the PNGs are left in
+/// the target directory) and must show each decider's colour and the axes' text.
+#[test]
+fn the_report_draws_every_plot_and_the_pngs_show_each_decider() {
+    use tsoser::experiment::records::{Header, Record, RECORD_SCHEMA};
+    use tsoser::experiment::report::{svg_plots, table};
+    let c = Config::parse(SMALL).unwrap();
+    let header = Header::new(&c, 40);
+    let mut records = Vec::new();
+    for (d, base) in [("fpt", 0.002), ("sat/cadical", 0.01)] {
+        for k in 2..=6u64 {
+            for seed in 0..2u64 {
+                let t = base * 3f64.powi(k as i32);
+                let unknown = t > c.timeout;
+                records.push(Record {
+                    schema: RECORD_SCHEMA.into(),
+                    id: format!("dense/k={k}/seed={seed}/{d}/exact"),
+                    family: "dense".into(),
+                    params: serde_json::json!({"threads": k, "seed": seed}),
+                    decider: d.into(),
+                    semantics: "exact".into(),
+                    verdict: if unknown { "unknown" } else { "serializable" }.into(),
+                    reason: unknown.then(|| "--timeout reached".into()),
+                    exit: Some(if unknown { 3 } else { 0 }),
+                    seconds: t.min(c.timeout),
+                    peak_mib: Some(12.0),
+                    jobs: 1,
+                    events: Some(40 * k),
+                    threads: Some(k),
+                    counts: serde_json::json!({"conflicts": 10 * k}),
+                });
+            }
+        }
+    }
+    let csv = table(&records);
+    assert_eq!(csv.lines().count(), 21);
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .contains(",fpt,exact,serializable,"),
+        "{csv}"
+    );
+    let plots = svg_plots(&header, &records).unwrap();
+    let names: Vec<&str> = plots.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "time-vs-threads-dense.svg",
+            "time-vs-events-dense.svg",
+            "cactus.svg"
+        ]
+    );
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-plots");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut opt = resvg::usvg::Options::default();
+    opt.fontdb_mut().load_system_fonts();
+    // plotters asks for "sans-serif"; map it to a font the machine has, if any.
+    let family = ["DejaVu Sans", "Liberation Sans", "Noto Sans", "FreeSans"]
+        .into_iter()
+        .find(|f| {
+            opt.fontdb
+                .faces()
+                .any(|face| face.families.iter().any(|(n, _)| n == f))
+        });
+    if let Some(f) = family {
+        opt.fontdb_mut().set_sans_serif_family(f);
+    }
+    for (name, svg) in &plots {
+        assert!(
+            ["threads", "events", "runs answered"]
+                .iter()
+                .any(|t| svg.contains(t)),
+            "{name}: axis text"
+        );
+        let tree = resvg::usvg::Tree::from_str(svg, &opt).unwrap();
+        let size = tree.size().to_int_size();
+        let mut px = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+        resvg::render(
+            &tree,
+            resvg::tiny_skia::Transform::default(),
+            &mut px.as_mut(),
+        );
+        px.save_png(out.join(name.replace(".svg", ".png"))).unwrap();
+        let pixels: Vec<[u8; 3]> = px
+            .pixels()
+            .iter()
+            .map(|p| [p.red(), p.green(), p.blue()])
+            .collect();
+        let ink = pixels.iter().filter(|p| **p != [255, 255, 255]).count();
+        assert!(
+            ink * 100 > pixels.len(),
+            "{name}: {ink} of {} pixels drawn",
+            pixels.len()
+        );
+        for (decider, rgb) in [("fpt", [31, 119, 180]), ("sat/cadical", [255, 127, 14])] {
+            let n = pixels.iter().filter(|p| **p == rgb).count();
+            assert!(n > 50, "{name}: {decider}'s colour on {n} pixels");
+        }
+    }
+}

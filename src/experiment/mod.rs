@@ -2,11 +2,12 @@
 //! directory) × parameters × seeds × deciders × semantics — each run a child process
 //! with a timeout and a memory limit, recorded as one JSON line so that an interrupted
 //! experiment resumes where it stopped, and split deterministically into shards for
-//! other runners.
+//! other runners; [`report`] turns the records into a table and plots.
 
 pub mod config;
 pub mod matrix;
 pub mod records;
+pub mod report;
 pub mod runner;
 
 pub use config::{Config, FamilyConfig};

@@ -59,7 +59,11 @@ pub struct Record {
     pub peak_mib: Option<f64>,
     /// Worker threads the run was given.
     pub jobs: usize,
+    /// The trace's events and threads (as `check` read it).
+    #[serde(default)]
     pub events: Option<u64>,
+    #[serde(default)]
+    pub threads: Option<u64>,
     /// The decider's counters (`check --stats`: solver calls, conflicts, cuts, jumps…).
     pub counts: Value,
 }

@@ -129,6 +129,7 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
         peak_mib: None,
         jobs,
         events: None,
+        threads: None,
         counts: Value::Null,
     };
     let start = Instant::now();
@@ -208,7 +209,8 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
     let json: Option<Value> = serde_json::from_str(&stdout).ok();
     if let Some(j) = &json {
         record.counts = j["stats"]["counts"].clone();
-        record.events = j["stats"]["counts"]["events"].as_u64();
+        record.events = j["trace"]["events"].as_u64();
+        record.threads = j["trace"]["threads"].as_u64();
         record.reason = j["reason"].as_str().map(str::to_string);
     }
     record.verdict = match code {

@@ -414,6 +414,16 @@ pub(crate) enum Cmd {
     /// semantics), one child process each with a timeout and a memory limit, appending
     /// one JSON line per run to the records file; an interrupted experiment resumes.
     Experiment(Box<ExperimentArgs>),
+    /// Turn experiment records into a CSV table and SVG plots (time against threads and
+    /// against trace length per family, and the cactus plot); shards' files combine.
+    Report {
+        /// Records files of one matrix (e.g. one per shard).
+        #[arg(required = true)]
+        records: Vec<PathBuf>,
+        /// The directory for table.csv and the plots.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Experiments: print a CSV of measurements.
     Bench {
         #[command(subcommand)]
@@ -560,8 +570,12 @@ pub(crate) struct ExperimentArgs {
     #[arg(required_unless_present = "family", conflicts_with = "family")]
     pub(crate) config: Option<PathBuf>,
     /// The records file (JSON lines): created, or resumed if it holds this matrix's.
-    #[arg(short, long)]
-    pub(crate) output: PathBuf,
+    #[arg(short, long, required_unless_present = "traces_only")]
+    pub(crate) output: Option<PathBuf>,
+    /// Only write the matrix's generated traces (to `--traces`), e.g. as tasks for
+    /// BenchExec, and stop.
+    #[arg(long, requires = "traces")]
+    pub(crate) traces_only: bool,
     /// Runs at a time (each gets an equal share of the cores) [default: 1].
     #[arg(long, default_value_t = 1)]
     pub(crate) parallel: usize,

@@ -44,8 +44,28 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
     if a.parallel == 0 {
         bail!("--parallel takes 1 or more");
     }
+    if a.traces_only {
+        let dir = a
+            .traces
+            .as_deref()
+            .expect("clap: --traces-only requires --traces");
+        let mut keys = std::collections::HashSet::new();
+        for r in runs.iter().filter(|r| keys.insert(r.key.clone())) {
+            tsoser::experiment::runner::trace_file(dir, r)?;
+        }
+        warn(&format!(
+            "experiment: {} traces in {}",
+            keys.len(),
+            dir.display()
+        ));
+        return Ok(out::OK);
+    }
+    let output = a
+        .output
+        .clone()
+        .expect("clap: --output unless --traces-only");
     let header = Header::new(&config, total);
-    let mut records = Records::open(&a.output, &header)?;
+    let mut records = Records::open(&output, &header)?;
     let todo: Vec<_> = runs
         .iter()
         .filter(|r| !records.done.contains(&r.id))
@@ -76,10 +96,10 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
         limits.jobs_per_run,
         if limits.jobs_per_run == 1 { "" } else { "s" },
         if a.parallel > cores { "; more runs than cores: timings share cores" } else { "" },
-        a.output.display()
+        output.display()
     ));
     let traces = a.traces.clone().unwrap_or_else(|| {
-        let mut p = a.output.clone().into_os_string();
+        let mut p = output.clone().into_os_string();
         p.push(".traces");
         PathBuf::from(p)
     });
@@ -101,7 +121,7 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
     bar.finish_and_clear();
     warn(&format!(
         "experiment: {done} runs recorded ({unknown} unknown, {errors} errors) in {}",
-        a.output.display()
+        output.display()
     ));
     Ok(out::OK)
 }
@@ -165,4 +185,75 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
     };
     c.check().map_err(anyhow::Error::msg)?;
     Ok(c)
+}
+
+/// `tsoser report`: records (of one matrix; shards combine) to table.csv and plots.
+pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
+    let mut header: Option<Header> = None;
+    let mut records: Vec<tsoser::experiment::Record> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for f in files {
+        let (h, rs) = tsoser::experiment::records::read(f)?;
+        if let Some(first) = &header {
+            if first.matrix != h.matrix {
+                bail!(
+                    "{}: records of another matrix ({}, the first file's is {})",
+                    f.display(),
+                    h.matrix,
+                    first.matrix
+                );
+            }
+        }
+        header.get_or_insert(h);
+        records.extend(rs.into_iter().filter(|r| seen.insert(r.id.clone())));
+    }
+    let header = header.expect("clap: at least one file");
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).with_context(|| format!("{}: cannot write", p.display()))
+    };
+    write("table.csv", &tsoser::experiment::report::table(&records))?;
+    let plots = tsoser::experiment::report::svg_plots(&header, &records)
+        .map_err(|e| anyhow::anyhow!("cannot draw the plots: {e}"))?;
+    for (name, svg) in &plots {
+        write(name, svg)?;
+    }
+    // A summary per decider: answered, unknown, errors, median time of the answers.
+    let mut by: std::collections::BTreeMap<&str, (usize, usize, usize, Vec<f64>)> =
+        Default::default();
+    for r in &records {
+        let e = by.entry(&r.decider).or_default();
+        match r.verdict.as_str() {
+            "serializable" | "violation" => {
+                e.0 += 1;
+                e.3.push(r.seconds);
+            }
+            "unknown" => e.1 += 1,
+            _ => e.2 += 1,
+        }
+    }
+    outln!(
+        "{} of {} runs recorded (matrix {}, timeout {} s)",
+        records.len(),
+        header.runs,
+        header.matrix,
+        header.config.timeout
+    );
+    outln!("decider          answered  unknown  errors  median s (answered)");
+    for (d, (a, u, e, mut ts)) in by {
+        ts.sort_by(|x, y| x.total_cmp(y));
+        let med = if ts.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.3}", ts[ts.len() / 2])
+        };
+        outln!("{d:<16} {a:>8} {u:>8} {e:>7}  {med}");
+    }
+    warn(&format!(
+        "report: table.csv and {} plots in {}",
+        plots.len(),
+        dir.display()
+    ));
+    Ok(out::OK)
 }

@@ -68,6 +68,7 @@ fn run(cli: Cli) -> Result<u8> {
         } => bench::scale(&a),
         Cmd::Gen(a) => traces::cmd_gen(a),
         Cmd::Experiment(a) => experiment::cmd_experiment(*a),
+        Cmd::Report { records, output } => experiment::cmd_report(&records, &output),
         Cmd::Monitor {
             file,
             monitor,

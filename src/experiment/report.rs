@@ -1,0 +1,334 @@
+//! The `report` step: records to a CSV table and SVG plots — time against thread
+//! count per decider (log scale, an *unknown* drawn at the timeout), the cactus plot
+//! (instances solved against time, as in SAT and verification competitions), and time
+//! against trace length.
+
+use super::records::{Header, Record};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+
+/// The columns of [`table`].
+pub const COLUMNS: &str = "id,family,events,threads,seed,decider,semantics,verdict,seconds,\
+peak_mib,solver_calls,conflicts,lazy_cuts,propagated_cuts,jumps_tried,reason";
+
+/// One CSV row per record ([`COLUMNS`]); empty cells where a run has no such figure.
+pub fn table(records: &[Record]) -> String {
+    let mut s = String::from(COLUMNS);
+    s.push('\n');
+    let cell = |v: Option<String>| v.unwrap_or_default();
+    for r in records {
+        let count = |k: &str| {
+            cell(
+                r.counts
+                    .get(k)
+                    .and_then(|v| v.as_u64())
+                    .map(|v| v.to_string()),
+            )
+        };
+        let quote = |t: &str| format!("\"{}\"", t.replace('"', "\"\""));
+        let row = [
+            quote(&r.id),
+            r.family.clone(),
+            cell(r.events.map(|v| v.to_string())),
+            cell(r.threads.map(|v| v.to_string())),
+            cell(r.params.get("seed").map(|v| v.to_string())),
+            r.decider.clone(),
+            r.semantics.clone(),
+            r.verdict.clone(),
+            format!("{:.4}", r.seconds),
+            cell(r.peak_mib.map(|m| format!("{m:.1}"))),
+            count("solver calls"),
+            count("conflicts"),
+            count("lazy cuts"),
+            count("propagated cuts"),
+            count("jumps tried"),
+            r.reason.as_deref().map(quote).unwrap_or_default(),
+        ];
+        s += &row.join(",");
+        s.push('\n');
+    }
+    s
+}
+
+/// A run's time for the plots: an answer's wall time, or the timeout for an unknown or
+/// an error (`None` when the run answered).
+fn time_of(r: &Record, timeout: f64) -> (f64, bool) {
+    let answered = r.verdict == "serializable" || r.verdict == "violation";
+    if answered {
+        (r.seconds.max(1e-4), true)
+    } else {
+        (timeout, false)
+    }
+}
+
+/// Median of a non-empty list.
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+const SIZE: (u32, u32) = (900, 560);
+
+fn colour(i: usize) -> RGBColor {
+    const C: [RGBColor; 8] = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    C[i % C.len()]
+}
+
+type PlotResult = Result<(), String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Median time against `x` (thread count or events) per decider, every run as a dot
+/// (a cross at the timeout when unknown); `log_x` for trace lengths.
+pub fn plot_against<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    records: &[&Record],
+    timeout: f64,
+    x_of: impl Fn(&Record) -> Option<f64>,
+    x_desc: &str,
+    log_x: bool,
+    title: &str,
+) -> PlotResult {
+    area.fill(&WHITE).map_err(err)?;
+    let mut by: BTreeMap<&str, BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    let mut dots: Vec<(&str, f64, f64, bool)> = Vec::new();
+    for r in records {
+        let Some(x) = x_of(r) else { continue };
+        let (t, answered) = time_of(r, timeout);
+        by.entry(&r.decider)
+            .or_default()
+            .entry(x.to_bits())
+            .or_default()
+            .push(t);
+        dots.push((&r.decider, x, t, answered));
+    }
+    if dots.is_empty() {
+        return Err(format!("{title}: no run has a value for {x_desc}"));
+    }
+    let (xmin, xmax) = dots
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), d| (a.min(d.1), b.max(d.1)));
+    let ymin = dots.iter().map(|d| d.2).fold(timeout, f64::min).max(1e-4) / 2.0;
+    let ymax = timeout * 2.0;
+    let pad = if log_x { 1.0 } else { 0.5 };
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(70);
+    let deciders: Vec<&str> = by.keys().copied().collect();
+    macro_rules! draw {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .light_line_style(RGBColor(238, 238, 238))
+                .x_label_formatter(&|x| {
+                    let x: f64 = (*x).into();
+                    if x.fract() == 0.0 {
+                        format!("{x:.0}")
+                    } else {
+                        String::new()
+                    }
+                })
+                .x_desc(x_desc)
+                .y_desc("seconds (unknown: at the timeout)")
+                .draw()
+                .map_err(err)?;
+            chart
+                .draw_series(LineSeries::new(
+                    [(xmin, timeout), (xmax, timeout)],
+                    BLACK.mix(0.4).stroke_width(1),
+                ))
+                .map_err(err)?
+                .label(format!("timeout {timeout} s"))
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.4)));
+            for (i, d) in deciders.iter().enumerate() {
+                let c = colour(i);
+                let mut line: Vec<(f64, f64)> = by[d]
+                    .iter()
+                    .map(|(x, ts)| (f64::from_bits(*x), median(&mut ts.clone())))
+                    .collect();
+                line.sort_by(|a, b| a.0.total_cmp(&b.0));
+                chart
+                    .draw_series(LineSeries::new(line, c.stroke_width(2)))
+                    .map_err(err)?
+                    .label(*d)
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+                    });
+                let mine = dots.iter().filter(|t| t.0 == *d);
+                chart
+                    .draw_series(
+                        mine.map(|&(_, x, t, answered)| -> DynElement<DB, (f64, f64)> {
+                            if answered {
+                                Circle::new((x, t), 3, c.filled()).into_dyn()
+                            } else {
+                                Cross::new((x, t), 5, c.stroke_width(2)).into_dyn()
+                            }
+                        }),
+                    )
+                    .map_err(err)?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(err)?;
+        }};
+    }
+    if log_x {
+        draw!(builder
+            .build_cartesian_2d(
+                ((xmin / 2.0).max(1.0)..xmax * 2.0).log_scale(),
+                (ymin..ymax).log_scale()
+            )
+            .map_err(err)?);
+    } else {
+        draw!(builder
+            .build_cartesian_2d((xmin - pad)..(xmax + pad), (ymin..ymax).log_scale())
+            .map_err(err)?);
+    }
+    area.present().map_err(err)
+}
+
+/// The cactus plot: per decider, its answered runs sorted by time — the k-th point is
+/// the time within which it answered k runs.
+pub fn plot_cactus<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    records: &[&Record],
+    timeout: f64,
+    title: &str,
+) -> PlotResult {
+    area.fill(&WHITE).map_err(err)?;
+    let mut by: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for r in records {
+        let (t, answered) = time_of(r, timeout);
+        let v = by.entry(&r.decider).or_default();
+        if answered {
+            v.push(t);
+        }
+    }
+    let most = by.values().map(Vec::len).max().unwrap_or(0).max(1);
+    let ymin = by
+        .values()
+        .flatten()
+        .copied()
+        .fold(timeout, f64::min)
+        .max(1e-4)
+        / 2.0;
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0f64..(most as f64 + 1.0), (ymin..timeout * 2.0).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(238, 238, 238))
+        .x_label_formatter(&|x| {
+            if x.fract() == 0.0 {
+                format!("{x:.0}")
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("runs answered")
+        .y_desc("seconds")
+        .draw()
+        .map_err(err)?;
+    for (i, (d, ts)) in by.iter_mut().enumerate() {
+        ts.sort_by(|a, b| a.total_cmp(b));
+        let c = colour(i);
+        let pts: Vec<(f64, f64)> = ts
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| ((k + 1) as f64, t))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+            .map_err(err)?
+            .label(format!("{d} ({} answered)", ts.len()))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        chart
+            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
+            .map_err(err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    area.present().map_err(err)
+}
+
+/// Every plot of a records file as SVG text: (file name, SVG).
+pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Vec<(String, String)>, String> {
+    let timeout = header.config.timeout;
+    let mut families: Vec<&str> = records.iter().map(|r| r.family.as_str()).collect();
+    families.sort_unstable();
+    families.dedup();
+    let mut out = Vec::new();
+    let mut svg = |name: String, f: &dyn Fn(&DrawingArea<SVGBackend, Shift>) -> PlotResult| {
+        let mut s = String::new();
+        {
+            let area = SVGBackend::with_string(&mut s, SIZE).into_drawing_area();
+            f(&area)?;
+        }
+        out.push((name, s));
+        Ok::<(), String>(())
+    };
+    for fam in &families {
+        let rs: Vec<&Record> = records.iter().filter(|r| r.family == *fam).collect();
+        svg(format!("time-vs-threads-{fam}.svg"), &|a| {
+            plot_against(
+                a,
+                &rs,
+                timeout,
+                |r| r.threads.map(|t| t as f64),
+                "threads",
+                false,
+                &format!("{fam}: time against threads"),
+            )
+        })?;
+        svg(format!("time-vs-events-{fam}.svg"), &|a| {
+            plot_against(
+                a,
+                &rs,
+                timeout,
+                |r| r.events.map(|e| e as f64),
+                "events",
+                true,
+                &format!("{fam}: time against trace length"),
+            )
+        })?;
+    }
+    let all: Vec<&Record> = records.iter().collect();
+    svg("cactus.svg".into(), &|a| {
+        plot_cactus(a, &all, timeout, "runs answered within a time (cactus)")
+    })?;
+    Ok(out)
+}

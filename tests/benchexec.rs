@@ -1,0 +1,147 @@
+//! The BenchExec tool-info module (`benchexec/`): BenchExec's own `test_tool_info`
+//! accepts it and reads each kind of tsoser answer, and a `benchexec` run of two
+//! example traces reports tsoser's verdicts. Skipped with a message when BenchExec is
+//! not installed (`pip install benchexec`), unless `TSOSER_REQUIRE_BENCHEXEC=1` (CI).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Whether BenchExec can be imported; panics if it is required and cannot.
+fn have_benchexec() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import benchexec"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("TSOSER_REQUIRE_BENCHEXEC").as_deref() != Ok("1"),
+            "TSOSER_REQUIRE_BENCHEXEC=1 but python3 cannot import benchexec"
+        );
+        eprintln!("skipped: BenchExec is not installed (pip install benchexec)");
+    }
+    ok
+}
+
+fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_tsoser"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn python(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new("python3")
+        .args(args)
+        .env("PYTHONPATH", root().join("benchexec"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn benchexec_accepts_the_tool_info_module() {
+    if !have_benchexec() {
+        return;
+    }
+    let out = root().join("benchexec/outputs");
+    let files: Vec<String> = ["serializable", "violation", "unknown"]
+        .iter()
+        .map(|f| out.join(format!("{f}.txt")).display().to_string())
+        .collect();
+    let mut args = vec![
+        "-m",
+        "benchexec.test_tool_info",
+        "tsoser_info.tsoser",
+        "--no-container",
+        "--tool-directory",
+    ];
+    let dir = bin_dir().display().to_string();
+    args.push(&dir);
+    args.push("--tool-output");
+    args.extend(files.iter().map(String::as_str));
+    let o = python(&args, &root());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let plain: String = err.replace(['“', '”'], "\"");
+    assert!(
+        plain.contains(&format!("Version: \"{}\"", env!("CARGO_PKG_VERSION"))),
+        "{err}"
+    );
+    for want in [
+        "\"true\"",
+        "\"false(violation)\"",
+        "\"unknown(--timeout reached)\"",
+    ] {
+        assert!(plain.contains(want), "{want} in {err}");
+    }
+    // The warnings expected: tsoser has no property files and takes one trace per task;
+    // the test names the executable by an absolute path.
+    let warnings: Vec<&str> = plain.lines().filter(|l| l.contains("WARNING")).collect();
+    assert!(
+        warnings.iter().all(|w| w.contains("property file")
+            || w.contains("multiple input files")
+            || w.contains("Path to executable is absolute")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_benchexec_run_reports_tsosers_verdicts() {
+    if !have_benchexec() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tsoser-benchexec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["forced-cycle.yaml", "task-pool-fenced-serial.yaml"] {
+        std::fs::copy(root().join("examples").join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.join("run.xml"),
+        r#"<?xml version="1.0"?>
+<!DOCTYPE benchmark PUBLIC "+//IDN sosy-lab.org//DTD BenchExec benchmark 3.30//EN" "https://www.sosy-lab.org/benchexec/benchmark-3.30.dtd">
+<benchmark tool="tsoser_info.tsoser" timelimit="20 s" memlimit="1 GB" cpuCores="1">
+  <rundefinition name="auto"><option name="--algo">auto</option></rundefinition>
+  <tasks name="examples"><include>*.yaml</include></tasks>
+</benchmark>
+"#,
+    )
+    .unwrap();
+    let bin = bin_dir().display().to_string();
+    let o = python(
+        &[
+            "-m",
+            "benchexec.benchexec",
+            "run.xml",
+            "--tool-directory",
+            &bin,
+            "--no-container",
+            "--outputpath",
+            "results/",
+        ],
+        &dir,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}\n{err}");
+    // The text table: one line per task with its status.
+    let line = |task: &str| {
+        out.lines()
+            .find(|l| l.contains(task))
+            .unwrap_or_else(|| panic!("{task} in\n{out}\n{err}"))
+            .to_string()
+    };
+    assert!(
+        line("forced-cycle.yaml").contains("false(violation)"),
+        "{out}"
+    );
+    assert!(
+        line("task-pool-fenced-serial.yaml").contains("true"),
+        "{out}"
+    );
+}
