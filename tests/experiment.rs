@@ -8,7 +8,7 @@ use common::{stderr, tsoser, tsoser_exits};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use tsoser::experiment::records::read;
-use tsoser::experiment::runner::{run_one, Limits};
+use tsoser::experiment::runner::{run_one, Limits, Prepared};
 use tsoser::experiment::{expand, shard, Config};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -63,6 +63,11 @@ fn bad_declarations_name_their_line() {
         ("timeout = -1\ndeciders = [\"fpt\"]\n[[family]]\nname = \"sat\"\nvars = [3]\nseeds = 1\n", 1, "timeout"),
         ("deciders = [\"fpt\"]\n[[family]]\nname = \"dense\"\nevents = [0]\nthreads = [2]\nseeds = 1\n", 4, "events"),
         ("deciders = [\"fpt\"]\n[[family]]\nname = \"nope\"\n", 3, "nope"),
+        (
+            "deciders = [\"fpt\"]\n[[family]]\nname = \"dense\"\nevents = [10]\nthreads = [2]\nseeds = 1\n[[family]]\nname = \"dense\"\nevents = [0]\nthreads = [2]\nseeds = 1\n",
+            9,
+            "family 2",
+        ),
         ("deciders = [\"fpt\"\n", 1, ""),
     ] {
         let e = Config::parse(text).unwrap_err();
@@ -219,18 +224,25 @@ fn runs_are_killed_at_their_limits_and_recorded_as_unknown() {
         grace: std::time::Duration::from_millis(200),
     };
     let slow = script("slow.sh", "exec sleep 30");
-    let r = run_one(&slow, Path::new("unused.yaml"), run, &limits);
+    let unused = Prepared {
+        file: "unused.yaml".into(),
+        events: 12,
+        threads: 2,
+    };
+    let r = run_one(&slow, &unused, run, &limits);
     assert_eq!(r.verdict, "unknown");
     assert!(
         r.reason.as_deref().unwrap_or("").contains("killed"),
         "{r:?}"
     );
     assert!(r.seconds < 5.0, "{r:?}");
+    // A killed run keeps the trace's size the parent measured: it stays on the plots.
+    assert_eq!((r.events, r.threads), (Some(12), Some(2)));
     let limit = script(
         "limit.sh",
         "echo \"{\\\"reason\\\": \\\"$(ulimit -v)\\\"}\"; exit 3",
     );
-    let r = run_one(&limit, Path::new("unused.yaml"), run, &limits);
+    let r = run_one(&limit, &unused, run, &limits);
     assert_eq!(r.verdict, "unknown");
     assert_eq!(r.reason.as_deref(), Some("524288"), "{r:?}");
 }
@@ -322,7 +334,8 @@ fn the_report_draws_every_plot_and_the_pngs_show_each_decider() {
             .contains(",fpt,exact,serializable,"),
         "{csv}"
     );
-    let plots = svg_plots(&header, &records).unwrap();
+    let (plots, skipped) = svg_plots(&header, &records).unwrap();
+    assert!(skipped.is_empty(), "{skipped:?}");
     let names: Vec<&str> = plots.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
@@ -334,19 +347,6 @@ fn the_report_draws_every_plot_and_the_pngs_show_each_decider() {
     );
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-plots");
     std::fs::create_dir_all(&out).unwrap();
-    let mut opt = resvg::usvg::Options::default();
-    opt.fontdb_mut().load_system_fonts();
-    // plotters asks for "sans-serif"; map it to a font the machine has, if any.
-    let family = ["DejaVu Sans", "Liberation Sans", "Noto Sans", "FreeSans"]
-        .into_iter()
-        .find(|f| {
-            opt.fontdb
-                .faces()
-                .any(|face| face.families.iter().any(|(n, _)| n == f))
-        });
-    if let Some(f) = family {
-        opt.fontdb_mut().set_sans_serif_family(f);
-    }
     for (name, svg) in &plots {
         assert!(
             ["threads", "events", "runs answered"]
@@ -354,14 +354,7 @@ fn the_report_draws_every_plot_and_the_pngs_show_each_decider() {
                 .any(|t| svg.contains(t)),
             "{name}: axis text"
         );
-        let tree = resvg::usvg::Tree::from_str(svg, &opt).unwrap();
-        let size = tree.size().to_int_size();
-        let mut px = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
-        resvg::render(
-            &tree,
-            resvg::tiny_skia::Transform::default(),
-            &mut px.as_mut(),
-        );
+        let px = common::png::render(svg);
         px.save_png(out.join(name.replace(".svg", ".png"))).unwrap();
         let pixels: Vec<[u8; 3]> = px
             .pixels()
@@ -379,4 +372,78 @@ fn the_report_draws_every_plot_and_the_pngs_show_each_decider() {
             assert!(n > 50, "{name}: {decider}'s colour on {n} pixels");
         }
     }
+}
+
+#[test]
+fn flags_beside_a_declaration_and_flags_a_family_ignores_are_refused() {
+    let d = temp_dir("flags");
+    let cfg = d.join("exp.toml");
+    std::fs::write(&cfg, SMALL).unwrap();
+    let out = d.join("r.jsonl");
+    let (c, o) = (cfg.to_str().unwrap(), out.to_str().unwrap());
+    for (args, what) in [
+        (
+            vec!["experiment", c, "-o", o, "--timeout", "3"],
+            "declaration file",
+        ),
+        (
+            vec![
+                "experiment",
+                "--family",
+                "blocks",
+                "--events",
+                "100",
+                "--threads",
+                "2",
+                "--vars",
+                "3",
+                "-o",
+                o,
+            ],
+            "--vars does not apply",
+        ),
+    ] {
+        let r = tsoser(&args);
+        assert_eq!(r.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&r).contains(what), "{args:?}: {}", stderr(&r));
+    }
+    // A dry run creates nothing.
+    tsoser_exits(&["experiment", c, "-o", o, "--dry-run"], 0);
+    assert!(!out.exists());
+}
+
+/// Two invocations on one records file: the second is refused while the first holds it.
+#[test]
+fn a_records_file_is_used_by_one_process_at_a_time() {
+    use tsoser::experiment::{Header, Records};
+    let d = temp_dir("lock");
+    let c = Config::parse(SMALL).unwrap();
+    let header = Header::new(&c, 12);
+    let path = d.join("r.jsonl");
+    let first = Records::open(&path, &header).unwrap();
+    let e = Records::open(&path, &header)
+        .err()
+        .expect("refused while locked");
+    assert!(e.to_string().contains("another process"), "{e}");
+    drop(first);
+    Records::open(&path, &header).unwrap();
+}
+
+/// A file cut in the middle of a character (a torn write) resumes like any torn line.
+#[test]
+fn a_line_torn_inside_a_character_is_dropped() {
+    use tsoser::experiment::{Header, Records};
+    let d = temp_dir("utf8");
+    let c = Config::parse(SMALL).unwrap();
+    let header = Header::new(&c, 12);
+    let path = d.join("r.jsonl");
+    drop(Records::open(&path, &header).unwrap());
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice("{\"reason\":\"é".as_bytes());
+    bytes.pop(); // half of "é"
+    std::fs::write(&path, &bytes).unwrap();
+    let r = Records::open(&path, &header).unwrap();
+    assert!(r.done.is_empty());
+    drop(r);
+    assert!(std::fs::read_to_string(&path).unwrap().ends_with("}\n"));
 }

@@ -34,24 +34,34 @@ class Tool(BaseTool2):
         if len(files) != 1:
             raise UnsupportedFeatureException("tsoser checks one trace per task")
         # The limit BenchExec enforces, given to tsoser too so that it answers
-        # "unknown" (exit 3) a little before it would be killed.
-        limit = rlimits.walltime or rlimits.cputime
-        timeout = ["--timeout", str(max(1, limit - 2))] if limit else []
-        if "--timeout" in options:
-            timeout = []
+        # "unknown" (exit 3) a little before it would be killed. tsoser's timeout is
+        # wall time, and fpt and auto use every core they get: a CPU-time limit over
+        # c cores allows cputime / c seconds of wall time.
+        limits = []
+        if rlimits.walltime:
+            limits.append(rlimits.walltime)
+        if rlimits.cputime:
+            limits.append(rlimits.cputime / (rlimits.cpu_cores or 1))
+        timeout = []
+        if limits and not any(o == "--timeout" or o.startswith("--timeout=") for o in options):
+            timeout = ["--timeout", f"{max(1.0, min(limits) * 0.9 - 1):g}"]
         return [executable, "check", *options, *timeout, *files]
 
     def determine_result(self, run):
-        # The verdict line: "NAME (FILE): TSO-serializable [SEMANTICS, DECIDER]: yes|NO|unknown — why".
+        # The verdict line: "NAME (FILE): TSO-serializable [SEMANTICS, DECIDER]: yes|NO|unknown — why",
+        # or with --model sc "NAME (FILE): SC-serializable (trace read as an SC run): …".
         for line in run.output:
-            m = re.search(r"serializable \[[^\]]*\]: (yes|NO|unknown)(?: — (.*))?", line)
+            m = re.search(
+                r"(?:TSO|SC)-serializable (?:\[[^\]]*\]|\([^)]*\)): (yes|NO|unknown)", line
+            )
             if m is None:
                 continue
             if m.group(1) == "yes":
                 return result.RESULT_TRUE_PROP
             if m.group(1) == "NO":
                 return result.RESULT_FALSE_PROP + "(violation)"
-            return result.RESULT_UNKNOWN + (f"({m.group(2)})" if m.group(2) else "")
+            # Only the plain word counts as unknown for BenchExec (the reason is in the log).
+            return result.RESULT_UNKNOWN
         if run.exit_code.value == 2:
             return result.RESULT_ERROR + "(input)"
         if run.exit_code.value == 4:

@@ -107,22 +107,44 @@ pub const DECIDERS: [&str; 6] = [
 impl Config {
     /// Parses and checks a TOML declaration.
     pub fn parse(text: &str) -> Result<Config, Error> {
-        // The line of the first key or value the message names (`x`), if any.
+        // The line of the key (or quoted value) the message names (`x`), if any; for a
+        // family's problem ("family N: …"), searched from that family's header on.
         let named = |message: &str| {
             let name = message.split('`').nth(1).filter(|n| !n.is_empty())?;
             let quoted = format!("\"{name}\"");
-            text.lines()
-                .position(|l| {
-                    let l = l.trim_start();
-                    l.starts_with(name) || l.contains(&quoted)
+            let from = message
+                .strip_prefix("family ")
+                .and_then(|m| m.split(':').next()?.parse::<usize>().ok())
+                .and_then(|n| {
+                    text.lines()
+                        .enumerate()
+                        .filter(|(_, l)| l.trim_start().starts_with("[[family]]"))
+                        .nth(n.checked_sub(1)?)
+                        .map(|(i, _)| i)
                 })
-                .map(|i| i + 1)
+                .unwrap_or(0);
+            text.lines()
+                .enumerate()
+                .skip(from)
+                .find(|(_, l)| {
+                    let l = l.trim_start();
+                    let key = l
+                        .strip_prefix(name)
+                        .is_some_and(|rest| rest.trim_start().starts_with('='));
+                    key || l.contains(&quoted)
+                })
+                .map(|(i, _)| i + 1)
         };
         let c: Config = toml::from_str(text).map_err(|e| {
             let message = e.message().to_string();
-            let at_span = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let at_span = e.span().map(|s| {
+                let end = s.start.min(text.len());
+                text.as_bytes()[..end]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    + 1
+            });
             // serde's "unknown field/variant" errors carry the span of the whole table.
             let line = if message.starts_with("unknown") {
                 named(&message).or(at_span)
@@ -149,8 +171,8 @@ impl Config {
                 self.timeout
             ));
         }
-        if self.memory < 64 {
-            return Err(format!("`memory` {} MiB: at least 64", self.memory));
+        if !(64..=1 << 30).contains(&self.memory) {
+            return Err(format!("`memory` {} MiB: 64 to 2³⁰", self.memory));
         }
         if self.deciders.is_empty() {
             return Err("`deciders` is empty".into());
@@ -162,6 +184,17 @@ impl Config {
                     DECIDERS.join(", ")
                 ));
             }
+            let built = match d.as_str() {
+                "sat/z3" => cfg!(feature = "z3"),
+                "sat/cadical" => cfg!(feature = "cadical"),
+                _ => true,
+            };
+            if !built {
+                return Err(format!(
+                    "`deciders`: `{d}` is not in this build (cargo feature {})",
+                    d.trim_start_matches("sat/")
+                ));
+            }
         }
         for s in &self.semantics {
             if s != "exact" && s != "paper" {
@@ -171,8 +204,8 @@ impl Config {
         if self.semantics.is_empty() || self.families.is_empty() {
             return Err("`semantics` and `family` need at least one entry".into());
         }
-        for f in &self.families {
-            f.check()?;
+        for (i, f) in self.families.iter().enumerate() {
+            f.check().map_err(|m| format!("family {}: {m}", i + 1))?;
         }
         Ok(())
     }

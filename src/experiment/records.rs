@@ -1,7 +1,7 @@
 //! The records file: JSON lines, a header naming the matrix, then one record per run.
 //! Appended one whole line at a time, so an interrupted experiment resumes where it
 //! stopped: a torn last line is dropped (its run is done again), every complete record
-//! is kept and its run skipped.
+//! is kept and its run skipped. The file is locked while open: one process per file.
 
 use super::config::Config;
 use crate::error::Error;
@@ -87,7 +87,15 @@ pub fn read(path: &Path) -> Result<(Header, Vec<Record>), crate::FileError> {
         file: file.clone(),
         error,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| fe(Error::Io(e)))?;
+    let mut bytes = std::fs::read(path).map_err(|e| fe(Error::Io(e)))?;
+    // A torn last line, even one cut inside a character, is not a record.
+    bytes.truncate(bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1));
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fe(Error::Format {
+            line: 0,
+            message: format!("not UTF-8 text: {e}"),
+        })
+    })?;
     parse_records(&text).map_err(fe)
 }
 
@@ -132,68 +140,87 @@ fn parse(text: &str) -> Result<(Header, Vec<Record>, usize), Error> {
 pub struct Records {
     path: PathBuf,
     file: std::fs::File,
+    /// Length of the complete records.
+    len: u64,
     /// Ids of the runs already recorded.
     pub done: HashSet<String>,
 }
 
 impl Records {
     /// Opens `path` for `header`'s matrix: creates it, or resumes it if it holds records
-    /// of the same matrix (dropping a torn last line); refuses another matrix's file.
+    /// of the same matrix (dropping a torn last line); refuses another matrix's file,
+    /// and a file another process has open for the same purpose (a lock: one records
+    /// file per shard).
     pub fn open(path: &Path, header: &Header) -> Result<Records, crate::FileError> {
+        use std::os::unix::io::AsRawFd;
         let file_name = path.display().to_string();
         let fe = |error| crate::FileError {
             file: file_name.clone(),
             error,
         };
-        let existing = match std::fs::read_to_string(path) {
-            Ok(t) if !t.is_empty() => Some(t),
-            Ok(_) => None,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(fe(Error::Io(e))),
-        };
+        let io = |e| fe(Error::Io(e));
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io)?;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(fe(Error::Format {
+                line: 0,
+                message: "another process is writing these records (one records file per shard)"
+                    .into(),
+            }));
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut f, &mut bytes).map_err(io)?;
+        // Only complete lines count: a torn last line (even mid-character) is dropped.
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let mut done = HashSet::new();
-        let file = match existing {
-            Some(text) => {
-                let (old, records, complete) = parse(&text).map_err(fe)?;
-                if old.matrix != header.matrix {
-                    return Err(fe(Error::Format {
-                        line: 1,
-                        message: format!(
-                            "these records belong to another matrix ({}, this one is {}): use another file",
-                            old.matrix, header.matrix
-                        ),
-                    }));
-                }
-                done.extend(records.into_iter().map(|r| r.id));
-                let f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| fe(Error::Io(e)))?;
-                f.set_len(complete as u64).map_err(|e| fe(Error::Io(e)))?;
-                let mut f = f;
-                std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))
-                    .map_err(|e| fe(Error::Io(e)))?;
-                f
+        if complete == 0 {
+            // New, empty, or only a torn header: start afresh.
+            f.set_len(0).map_err(io)?;
+            let line = serde_json::to_string(header).expect("a header serialises") + "\n";
+            f.write_all(line.as_bytes()).map_err(io)?;
+        } else {
+            let text = std::str::from_utf8(&bytes[..complete]).map_err(|e| {
+                fe(Error::Format {
+                    line: 0,
+                    message: format!("not UTF-8 text: {e}"),
+                })
+            })?;
+            let (old, records, _) = parse(text).map_err(fe)?;
+            if old.matrix != header.matrix {
+                return Err(fe(Error::Format {
+                    line: 1,
+                    message: format!(
+                        "these records belong to another matrix ({}, this one is {}): use another file",
+                        old.matrix, header.matrix
+                    ),
+                }));
             }
-            None => {
-                let mut f = std::fs::File::create(path).map_err(|e| fe(Error::Io(e)))?;
-                let line = serde_json::to_string(header).expect("a header serialises") + "\n";
-                f.write_all(line.as_bytes()).map_err(|e| fe(Error::Io(e)))?;
-                f
-            }
-        };
+            done.extend(records.into_iter().map(|r| r.id));
+            f.set_len(complete as u64).map_err(io)?;
+        }
+        let len = f.metadata().map_err(io)?.len();
         Ok(Records {
             path: path.to_path_buf(),
-            file,
+            file: f,
+            len,
             done,
         })
     }
 
     /// Appends one record as one line.
+    /// On failure the file is cut back to its last complete record.
     pub fn append(&mut self, r: &Record) -> std::io::Result<()> {
         let line = serde_json::to_string(r).expect("a record serialises") + "\n";
-        self.file.write_all(line.as_bytes())?;
-        self.file.flush()?;
+        if let Err(e) = self.file.write_all(line.as_bytes()) {
+            let _ = self.file.set_len(self.len);
+            return Err(e);
+        }
+        self.len += line.len() as u64;
         self.done.insert(r.id.clone());
         Ok(())
     }

@@ -51,19 +51,27 @@ pub fn table(records: &[Record]) -> String {
     s
 }
 
-/// A run's time for the plots: an answer's wall time, or the timeout for an unknown or
-/// an error (`None` when the run answered).
-fn time_of(r: &Record, timeout: f64) -> (f64, bool) {
-    let answered = r.verdict == "serializable" || r.verdict == "violation";
-    if answered {
-        (r.seconds.max(1e-4), true)
+/// A run's time for the plots and whether it answered: an answer's wall time, or the
+/// timeout for an unknown; `None` for an error (not a measurement).
+fn time_of(r: &Record, timeout: f64) -> Option<(f64, bool)> {
+    match r.verdict.as_str() {
+        "serializable" | "violation" => Some((r.seconds.max(1e-4), true)),
+        "unknown" => Some((timeout, false)),
+        _ => None,
+    }
+}
+
+/// A plot's series: the decider, with the semantics when a matrix has both.
+fn series(r: &Record, both: bool) -> String {
+    if both {
+        format!("{} ({})", r.decider, r.semantics)
     } else {
-        (timeout, false)
+        r.decider.clone()
     }
 }
 
 /// Median of a non-empty list.
-fn median(v: &mut [f64]) -> f64 {
+pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
     if n % 2 == 1 {
@@ -74,6 +82,9 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 const SIZE: (u32, u32) = (900, 560);
+
+/// Why a plot is left out.
+const NO_VALUES: &str = "no run with a measured time has a value for";
 
 fn colour(i: usize) -> RGBColor {
     const C: [RGBColor; 8] = [
@@ -95,6 +106,28 @@ fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
+/// A tick label only on whole numbers (thread counts, runs).
+fn whole(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        String::new()
+    }
+}
+
+/// The legend, upper left.
+fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> PlotResult {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
+}
+
 /// Median time against `x` (thread count or events) per decider, every run as a dot
 /// (a cross at the timeout when unknown); `log_x` for trace lengths.
 pub fn plot_against<DB: DrawingBackend>(
@@ -107,20 +140,23 @@ pub fn plot_against<DB: DrawingBackend>(
     title: &str,
 ) -> PlotResult {
     area.fill(&WHITE).map_err(err)?;
-    let mut by: BTreeMap<&str, BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
-    let mut dots: Vec<(&str, f64, f64, bool)> = Vec::new();
+    let both = records.iter().any(|r| r.semantics != records[0].semantics);
+    let mut by: BTreeMap<String, BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
+    let mut dots: Vec<(String, f64, f64, bool)> = Vec::new();
     for r in records {
-        let Some(x) = x_of(r) else { continue };
-        let (t, answered) = time_of(r, timeout);
-        by.entry(&r.decider)
+        let (Some(x), Some((t, answered))) = (x_of(r), time_of(r, timeout)) else {
+            continue;
+        };
+        let name = series(r, both);
+        by.entry(name.clone())
             .or_default()
             .entry(x.to_bits())
             .or_default()
             .push(t);
-        dots.push((&r.decider, x, t, answered));
+        dots.push((name, x, t, answered));
     }
     if dots.is_empty() {
-        return Err(format!("{title}: no run has a value for {x_desc}"));
+        return Err(format!("{title}: {NO_VALUES} {x_desc}"));
     }
     let (xmin, xmax) = dots
         .iter()
@@ -134,21 +170,14 @@ pub fn plot_against<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size(42)
         .y_label_area_size(70);
-    let deciders: Vec<&str> = by.keys().copied().collect();
+    let deciders: Vec<&String> = by.keys().collect();
     macro_rules! draw {
         ($chart:expr) => {{
             let mut chart = $chart;
             chart
                 .configure_mesh()
                 .light_line_style(RGBColor(238, 238, 238))
-                .x_label_formatter(&|x| {
-                    let x: f64 = (*x).into();
-                    if x.fract() == 0.0 {
-                        format!("{x:.0}")
-                    } else {
-                        String::new()
-                    }
-                })
+                .x_label_formatter(&|x| whole((*x).into()))
                 .x_desc(x_desc)
                 .y_desc("seconds (unknown: at the timeout)")
                 .draw()
@@ -163,7 +192,7 @@ pub fn plot_against<DB: DrawingBackend>(
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.4)));
             for (i, d) in deciders.iter().enumerate() {
                 let c = colour(i);
-                let mut line: Vec<(f64, f64)> = by[d]
+                let mut line: Vec<(f64, f64)> = by[*d]
                     .iter()
                     .map(|(x, ts)| (f64::from_bits(*x), median(&mut ts.clone())))
                     .collect();
@@ -171,11 +200,11 @@ pub fn plot_against<DB: DrawingBackend>(
                 chart
                     .draw_series(LineSeries::new(line, c.stroke_width(2)))
                     .map_err(err)?
-                    .label(*d)
+                    .label(d.as_str())
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
                     });
-                let mine = dots.iter().filter(|t| t.0 == *d);
+                let mine = dots.iter().filter(|t| &t.0 == *d);
                 chart
                     .draw_series(
                         mine.map(|&(_, x, t, answered)| -> DynElement<DB, (f64, f64)> {
@@ -188,19 +217,13 @@ pub fn plot_against<DB: DrawingBackend>(
                     )
                     .map_err(err)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
+            legend(&mut chart)?;
         }};
     }
     if log_x {
         draw!(builder
             .build_cartesian_2d(
-                ((xmin / 2.0).max(1.0)..xmax * 2.0).log_scale(),
+                ((xmin / 2.0).max(1.0)..(xmax * 2.0).max(2.0)).log_scale(),
                 (ymin..ymax).log_scale()
             )
             .map_err(err)?);
@@ -221,11 +244,11 @@ pub fn plot_cactus<DB: DrawingBackend>(
     title: &str,
 ) -> PlotResult {
     area.fill(&WHITE).map_err(err)?;
-    let mut by: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let both = records.iter().any(|r| r.semantics != records[0].semantics);
+    let mut by: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for r in records {
-        let (t, answered) = time_of(r, timeout);
-        let v = by.entry(&r.decider).or_default();
-        if answered {
+        let v = by.entry(series(r, both)).or_default();
+        if let Some((t, true)) = time_of(r, timeout) {
             v.push(t);
         }
     }
@@ -247,13 +270,7 @@ pub fn plot_cactus<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .light_line_style(RGBColor(238, 238, 238))
-        .x_label_formatter(&|x| {
-            if x.fract() == 0.0 {
-                format!("{x:.0}")
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&|x| whole(*x))
         .x_desc("runs answered")
         .y_desc("seconds")
         .draw()
@@ -275,30 +292,36 @@ pub fn plot_cactus<DB: DrawingBackend>(
             .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut chart)?;
     area.present().map_err(err)
 }
 
-/// Every plot of a records file as SVG text: (file name, SVG).
-pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Vec<(String, String)>, String> {
+/// Plots as (file name, SVG text), and why a plot was left out.
+pub type Plots = (Vec<(String, String)>, Vec<String>);
+
+/// Every plot of a records file as SVG text, (file name, SVG), and why a plot was left
+/// out (a family none of whose measured runs says its size).
+pub fn svg_plots(
+    header: &Header,
+    records: &[Record],
+) -> Result<Plots, String> {
     let timeout = header.config.timeout;
     let mut families: Vec<&str> = records.iter().map(|r| r.family.as_str()).collect();
     families.sort_unstable();
     families.dedup();
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     let mut svg = |name: String, f: &dyn Fn(&DrawingArea<SVGBackend, Shift>) -> PlotResult| {
         let mut s = String::new();
-        {
+        let drawn = {
             let area = SVGBackend::with_string(&mut s, SIZE).into_drawing_area();
-            f(&area)?;
+            f(&area)
+        };
+        match drawn {
+            Ok(()) => out.push((name, s)),
+            Err(e) if e.contains(NO_VALUES) => skipped.push(format!("{name}: {e}")),
+            Err(e) => return Err(e),
         }
-        out.push((name, s));
         Ok::<(), String>(())
     };
     for fam in &families {
@@ -330,5 +353,5 @@ pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Vec<(String, Str
     svg("cactus.svg".into(), &|a| {
         plot_cactus(a, &all, timeout, "runs answered within a time (cactus)")
     })?;
-    Ok(out)
+    Ok((out, skipped))
 }

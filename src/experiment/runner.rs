@@ -31,10 +31,27 @@ pub struct Limits {
 /// The default [`Limits::grace`].
 pub const GRACE: Duration = Duration::from_secs(5);
 
-/// Where the generated traces are kept: `dir/<key>.yaml` (made once, reused on resume).
-pub fn trace_file(dir: &Path, run: &Run) -> Result<PathBuf, crate::FileError> {
+/// A run's trace on disk, with its size as the parent read it (a run killed before
+/// `check` reports keeps these).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub file: PathBuf,
+    pub events: u64,
+    pub threads: u64,
+}
+
+/// Makes (or finds) a run's trace: generated ones go to `dir/<key>.yaml`, written once
+/// (through a temporary file of this process, renamed into place, so shards sharing
+/// `dir` never see a partial file); a directory family's file is read where it is.
+pub fn prepare(dir: &Path, run: &Run) -> Result<Prepared, crate::FileError> {
+    let trace = run.source.trace()?;
+    let (events, threads) = (trace.len() as u64, trace.threads.len() as u64);
     if let Source::File(p) = &run.source {
-        return Ok(p.clone());
+        return Ok(Prepared {
+            file: p.clone(),
+            events,
+            threads,
+        });
     }
     let name: String = run
         .key
@@ -54,12 +71,15 @@ pub fn trace_file(dir: &Path, run: &Run) -> Result<PathBuf, crate::FileError> {
             error: crate::Error::Io(e),
         };
         std::fs::create_dir_all(dir).map_err(io)?;
-        let trace = run.source.trace()?;
-        let tmp = path.with_extension("yaml.tmp");
+        let tmp = path.with_extension(format!("yaml.{}.tmp", std::process::id()));
         std::fs::write(&tmp, crate::trace::gen::to_compact_yaml(&trace)).map_err(io)?;
         std::fs::rename(&tmp, &path).map_err(io)?;
     }
-    Ok(path)
+    Ok(Prepared {
+        file: path,
+        events,
+        threads,
+    })
 }
 
 /// The `check` flags of a decider.
@@ -71,7 +91,8 @@ fn decider_args(decider: &str) -> Vec<&str> {
 }
 
 /// Runs one run to its record (never fails: what goes wrong is the record's reason).
-pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Record {
+pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> Record {
+    let file = &trace.file;
     let mut cmd = Command::new(program);
     cmd.arg("check")
         .arg(file)
@@ -96,13 +117,17 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
         // The decider's own memory budget, below the hard limit, so it can say unknown.
         .env(
             "TSOSER_MAX_MEMORY_MIB",
-            (limits.memory_mib * 3 / 4).to_string(),
+            (limits.memory_mib / 4 * 3).to_string(),
         )
+        // glibc reserves 64 MiB of address space per malloc arena (up to 8 per core),
+        // which the address-space limit counts though nothing is resident.
+        .env("MALLOC_ARENA_MAX", "2")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let bytes = limits.memory_mib.saturating_mul(1 << 20);
-    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    // SAFETY: setrlimit and prctl are async-signal-safe; nothing else runs between
+    // fork and exec.
     unsafe {
         cmd.pre_exec(move || {
             let lim = libc::rlimit {
@@ -110,6 +135,10 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
                 rlim_max: bytes as libc::rlim_t,
             };
             if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The run ends with the experiment, however the experiment ends.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -128,8 +157,8 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
         seconds: 0.0,
         peak_mib: None,
         jobs,
-        events: None,
-        threads: None,
+        events: Some(trace.events),
+        threads: Some(trace.threads),
         counts: Value::Null,
     };
     let start = Instant::now();
@@ -167,6 +196,11 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
             break (Some(status), Some(usage));
         }
         if r < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            let _ = child.kill();
+            let _ = child.wait();
             break (None, None);
         }
         if !killed && start.elapsed() > deadline {
@@ -194,13 +228,22 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
                 limits.grace.as_secs_f64(),
                 limits.timeout
             )
-        } else if sig == libc::SIGABRT || sig == libc::SIGSEGV || sig == libc::SIGKILL {
+        } else if stderr.contains("memory allocation of") || sig == libc::SIGKILL {
             format!(
-                "killed by signal {sig} (the {} MiB memory limit, most likely)",
+                "killed by signal {sig} at the {} MiB memory limit",
                 limits.memory_mib
             )
+        } else if matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP) {
+            // Not ours: the experiment itself is being stopped; the run is done again.
+            record.verdict = "interrupted".into();
+            format!("stopped by signal {sig} from outside")
         } else {
-            format!("killed by signal {sig}")
+            // A crash (stack overflow, abort) is a bug, not an answer.
+            record.verdict = "error".into();
+            format!(
+                "killed by signal {sig}: {}",
+                crate::text::excerpt(stderr.lines().last().unwrap_or(""))
+            )
         });
         return record;
     }
@@ -209,8 +252,6 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
     let json: Option<Value> = serde_json::from_str(&stdout).ok();
     if let Some(j) = &json {
         record.counts = j["stats"]["counts"].clone();
-        record.events = j["trace"]["events"].as_u64();
-        record.threads = j["trace"]["threads"].as_u64();
         record.reason = j["reason"].as_str().map(str::to_string);
     }
     record.verdict = match code {
@@ -228,8 +269,10 @@ pub fn run_one(program: &Path, file: &Path, run: &Run, limits: &Limits) -> Recor
 }
 
 /// Runs `runs` (those not yet in `records`), `limits.parallel` at a time, appending each
-/// record as it ends; `progress` is called after each with the record. Trace files are
-/// made in `traces` first. Returns the number of runs done now.
+/// record as it ends; `progress` is called after each with the record. The traces are
+/// made (in `traces`) before any run starts, one per key, in matrix order. A run stopped
+/// from outside (SIGINT, SIGTERM, SIGHUP) is not recorded: it is done again on resume.
+/// Returns the number of runs recorded now.
 pub fn run_all(
     program: &Path,
     runs: &[Run],
@@ -242,41 +285,47 @@ pub fn run_all(
         .iter()
         .filter(|r| !records.done.contains(&r.id))
         .collect();
+    let mut prepared: std::collections::HashMap<&str, Prepared> = Default::default();
+    for r in &todo {
+        if !prepared.contains_key(r.key.as_str()) {
+            prepared.insert(&r.key, prepare(traces, r)?);
+        }
+    }
     let queue = Mutex::new(todo.iter().copied());
-    let (tx, rx) = mpsc::channel::<Result<Record, crate::FileError>>();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Record>();
     let mut done = 0;
     let mut first_error = None;
     std::thread::scope(|s| {
         for _ in 0..limits.parallel.max(1) {
-            let tx = tx.clone();
-            let queue = &queue;
+            let (tx, queue, prepared, stop) = (tx.clone(), &queue, &prepared, &stop);
             s.spawn(move || loop {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
                 let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
                 let Some(run) = next else { break };
-                let r = trace_file(traces, run).map(|file| run_one(program, &file, run, limits));
-                if tx.send(r).is_err() {
+                let rec = run_one(program, &prepared[run.key.as_str()], run, limits);
+                if tx.send(rec).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
-        for r in rx {
-            match r {
-                Ok(rec) => {
-                    if let Err(e) = records.append(&rec) {
-                        first_error.get_or_insert(crate::FileError {
-                            file: records.path().display().to_string(),
-                            error: crate::Error::Io(e),
-                        });
-                        continue;
-                    }
-                    done += 1;
-                    progress(&rec);
-                }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
+        for rec in rx {
+            if rec.verdict == "interrupted" {
+                continue;
             }
+            if let Err(e) = records.append(&rec) {
+                first_error.get_or_insert(crate::FileError {
+                    file: records.path().display().to_string(),
+                    error: crate::Error::Io(e),
+                });
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                continue;
+            }
+            done += 1;
+            progress(&rec);
         }
     });
     match first_error {

@@ -2,6 +2,8 @@
 //! every execution) that the library's fast paths are compared with.
 #![allow(dead_code)]
 
+pub mod png;
+
 use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
 use tsoser::check::execution::tso_graph_naive;
 use tsoser::graph::ConflictGraph;

@@ -10,6 +10,31 @@ use tsoser::experiment::config::FamilyConfig;
 use tsoser::experiment::{expand, run_all, shard, Config, Header, Limits, Records};
 
 pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
+    let given = |v: bool, flag: &str| v.then(|| flag.to_string());
+    let matrix_flags: Vec<String> = [
+        given(!a.events.is_empty(), "--events"),
+        given(!a.threads.is_empty(), "--threads"),
+        given(!a.vars.is_empty(), "--vars"),
+        given(!a.txn_len.is_empty(), "--txn-len"),
+        given(!a.pairs.is_empty(), "--pairs"),
+        given(a.seeds.is_some(), "--seeds"),
+        given(a.ratio.is_some(), "--ratio"),
+        given(a.clause_len.is_some(), "--clause-len"),
+        given(a.path.is_some(), "--path"),
+        given(!a.deciders.is_empty(), "--deciders"),
+        given(!a.semantics.is_empty(), "--semantics"),
+        given(a.timeout.is_some(), "--timeout"),
+        given(a.memory.is_some(), "--memory"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if a.config.is_some() && !matrix_flags.is_empty() {
+        bail!(
+            "{}: set in the declaration file, not beside it",
+            matrix_flags.join(", ")
+        );
+    }
     let (config, base) = match &a.config {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -51,7 +76,7 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
             .expect("clap: --traces-only requires --traces");
         let mut keys = std::collections::HashSet::new();
         for r in runs.iter().filter(|r| keys.insert(r.key.clone())) {
-            tsoser::experiment::runner::trace_file(dir, r)?;
+            tsoser::experiment::runner::prepare(dir, r)?;
         }
         warn(&format!(
             "experiment: {} traces in {}",
@@ -65,6 +90,26 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
         .clone()
         .expect("clap: --output unless --traces-only");
     let header = Header::new(&config, total);
+    if a.dry_run {
+        // Read the records, if any, without creating, locking or mending the file.
+        let done: std::collections::HashSet<String> = if output.exists() {
+            let (old, rs) = tsoser::experiment::records::read(&output)?;
+            if old.matrix != header.matrix {
+                bail!(
+                    "{}: these records belong to another matrix",
+                    output.display()
+                );
+            }
+            rs.into_iter().map(|r| r.id).collect()
+        } else {
+            Default::default()
+        };
+        let todo = runs.iter().filter(|r| !done.contains(&r.id));
+        for r in todo.take(a.max_runs.unwrap_or(usize::MAX)) {
+            outln!("{}", r.id);
+        }
+        return Ok(out::OK);
+    }
     let mut records = Records::open(&output, &header)?;
     let todo: Vec<_> = runs
         .iter()
@@ -72,12 +117,6 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
         .take(a.max_runs.unwrap_or(usize::MAX))
         .cloned()
         .collect();
-    if a.dry_run {
-        for r in &todo {
-            outln!("{}", r.id);
-        }
-        return Ok(out::OK);
-    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let limits = Limits {
         timeout: config.timeout,
@@ -135,6 +174,29 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
         }
         Ok(v.clone())
     };
+    let applies: &[&str] = match name {
+        "dense" => &["events", "threads", "vars", "txn-len", "pairs", "seeds"],
+        "blocks" | "serial" | "serial-fenced" => &["events", "threads", "seeds"],
+        "sat" => &["vars", "ratio", "clause-len", "seeds"],
+        "dir" => &["path"],
+        _ => &[],
+    };
+    let used = [
+        ("events", !a.events.is_empty()),
+        ("threads", !a.threads.is_empty()),
+        ("vars", !a.vars.is_empty()),
+        ("txn-len", !a.txn_len.is_empty()),
+        ("pairs", !a.pairs.is_empty()),
+        ("seeds", a.seeds.is_some()),
+        ("ratio", a.ratio.is_some()),
+        ("clause-len", a.clause_len.is_some()),
+        ("path", a.path.is_some()),
+    ];
+    if !applies.is_empty() {
+        if let Some((flag, _)) = used.iter().find(|(f, u)| *u && !applies.contains(f)) {
+            bail!("--{flag} does not apply to --family {name}");
+        }
+    }
     let seeds = a.seeds.unwrap_or(1);
     let or = |v: &Vec<usize>, d: usize| if v.is_empty() { vec![d] } else { v.clone() };
     let family = match name {
@@ -214,8 +276,11 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
         std::fs::write(&p, text).with_context(|| format!("{}: cannot write", p.display()))
     };
     write("table.csv", &tsoser::experiment::report::table(&records))?;
-    let plots = tsoser::experiment::report::svg_plots(&header, &records)
+    let (plots, skipped) = tsoser::experiment::report::svg_plots(&header, &records)
         .map_err(|e| anyhow::anyhow!("cannot draw the plots: {e}"))?;
+    for why in &skipped {
+        warn(&format!("report: no plot: {why}"));
+    }
     for (name, svg) in &plots {
         write(name, svg)?;
     }
@@ -242,11 +307,10 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
     );
     outln!("decider          answered  unknown  errors  median s (answered)");
     for (d, (a, u, e, mut ts)) in by {
-        ts.sort_by(|x, y| x.total_cmp(y));
         let med = if ts.is_empty() {
             "-".to_string()
         } else {
-            format!("{:.3}", ts[ts.len() / 2])
+            format!("{:.3}", tsoser::experiment::report::median(&mut ts))
         };
         outln!("{d:<16} {a:>8} {u:>8} {e:>7}  {med}");
     }

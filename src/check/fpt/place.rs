@@ -378,40 +378,36 @@ impl<'t> Placement<'t> {
 
     /// `lo[i] ≥ t`, propagated forward along the edges.
     fn raise(&mut self, i: u32, t: u64) -> bool {
-        self.stack.clear();
-        self.stack.push((i, t));
-        while let Some((x, t)) = self.stack.pop() {
-            if t <= self.slots[x as usize].lo {
-                continue;
-            }
-            self.save(x);
-            let s = &mut self.slots[x as usize];
-            s.lo = t;
-            if s.lo >= s.hi {
-                return false;
-            }
-            self.stack
-                .extend(self.succ[x as usize].iter().map(|&y| (y, t)));
-        }
-        true
+        self.propagate(i, t, true)
     }
 
     /// `hi[i] ≤ t`, propagated backward along the edges.
     fn lower(&mut self, i: u32, t: u64) -> bool {
+        self.propagate(i, t, false)
+    }
+
+    /// A lower bound (`up`: `lo ≥ t`, along successors) or an upper bound (`hi ≤ t`,
+    /// along predecessors) to a fixpoint; `false` once some `lo ≥ hi`.
+    fn propagate(&mut self, i: u32, t: u64, up: bool) -> bool {
         self.stack.clear();
         self.stack.push((i, t));
         while let Some((x, t)) = self.stack.pop() {
-            if t >= self.slots[x as usize].hi {
+            let s = &self.slots[x as usize];
+            if (up && t <= s.lo) || (!up && t >= s.hi) {
                 continue;
             }
             self.save(x);
             let s = &mut self.slots[x as usize];
-            s.hi = t;
+            if up {
+                s.lo = t;
+            } else {
+                s.hi = t;
+            }
             if s.lo >= s.hi {
                 return false;
             }
-            self.stack
-                .extend(self.pred[x as usize].iter().map(|&y| (y, t)));
+            let next = if up { &self.succ } else { &self.pred };
+            self.stack.extend(next[x as usize].iter().map(|&y| (y, t)));
         }
         true
     }
