@@ -301,10 +301,7 @@ pub type Plots = (Vec<(String, String)>, Vec<String>);
 
 /// Every plot of a records file as SVG text, (file name, SVG), and why a plot was left
 /// out (a family none of whose measured runs says its size).
-pub fn svg_plots(
-    header: &Header,
-    records: &[Record],
-) -> Result<Plots, String> {
+pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Plots, String> {
     let timeout = header.config.timeout;
     let mut families: Vec<&str> = records.iter().map(|r| r.family.as_str()).collect();
     families.sort_unstable();
