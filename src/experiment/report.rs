@@ -83,6 +83,9 @@ pub fn median(v: &mut [f64]) -> f64 {
 
 const SIZE: (u32, u32) = (900, 560);
 
+/// An x axis of the per-family plots: its name, its value, log scale, its title word.
+type Axis = (&'static str, fn(&Record) -> Option<u64>, bool, &'static str);
+
 /// Why a plot is left out.
 const NO_VALUES: &str = "no run with a measured time has a value for";
 
@@ -323,28 +326,17 @@ pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Plots, String> {
     };
     for fam in &families {
         let rs: Vec<&Record> = records.iter().filter(|r| r.family == *fam).collect();
-        svg(format!("time-vs-threads-{fam}.svg"), &|a| {
-            plot_against(
-                a,
-                &rs,
-                timeout,
-                |r| r.threads.map(|t| t as f64),
-                "threads",
-                false,
-                &format!("{fam}: time against threads"),
-            )
-        })?;
-        svg(format!("time-vs-events-{fam}.svg"), &|a| {
-            plot_against(
-                a,
-                &rs,
-                timeout,
-                |r| r.events.map(|e| e as f64),
-                "events",
-                true,
-                &format!("{fam}: time against trace length"),
-            )
-        })?;
+        let axes: [Axis; 2] = [
+            ("threads", |r| r.threads, false, "threads"),
+            ("events", |r| r.events, true, "trace length"),
+        ];
+        for (axis, value, log_x, what) in axes {
+            svg(format!("time-vs-{axis}-{fam}.svg"), &|a| {
+                let title = format!("{fam}: time against {what}");
+                let x = |r: &Record| value(r).map(|v| v as f64);
+                plot_against(a, &rs, timeout, x, axis, log_x, &title)
+            })?;
+        }
     }
     let all: Vec<&Record> = records.iter().collect();
     svg("cactus.svg".into(), &|a| {
