@@ -3,6 +3,7 @@
 //! One reader for every DIMACS file tsoser reads (`encode`'s output is read back by it too).
 
 use crate::error::{Error, FileError};
+use crate::text::excerpt;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -204,10 +205,6 @@ impl Cnf {
             self.satisfied_by(&a).then_some(a)
         })
     }
-}
-
-fn excerpt(s: &str) -> String {
-    crate::text::excerpt(s)
 }
 
 #[cfg(test)]

@@ -25,6 +25,19 @@ pub fn escaped(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` made a safe file-name stem: every character but ASCII letters, digits and those
+/// of `keep` becomes `_` (no `/`, no `..` path, no control character).
+pub fn file_stem(s: impl Iterator<Item = char>, keep: &[char]) -> String {
+    s.map(|c| {
+        if c.is_ascii_alphanumeric() || keep.contains(&c) {
+            c
+        } else {
+            '_'
+        }
+    })
+    .collect()
+}
+
 /// At most [`EXCERPT`] characters of `s`, escaped, with `…` when cut.
 pub fn excerpt(s: &str) -> String {
     let mut cut: String = s.chars().take(EXCERPT).collect();

@@ -56,10 +56,7 @@ impl Source {
                 clause_len,
                 seed,
             } => sat_to_trace(&Cnf::random(*vars, *clauses, *clause_len, *seed)).trace,
-            Source::File(p) if p.extension().is_some_and(|e| e == "std") => {
-                crate::trace::std_format::read_std(p)?
-            }
-            Source::File(p) => crate::trace::parse::read_trace(p)?,
+            Source::File(p) => crate::trace::read_file(p)?,
         })
     }
 }

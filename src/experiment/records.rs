@@ -68,6 +68,13 @@ pub struct Record {
     pub counts: Value,
 }
 
+impl Record {
+    /// Whether the run answered (a verdict, not *unknown* or an error).
+    pub fn answered(&self) -> bool {
+        matches!(self.verdict.as_str(), "serializable" | "violation")
+    }
+}
+
 /// The matrix's identity: FNV-1a over the declaration's canonical JSON.
 pub fn matrix_hash(config: &Config) -> String {
     let text = serde_json::to_string(config).expect("a config serialises");
@@ -87,27 +94,56 @@ pub fn read(path: &Path) -> Result<(Header, Vec<Record>), crate::FileError> {
         file: file.clone(),
         error,
     };
-    let mut bytes = std::fs::read(path).map_err(|e| fe(Error::Io(e)))?;
-    // A torn last line, even one cut inside a character, is not a record.
-    bytes.truncate(bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1));
-    let text = String::from_utf8(bytes).map_err(|e| {
-        fe(Error::Format {
-            line: 0,
-            message: format!("not UTF-8 text: {e}"),
-        })
+    let bytes = std::fs::read(path).map_err(|e| fe(Error::Io(e)))?;
+    parse(complete_lines(&bytes).map_err(fe)?).map_err(fe)
+}
+
+/// The ids recorded in `path` for `header`'s matrix (none if there is no file), read
+/// without creating, locking or mending it.
+pub fn done_ids(path: &Path, header: &Header) -> Result<HashSet<String>, crate::FileError> {
+    if !path.exists() {
+        return Ok(HashSet::new());
+    }
+    let (old, records) = read(path)?;
+    same_matrix(&old, header).map_err(|error| crate::FileError {
+        file: path.display().to_string(),
+        error,
     })?;
-    parse_records(&text).map_err(fe)
+    Ok(records.into_iter().map(|r| r.id).collect())
 }
 
 /// Parses a records file's text: its header and complete records.
 pub fn parse_records(text: &str) -> Result<(Header, Vec<Record>), Error> {
-    parse(text).map(|(h, r, _)| (h, r))
+    parse(complete_lines(text.as_bytes())?)
 }
 
-/// Header, records, and the length of the complete part (a torn last line excluded).
-fn parse(text: &str) -> Result<(Header, Vec<Record>, usize), Error> {
-    let complete = text.rfind('\n').map_or(0, |i| i + 1);
-    let mut lines = text[..complete].lines().enumerate();
+/// The complete lines of a records file: a torn last line, even one cut inside a
+/// character, is not a record.
+fn complete_lines(bytes: &[u8]) -> Result<&str, Error> {
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    std::str::from_utf8(&bytes[..complete]).map_err(|e| Error::Format {
+        line: 0,
+        message: format!("not UTF-8 text: {e}"),
+    })
+}
+
+/// Records of `old`'s matrix may be added to only by the same matrix.
+fn same_matrix(old: &Header, header: &Header) -> Result<(), Error> {
+    if old.matrix == header.matrix {
+        return Ok(());
+    }
+    Err(Error::Format {
+        line: 1,
+        message: format!(
+            "these records belong to another matrix ({}, this one is {}): use another file",
+            old.matrix, header.matrix
+        ),
+    })
+}
+
+/// Header and records of complete lines.
+fn parse(text: &str) -> Result<(Header, Vec<Record>), Error> {
+    let mut lines = text.lines().enumerate();
     let bad = |line: usize, message: String| Error::Format { line, message };
     let Some((_, first)) = lines.next() else {
         return Err(bad(1, "no header line: not a records file".into()));
@@ -133,7 +169,7 @@ fn parse(text: &str) -> Result<(Header, Vec<Record>, usize), Error> {
         }
         records.push(r);
     }
-    Ok((header, records, complete))
+    Ok((header, records))
 }
 
 /// A records file open for appending.
@@ -175,33 +211,19 @@ impl Records {
         }
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut f, &mut bytes).map_err(io)?;
-        // Only complete lines count: a torn last line (even mid-character) is dropped.
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let text = complete_lines(&bytes).map_err(fe)?;
         let mut done = HashSet::new();
-        if complete == 0 {
+        if text.is_empty() {
             // New, empty, or only a torn header: start afresh.
             f.set_len(0).map_err(io)?;
             let line = serde_json::to_string(header).expect("a header serialises") + "\n";
             f.write_all(line.as_bytes()).map_err(io)?;
         } else {
-            let text = std::str::from_utf8(&bytes[..complete]).map_err(|e| {
-                fe(Error::Format {
-                    line: 0,
-                    message: format!("not UTF-8 text: {e}"),
-                })
-            })?;
-            let (old, records, _) = parse(text).map_err(fe)?;
-            if old.matrix != header.matrix {
-                return Err(fe(Error::Format {
-                    line: 1,
-                    message: format!(
-                        "these records belong to another matrix ({}, this one is {}): use another file",
-                        old.matrix, header.matrix
-                    ),
-                }));
-            }
+            let (old, records) = parse(text).map_err(fe)?;
+            same_matrix(&old, header).map_err(fe)?;
             done.extend(records.into_iter().map(|r| r.id));
-            f.set_len(complete as u64).map_err(io)?;
+            // Drop a torn last line.
+            f.set_len(text.len() as u64).map_err(io)?;
         }
         let len = f.metadata().map_err(io)?.len();
         Ok(Records {

@@ -54,10 +54,10 @@ pub fn table(records: &[Record]) -> String {
 /// A run's time for the plots and whether it answered: an answer's wall time, or the
 /// timeout for an unknown; `None` for an error (not a measurement).
 fn time_of(r: &Record, timeout: f64) -> Option<(f64, bool)> {
-    match r.verdict.as_str() {
-        "serializable" | "violation" => Some((r.seconds.max(1e-4), true)),
-        "unknown" => Some((timeout, false)),
-        _ => None,
+    if r.answered() {
+        Some((r.seconds.max(1e-4), true))
+    } else {
+        (r.verdict == "unknown").then_some((timeout, false))
     }
 }
 

@@ -53,17 +53,7 @@ pub fn prepare(dir: &Path, run: &Run) -> Result<Prepared, crate::FileError> {
             threads,
         });
     }
-    let name: String = run
-        .key
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '=' || c == '.' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name = crate::text::file_stem(run.key.chars(), &['=', '.', '-']);
     let path = dir.join(format!("{name}.yaml"));
     if !path.exists() {
         let io = |e| crate::FileError {
@@ -169,20 +159,19 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
             return record;
         }
     };
-    let (mut out, mut err) = (
+    let (out, err) = (
         child.stdout.take().expect("piped"),
         child.stderr.take().expect("piped"),
     );
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
+    // Both pipes drained on threads of their own, so a child filling one never blocks.
+    fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = r.read_to_string(&mut s);
+            s
+        })
+    }
+    let (reader, err_reader) = (drain(out), drain(err));
     let deadline = Duration::from_secs_f64(limits.timeout) + limits.grace;
     let pid = child.id() as libc::pid_t;
     let mut killed = false;

@@ -135,17 +135,7 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize, max_steps: u
 /// hostile name (`../../x`, control characters) cannot leave the folder or make a file
 /// tsoser cannot read back (bug: emit_traces_stays_inside_its_folder).
 pub fn file_name(program: &str, model: Model, i: usize) -> String {
-    let mut stem: String = program
-        .chars()
-        .take(64)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut stem = crate::text::file_stem(program.chars().take(64), &['-', '_']);
     if stem.is_empty() {
         stem = "program".into();
     }

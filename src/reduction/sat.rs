@@ -39,12 +39,10 @@ struct Write {
     loc: String,
 }
 
-/// Builds τ_φ (docs/hardness.md): `3·W` events for `W` writes, every thread but `z`
-/// with at most two transactions.
-pub fn sat_to_trace(cnf: &Cnf) -> Reduction {
-    // Clauses: literals sorted and merged; tautologies dropped.
-    let clauses: Vec<(usize, Vec<Lit>)> = cnf
-        .clauses
+/// The clauses the construction keeps, numbered from 1 as in the formula: literals
+/// sorted and merged, tautologies dropped (they always hold).
+fn kept_clauses(cnf: &Cnf) -> Vec<(usize, Vec<Lit>)> {
+    cnf.clauses
         .iter()
         .enumerate()
         .filter_map(|(j, c)| {
@@ -54,7 +52,13 @@ pub fn sat_to_trace(cnf: &Cnf) -> Reduction {
             let taut = c.windows(2).any(|w| w[0].var == w[1].var);
             (!taut).then_some((j + 1, c))
         })
-        .collect();
+        .collect()
+}
+
+/// Builds τ_φ (docs/hardness.md): `3·W` events for `W` writes, every thread but `z`
+/// with at most two transactions.
+pub fn sat_to_trace(cnf: &Cnf) -> Reduction {
+    let clauses = kept_clauses(cnf);
     let name = |l: Lit| format!("{}x{}", if l.positive { "" } else { "n" }, l.var);
     // Per variable: the chain that makes it true holds the writes of its negative
     // occurrences; the chain that makes it false, of its positive ones.
@@ -188,18 +192,9 @@ pub fn decode(cnf: &Cnf, cycle: &[&str]) -> Option<Vec<bool>> {
         seen.get_mut(var)?[usize::from(truth)] = true;
         a[var] = truth;
     }
-    let occurring: std::collections::BTreeSet<u32> = cnf
-        .clauses
+    kept_clauses(cnf)
         .iter()
-        .filter(|c| {
-            !c.iter()
-                .any(|l| c.iter().any(|m| m.var == l.var && m.positive != l.positive))
-        })
-        .flatten()
-        .map(|l| l.var)
-        .collect();
-    occurring
-        .iter()
-        .all(|&v| seen.get(v as usize).is_some_and(|s| s[0] != s[1]))
+        .flat_map(|(_, c)| c)
+        .all(|l| seen.get(l.var as usize).is_some_and(|s| s[0] != s[1]))
         .then_some(a)
 }

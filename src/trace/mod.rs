@@ -476,6 +476,20 @@ fn intern<K: Copy + From<usize>>(
     i
 }
 
+/// Whether a trace file is RAPID's STD (a `.std` file) rather than YAML.
+pub fn is_std_file(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e == "std")
+}
+
+/// Reads a trace file: RAPID's STD for a `.std` file, YAML otherwise.
+pub fn read_file(path: &std::path::Path) -> Result<Trace, crate::FileError> {
+    if is_std_file(path) {
+        std_format::read_std(path)
+    } else {
+        parse::read_trace(path)
+    }
+}
+
 /// Builds a trace from compact lines `thread txn op [var]` (test and doc helper).
 /// Panics on malformed input; use [`parse`] for files.
 pub fn compact(lines: &[&str]) -> Trace {

@@ -10,25 +10,17 @@ use tsoser::experiment::config::FamilyConfig;
 use tsoser::experiment::{expand, run_all, shard, Config, Header, Limits, Records};
 
 pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
-    let given = |v: bool, flag: &str| v.then(|| flag.to_string());
-    let matrix_flags: Vec<String> = [
-        given(!a.events.is_empty(), "--events"),
-        given(!a.threads.is_empty(), "--threads"),
-        given(!a.vars.is_empty(), "--vars"),
-        given(!a.txn_len.is_empty(), "--txn-len"),
-        given(!a.pairs.is_empty(), "--pairs"),
-        given(a.seeds.is_some(), "--seeds"),
-        given(a.ratio.is_some(), "--ratio"),
-        given(a.clause_len.is_some(), "--clause-len"),
-        given(a.path.is_some(), "--path"),
-        given(!a.deciders.is_empty(), "--deciders"),
-        given(!a.semantics.is_empty(), "--semantics"),
-        given(a.timeout.is_some(), "--timeout"),
-        given(a.memory.is_some(), "--memory"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let matrix_flags: Vec<String> = family_flags(&a)
+        .into_iter()
+        .chain([
+            ("deciders", !a.deciders.is_empty()),
+            ("semantics", !a.semantics.is_empty()),
+            ("timeout", a.timeout.is_some()),
+            ("memory", a.memory.is_some()),
+        ])
+        .filter(|&(_, given)| given)
+        .map(|(flag, _)| format!("--{flag}"))
+        .collect();
     if a.config.is_some() && !matrix_flags.is_empty() {
         bail!(
             "{}: set in the declaration file, not beside it",
@@ -92,18 +84,7 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
     let header = Header::new(&config, total);
     if a.dry_run {
         // Read the records, if any, without creating, locking or mending the file.
-        let done: std::collections::HashSet<String> = if output.exists() {
-            let (old, rs) = tsoser::experiment::records::read(&output)?;
-            if old.matrix != header.matrix {
-                bail!(
-                    "{}: these records belong to another matrix",
-                    output.display()
-                );
-            }
-            rs.into_iter().map(|r| r.id).collect()
-        } else {
-            Default::default()
-        };
+        let done = tsoser::experiment::records::done_ids(&output, &header)?;
         let todo = runs.iter().filter(|r| !done.contains(&r.id));
         for r in todo.take(a.max_runs.unwrap_or(usize::MAX)) {
             outln!("{}", r.id);
@@ -165,6 +146,21 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
     Ok(out::OK)
 }
 
+/// The family flags (without their `--`) and whether each was given.
+fn family_flags(a: &ExperimentArgs) -> [(&'static str, bool); 9] {
+    [
+        ("events", !a.events.is_empty()),
+        ("threads", !a.threads.is_empty()),
+        ("vars", !a.vars.is_empty()),
+        ("txn-len", !a.txn_len.is_empty()),
+        ("pairs", !a.pairs.is_empty()),
+        ("seeds", a.seeds.is_some()),
+        ("ratio", a.ratio.is_some()),
+        ("clause-len", a.clause_len.is_some()),
+        ("path", a.path.is_some()),
+    ]
+}
+
 /// One family from the flags.
 fn from_flags(a: &ExperimentArgs) -> Result<Config> {
     let name = a.family.as_deref().expect("clap: --family or a config");
@@ -181,18 +177,8 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
         "dir" => &["path"],
         _ => &[],
     };
-    let used = [
-        ("events", !a.events.is_empty()),
-        ("threads", !a.threads.is_empty()),
-        ("vars", !a.vars.is_empty()),
-        ("txn-len", !a.txn_len.is_empty()),
-        ("pairs", !a.pairs.is_empty()),
-        ("seeds", a.seeds.is_some()),
-        ("ratio", a.ratio.is_some()),
-        ("clause-len", a.clause_len.is_some()),
-        ("path", a.path.is_some()),
-    ];
     if !applies.is_empty() {
+        let used = family_flags(a);
         if let Some((flag, _)) = used.iter().find(|(f, u)| *u && !applies.contains(f)) {
             bail!("--{flag} does not apply to --family {name}");
         }
@@ -289,13 +275,13 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
         Default::default();
     for r in &records {
         let e = by.entry(&r.decider).or_default();
-        match r.verdict.as_str() {
-            "serializable" | "violation" => {
-                e.0 += 1;
-                e.3.push(r.seconds);
-            }
-            "unknown" => e.1 += 1,
-            _ => e.2 += 1,
+        if r.answered() {
+            e.0 += 1;
+            e.3.push(r.seconds);
+        } else if r.verdict == "unknown" {
+            e.1 += 1;
+        } else {
+            e.2 += 1;
         }
     }
     outln!(

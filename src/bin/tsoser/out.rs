@@ -99,16 +99,17 @@ pub(crate) enum TraceFormat {
 impl TraceFormat {
     /// By extension: `.std` is STD, anything else YAML.
     pub(crate) fn of(path: &Path) -> TraceFormat {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("std") => TraceFormat::Std,
-            _ => TraceFormat::Yaml,
+        if trace::is_std_file(path) {
+            TraceFormat::Std
+        } else {
+            TraceFormat::Yaml
         }
     }
 }
 
 /// Reads a trace: RAPID's STD for a `.std` file, YAML otherwise.
 pub(crate) fn load(path: &Path) -> Result<Trace> {
-    read_as(path, TraceFormat::of(path))
+    Ok(trace::read_file(path)?)
 }
 
 pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {

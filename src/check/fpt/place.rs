@@ -323,21 +323,15 @@ impl<'t> Placement<'t> {
         }
         let thread = self.trace.events[w].thread;
         let i = self.slots.len() as u32;
-        let (before, after) = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.thread == thread)
-            .fold((None, None), |(b, a), (j, s)| {
-                let j = j as u32;
-                if s.write < w {
-                    let best = b.filter(|&b: &u32| self.slots[b as usize].write > s.write);
-                    (best.or(Some(j)), a)
-                } else {
-                    let best = a.filter(|&a: &u32| self.slots[a as usize].write < s.write);
-                    (b, best.or(Some(j)))
-                }
-            });
+        let mine = || {
+            self.slots
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.thread == thread)
+                .map(|(j, s)| (s.write, j as u32))
+        };
+        let before = mine().filter(|&(x, _)| x < w).max().map(|(_, j)| j);
+        let after = mine().filter(|&(x, _)| x > w).min().map(|(_, j)| j);
         self.slots.push(Slot {
             write: w,
             thread,
