@@ -24,14 +24,13 @@
 //!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
 //! - [`cnf`]: CNF formulas (DIMACS, random k-SAT); [`reduction`]: CNF satisfiability
 //!   to non-serializability (docs/hardness.md), the hard family by construction.
-//! - [`mod@bench`]: the measurement harness of `tsoser bench`; [`experiment`]: declared
-//!   matrices of runs as child processes, resumable JSON-lines records, shards.
+//! - [`experiment`]: declared matrices of runs as child processes, resumable JSON-lines
+//!   records, shards, and their report (tables, fitted exponents, plots).
 //! - [`report`], [`json`] and [`text`]: witnesses as text and JSON, the documented
 //!   `--json` objects as serde structs, input excerpts made safe to print.
 //! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.
 
 pub mod analysis;
-pub mod bench;
 pub mod check;
 pub mod cnf;
 pub mod error;

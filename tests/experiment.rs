@@ -45,7 +45,7 @@ fn declarations_expand_in_order_with_unique_ids() {
     assert_eq!(runs.len(), 12);
     assert_eq!(
         runs[0].id,
-        "dense/events=12/threads=2/vars=2/txn_len=1/pairs=1/seed=0/fpt/exact"
+        "dense/events=12/threads=2/vars=2/txn_len=1/pairs=1/write=0.5/seed=0/fpt/exact"
     );
     assert_eq!(
         runs[11].id,
@@ -53,6 +53,77 @@ fn declarations_expand_in_order_with_unique_ids() {
     );
     let ids: HashSet<&str> = runs.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids.len(), runs.len());
+}
+
+/// The families `bench scale` had (serial, serial-fenced, random, blocks) and dense's
+/// write probability: their traces have the declared shape.
+#[test]
+fn the_realistic_families_generate_their_shapes() {
+    let c = Config::parse(
+        r#"
+deciders = ["fpt"]
+[[family]]
+name = "serial"
+events = [400]
+threads = [3]
+vars = [50, 1000]
+seeds = 1
+[[family]]
+name = "serial"
+fenced = true
+events = [400]
+threads = [3]
+seeds = 1
+[[family]]
+name = "random"
+events = [400]
+threads = [5]
+seeds = 1
+[[family]]
+name = "blocks"
+events = [430]
+threads = [3]
+seeds = 1
+[[family]]
+name = "dense"
+events = [40]
+threads = [2]
+write = [0.0, 1.0]
+seeds = 1
+"#,
+    )
+    .unwrap();
+    let runs = expand(&c, Path::new(".")).unwrap();
+    let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "serial/events=400/threads=3/vars=50/seed=0/fpt/exact",
+            "serial/events=400/threads=3/vars=1000/seed=0/fpt/exact",
+            "serial-fenced/events=400/threads=3/vars=1000/seed=0/fpt/exact",
+            "random/events=400/threads=5/vars=1000/seed=0/fpt/exact",
+            "blocks/events=430/threads=3/seed=0/fpt/exact",
+            "dense/events=40/threads=2/vars=2/txn_len=1/pairs=0/write=0/seed=0/fpt/exact",
+            "dense/events=40/threads=2/vars=2/txn_len=1/pairs=0/write=1/seed=0/fpt/exact",
+        ]
+    );
+    let traces: Vec<_> = runs.iter().map(|r| r.source.trace().unwrap()).collect();
+    assert!(traces[0].vars.len() <= 50 && traces[1].vars.len() > 50);
+    assert_eq!(traces[3].threads.len(), 5);
+    // serial-fenced: every transaction ends with a fence, so it is serializable.
+    let fenced = &traces[2];
+    assert!(fenced.is_transaction_fenced());
+    assert!(!traces[1].is_transaction_fenced());
+    // blocks: 430 / (40 + 3) = 10 blocks of 40 events and a fence in each thread.
+    assert_eq!(traces[4].events.len(), 10 * (40 + 3));
+    let writes = |t: &tsoser::trace::Trace| {
+        t.events
+            .iter()
+            .filter(|e| e.op == tsoser::trace::Op::Wr)
+            .count()
+    };
+    assert_eq!(writes(&traces[5]), 0);
+    assert_eq!(writes(&traces[6]), 40);
 }
 
 #[test]
@@ -69,6 +140,8 @@ fn bad_declarations_name_their_line() {
             "family 2",
         ),
         ("deciders = [\"fpt\"\n", 1, ""),
+        ("deciders = [\"fpt\"]\n[[family]]\nname = \"dense\"\nevents = [10]\nthreads = [2]\nwrite = [1.5]\nseeds = 1\n", 6, "write"),
+        ("deciders = [\"fpt\"]\n[[family]]\nname = \"random\"\nevents = [10]\nthreads = [2]\nfenced = true\nseeds = 1\n", 6, "fenced"),
     ] {
         let e = Config::parse(text).unwrap_err();
         assert_eq!(e.line().unwrap_or(0), line, "{text:?}: {e}");
@@ -316,6 +389,7 @@ fn the_report_draws_every_plot_and_the_pngs_show_each_decider() {
                     reason: unknown.then(|| "--timeout reached".into()),
                     exit: Some(if unknown { 3 } else { 0 }),
                     seconds: t.min(c.timeout),
+                    decide_seconds: (!unknown).then_some(t * 0.9),
                     peak_mib: Some(12.0),
                     jobs: 1,
                     events: Some(40 * k),
@@ -446,4 +520,97 @@ fn a_line_torn_inside_a_character_is_dropped() {
     assert!(r.done.is_empty());
     drop(r);
     assert!(std::fs::read_to_string(&path).unwrap().ends_with("}\n"));
+}
+
+/// The report fits exponents over trace lengths, and a disagreement between deciders
+/// (here forged in the records) is printed with its trace and exits 1.
+#[test]
+fn the_report_fits_exponents_and_refuses_disagreeing_deciders() {
+    let d = temp_dir("agree");
+    let records = d.join("r.jsonl");
+    let r = records.to_str().unwrap();
+    tsoser_exits(
+        &[
+            "experiment",
+            "--family",
+            "serial",
+            "--events",
+            "300,3000",
+            "--threads",
+            "3",
+            "--deciders",
+            "fpt,sat/varisat",
+            "--timeout",
+            "20",
+            "-o",
+            r,
+        ],
+        0,
+    );
+    let out = d.join("report");
+    let o = tsoser_exits(&["report", r, "-o", out.to_str().unwrap()], 0);
+    let text = common::stdout(&o);
+    assert!(text.contains("the deciders agree"), "{text}");
+    assert!(text.contains("serial fpt (exact) k=3:"), "{text}");
+    let csv = std::fs::read_to_string(out.join("exponents.csv")).unwrap();
+    assert!(csv.contains("serial,sat/varisat,exact,3,"), "{csv}");
+    // Forge one answer: the report must notice.
+    let text = std::fs::read_to_string(&records).unwrap();
+    let (head, rest) = text.split_once('\n').unwrap();
+    let mut lines: Vec<String> = rest.lines().map(str::to_string).collect();
+    let flip = |v: &str| {
+        if v == "violation" {
+            "serializable"
+        } else {
+            "violation"
+        }
+    };
+    let v: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    let verdict = v["verdict"].as_str().unwrap().to_string();
+    assert!(
+        verdict == "violation" || verdict == "serializable",
+        "{verdict}"
+    );
+    lines[0] = lines[0].replace(
+        &format!("\"verdict\":\"{verdict}\""),
+        &format!("\"verdict\":\"{}\"", flip(&verdict)),
+    );
+    std::fs::write(&records, format!("{head}\n{}\n", lines.join("\n"))).unwrap();
+    let o = tsoser_exits(&["report", r, "-o", out.to_str().unwrap()], 1);
+    assert!(
+        stderr(&o)
+            .contains("the deciders disagree on serial/events=300/threads=3/vars=1000/seed=0"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `bench dense|scale` were folded into `experiment`: the old command says what to run.
+#[test]
+fn the_removed_bench_command_names_its_replacement() {
+    for (which, says) in [("dense", "--family dense"), ("scale", "--family serial")] {
+        let o = tsoser_exits(&["bench", which, "--events", "40"], 2);
+        let e = stderr(&o);
+        assert!(
+            e.contains("folded into `experiment`") && e.contains(says),
+            "{e}"
+        );
+    }
+}
+
+/// Every declaration the README's experiments use parses and expands.
+#[test]
+fn the_example_declarations_expand() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/experiments");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let c = Config::parse(&std::fs::read_to_string(&p).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert!(!expand(&c, &dir).unwrap().is_empty(), "{}", p.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 7, "{n} declarations");
 }

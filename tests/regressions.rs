@@ -109,7 +109,7 @@ fn sc_rmw_after_write_is_write_write() {
 }
 
 /// Recursive Tarjan (petgraph's `tarjan_scc`) overflowed the 2 MiB stack of a worker
-/// thread on a chain of 10⁵ transactions (found by `bench scale --family blocks`).
+/// thread on a chain of 10⁵ transactions (found by the blocks family of the former `bench scale`).
 /// Test threads have the same default stack.
 #[test]
 fn long_transaction_chains_do_not_overflow_the_stack() {

@@ -39,21 +39,37 @@ pub enum FamilyConfig {
         txn_len: Vec<usize>,
         #[serde(default = "zero")]
         pairs: Vec<usize>,
+        /// The probability of a write (the rest are reads).
+        #[serde(default = "half")]
+        write: Vec<f64>,
         seeds: u64,
     },
-    /// `bench scale --family blocks`: dense blocks of 40 events closed by fences.
+    /// Blocks of 40 dense events (2 variables, single-event transactions), each closed
+    /// by a fence in every thread.
     Blocks {
         events: Vec<usize>,
         threads: Vec<usize>,
         seeds: u64,
     },
-    /// The realistic shape, serial schedule (`gen --schedule serial`); `fenced`:
-    /// transaction-fenced (serializable).
+    /// The realistic shape (`gen`: transactions of ~8 events, a fence every ~50), serial
+    /// schedule (`--schedule serial`); `fenced`: every transaction ends with a fence
+    /// (serializable).
     Serial {
         events: Vec<usize>,
         threads: Vec<usize>,
+        #[serde(default = "thousand")]
+        vars: Vec<usize>,
         #[serde(default)]
         fenced: bool,
+        seeds: u64,
+    },
+    /// The realistic shape, threads interleaved event by event (`gen`'s default
+    /// schedule): violations, mostly forced cycles.
+    Random {
+        events: Vec<usize>,
+        threads: Vec<usize>,
+        #[serde(default = "thousand")]
+        vars: Vec<usize>,
         seeds: u64,
     },
     /// `gen --family sat --random`: random k-SAT, `ratio` clauses per variable.
@@ -86,6 +102,12 @@ fn one() -> Vec<usize> {
 }
 fn two() -> Vec<usize> {
     vec![2]
+}
+fn thousand() -> Vec<usize> {
+    vec![1000]
+}
+fn half() -> Vec<f64> {
+    vec![0.5]
 }
 fn three() -> usize {
     3
@@ -234,6 +256,7 @@ impl FamilyConfig {
                 vars,
                 txn_len,
                 pairs,
+                write,
                 seeds: s,
             } => {
                 nonzero("events", events, 100_000_000)?;
@@ -243,21 +266,36 @@ impl FamilyConfig {
                 if pairs.is_empty() {
                     return Err("`pairs` is empty".into());
                 }
+                if write.is_empty() || write.iter().any(|w| !(0.0..=1.0).contains(w)) {
+                    return Err("`write` needs probabilities in [0, 1]".into());
+                }
                 seeds(*s)
             }
             FamilyConfig::Blocks {
                 events,
                 threads,
                 seeds: s,
-            }
-            | FamilyConfig::Serial {
-                events,
-                threads,
-                seeds: s,
-                ..
             } => {
                 nonzero("events", events, 100_000_000)?;
                 nonzero("threads", threads, 1 << 16)?;
+                seeds(*s)
+            }
+            FamilyConfig::Serial {
+                events,
+                threads,
+                vars,
+                seeds: s,
+                ..
+            }
+            | FamilyConfig::Random {
+                events,
+                threads,
+                vars,
+                seeds: s,
+            } => {
+                nonzero("events", events, 100_000_000)?;
+                nonzero("threads", threads, 1 << 16)?;
+                nonzero("vars", vars, 1 << 20)?;
                 seeds(*s)
             }
             FamilyConfig::Sat {
@@ -286,6 +324,7 @@ impl FamilyConfig {
             FamilyConfig::Blocks { .. } => "blocks",
             FamilyConfig::Serial { fenced: false, .. } => "serial",
             FamilyConfig::Serial { fenced: true, .. } => "serial-fenced",
+            FamilyConfig::Random { .. } => "random",
             FamilyConfig::Sat { .. } => "sat",
             FamilyConfig::Dir { .. } => "dir",
         }

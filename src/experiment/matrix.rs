@@ -1,11 +1,11 @@
 //! A [`Config`] expanded into runs, in a fixed order, each with a stable id; shards.
 
 use super::config::{Config, FamilyConfig};
-use crate::bench::Family;
 use crate::cnf::Cnf;
 use crate::error::Error;
 use crate::reduction::sat_to_trace;
 use crate::trace::{gen, Trace};
+use itertools::iproduct;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -17,10 +17,15 @@ pub enum Source {
         pairs: usize,
         seed: u64,
     },
-    Bench {
-        family: Family,
-        events: usize,
+    /// [`gen::generate`] of a shape (the realistic families).
+    Shape {
+        shape: gen::Shape,
+        seed: u64,
+    },
+    /// [`gen::blocks`]: `blocks` blocks of 40 dense events over `threads` threads.
+    Blocks {
         threads: usize,
+        blocks: usize,
         seed: u64,
     },
     Sat {
@@ -44,12 +49,12 @@ impl Source {
                     t
                 }
             }
-            Source::Bench {
-                family,
-                events,
+            Source::Shape { shape, seed } => gen::generate(shape, *seed),
+            Source::Blocks {
                 threads,
+                blocks,
                 seed,
-            } => family.trace(*events, *threads, 1000, *seed),
+            } => gen::blocks(&gen::Shape::dense(40, *threads, 2), *blocks, *seed),
             Source::Sat {
                 vars,
                 clauses,
@@ -90,65 +95,70 @@ pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
                 vars,
                 txn_len,
                 pairs,
+                write,
                 seeds,
             } => {
-                for &n in events {
-                    for &k in threads {
-                        for &v in vars {
-                            for &l in txn_len {
-                                for &p in pairs {
-                                    for seed in 0..*seeds {
-                                        let key = format!(
-                                            "{name}/events={n}/threads={k}/vars={v}/txn_len={l}/pairs={p}/seed={seed}"
-                                        );
-                                        let params = json!({"events": n, "threads": k, "vars": v, "txn_len": l, "pairs": p, "seed": seed});
-                                        let shape = gen::Shape {
-                                            txn_len: l,
-                                            ..gen::Shape::dense(n, k, v)
-                                        };
-                                        let src = Source::Dense {
-                                            shape,
-                                            pairs: p,
-                                            seed,
-                                        };
-                                        traces.push((name, key, params, src));
-                                    }
-                                }
-                            }
-                        }
-                    }
+                let product = iproduct!(events, threads, vars, txn_len, pairs, write, 0..*seeds);
+                for (&n, &k, &v, &l, &p, &w, seed) in product {
+                    let key = format!(
+                        "{name}/events={n}/threads={k}/vars={v}/txn_len={l}/pairs={p}/write={w}/seed={seed}"
+                    );
+                    let params = json!({"events": n, "threads": k, "vars": v, "txn_len": l, "pairs": p, "write": w, "seed": seed});
+                    let shape = gen::Shape {
+                        txn_len: l,
+                        write: w,
+                        ..gen::Shape::dense(n, k, v)
+                    };
+                    let src = Source::Dense {
+                        shape,
+                        pairs: p,
+                        seed,
+                    };
+                    traces.push((name, key, params, src));
                 }
             }
             FamilyConfig::Blocks {
                 events,
                 threads,
                 seeds,
+            } => {
+                for (&n, &k, seed) in iproduct!(events, threads, 0..*seeds) {
+                    let key = format!("{name}/events={n}/threads={k}/seed={seed}");
+                    let params = json!({"events": n, "threads": k, "seed": seed});
+                    let src = Source::Blocks {
+                        threads: k,
+                        blocks: (n / (40 + k)).max(1),
+                        seed,
+                    };
+                    traces.push((name, key, params, src));
+                }
             }
-            | FamilyConfig::Serial {
+            FamilyConfig::Serial {
                 events,
                 threads,
+                vars,
                 seeds,
                 ..
+            }
+            | FamilyConfig::Random {
+                events,
+                threads,
+                vars,
+                seeds,
             } => {
-                let family = match f {
-                    FamilyConfig::Blocks { .. } => Family::Blocks,
-                    FamilyConfig::Serial { fenced: true, .. } => Family::SerialFenced,
-                    _ => Family::Serial,
-                };
-                for &n in events {
-                    for &k in threads {
-                        for seed in 0..*seeds {
-                            let key = format!("{name}/events={n}/threads={k}/seed={seed}");
-                            let params = json!({"events": n, "threads": k, "seed": seed});
-                            let src = Source::Bench {
-                                family,
-                                events: n,
-                                threads: k,
-                                seed,
-                            };
-                            traces.push((name, key, params, src));
-                        }
-                    }
+                let serial = matches!(f, FamilyConfig::Serial { .. });
+                let fenced = matches!(f, FamilyConfig::Serial { fenced: true, .. });
+                for (&n, &k, &v, seed) in iproduct!(events, threads, vars, 0..*seeds) {
+                    let key = format!("{name}/events={n}/threads={k}/vars={v}/seed={seed}");
+                    let params = json!({"events": n, "threads": k, "vars": v, "seed": seed});
+                    let shape = gen::Shape {
+                        threads: k,
+                        vars: v,
+                        serial,
+                        txn_fenced: fenced,
+                        ..gen::Shape::realistic(n)
+                    };
+                    traces.push((name, key, params, Source::Shape { shape, seed }));
                 }
             }
             FamilyConfig::Sat {

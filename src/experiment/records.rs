@@ -53,8 +53,12 @@ pub struct Record {
     pub reason: Option<String>,
     /// The process's exit code (`None`: killed by a signal).
     pub exit: Option<i32>,
-    /// Wall time of the run, seconds.
+    /// Wall time of the run (the whole process: parsing included), seconds.
     pub seconds: f64,
+    /// The decider's own time (`check --stats`'s `decide`: everything after parsing),
+    /// seconds; `None` when the run did not answer with its statistics.
+    #[serde(default)]
+    pub decide_seconds: Option<f64>,
     /// Peak resident memory of the run's process, MiB (from the kernel's accounting).
     pub peak_mib: Option<f64>,
     /// Worker threads the run was given.

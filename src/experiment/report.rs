@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// The columns of [`table`].
 pub const COLUMNS: &str = "id,family,events,threads,seed,decider,semantics,verdict,seconds,\
-peak_mib,solver_calls,conflicts,lazy_cuts,propagated_cuts,jumps_tried,reason";
+decide_seconds,peak_mib,solver_calls,conflicts,lazy_cuts,propagated_cuts,jumps_tried,reason";
 
 /// One CSV row per record ([`COLUMNS`]); empty cells where a run has no such figure.
 pub fn table(records: &[Record]) -> String {
@@ -37,6 +37,7 @@ pub fn table(records: &[Record]) -> String {
             r.semantics.clone(),
             r.verdict.clone(),
             format!("{:.4}", r.seconds),
+            cell(r.decide_seconds.map(|d| format!("{d:.4}"))),
             cell(r.peak_mib.map(|m| format!("{m:.1}"))),
             count("solver calls"),
             count("conflicts"),
@@ -49,6 +50,121 @@ pub fn table(records: &[Record]) -> String {
         s.push('\n');
     }
     s
+}
+
+/// Least-squares slope of log(seconds) against log(events) over `(events, seconds)`
+/// points with both positive: the fitted exponent of time in n (`None` with fewer than
+/// two distinct lengths).
+pub fn fitted_exponent(points: &[(f64, f64)]) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.0 > 0.0 && p.1 > 0.0)
+        .map(|&(n, t)| (n.ln(), t.ln()))
+        .collect();
+    let k = pts.len() as f64;
+    let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (pts.len() >= 2 && sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// The fitted exponent of one series: a family's runs by one decider, in one semantics,
+/// at one thread count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exponent {
+    pub family: String,
+    pub decider: String,
+    pub semantics: String,
+    pub threads: u64,
+    /// The slope of log time against log events ([`fitted_exponent`]), over the
+    /// answered runs, with the decider's own time where recorded (parsing left out).
+    pub exponent: f64,
+    /// The answered runs fitted, and the distinct trace lengths among them.
+    pub runs: usize,
+    pub lengths: usize,
+}
+
+/// The columns of [`exponents_csv`].
+pub const EXPONENT_COLUMNS: &str = "family,decider,semantics,threads,exponent,runs,lengths";
+
+/// Every series with answered runs at two trace lengths or more.
+pub fn exponents(records: &[Record]) -> Vec<Exponent> {
+    // (family, decider, semantics, threads) → (events, seconds) of the answered runs.
+    type Series<'a> = (&'a str, &'a str, &'a str, u64);
+    let mut by: BTreeMap<Series, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.answered()) {
+        if let (Some(n), Some(k)) = (r.events, r.threads) {
+            let t = r.decide_seconds.unwrap_or(r.seconds);
+            by.entry((&r.family, &r.decider, &r.semantics, k))
+                .or_default()
+                .push((n as f64, t));
+        }
+    }
+    by.into_iter()
+        .filter_map(|((family, decider, semantics, threads), pts)| {
+            let mut lengths: Vec<u64> = pts.iter().map(|p| p.0 as u64).collect();
+            lengths.sort_unstable();
+            lengths.dedup();
+            Some(Exponent {
+                family: family.into(),
+                decider: decider.into(),
+                semantics: semantics.into(),
+                threads,
+                exponent: fitted_exponent(&pts)?,
+                runs: pts.len(),
+                lengths: lengths.len(),
+            })
+        })
+        .collect()
+}
+
+/// [`exponents`] as CSV ([`EXPONENT_COLUMNS`]).
+pub fn exponents_csv(exponents: &[Exponent]) -> String {
+    let mut s = String::from(EXPONENT_COLUMNS);
+    s.push('\n');
+    for e in exponents {
+        s += &format!(
+            "{},{},{},{},{:.3},{},{}\n",
+            e.family, e.decider, e.semantics, e.threads, e.exponent, e.runs, e.lengths
+        );
+    }
+    s
+}
+
+/// A trace (in one semantics) on which deciders answered differently.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disagreement {
+    /// The run id without decider and semantics.
+    pub trace: String,
+    pub semantics: String,
+    /// Each answering decider and its verdict.
+    pub answers: Vec<(String, String)>,
+}
+
+/// The traces on which two deciders gave different verdicts: a bug in one of them (the
+/// records of a matrix with one decider have none).
+pub fn disagreements(records: &[Record]) -> Vec<Disagreement> {
+    let mut by: BTreeMap<(&str, &str), Vec<(String, String)>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.answered()) {
+        // The id is `key/decider/semantics`, and a decider may hold a `/` (`sat/z3`).
+        let Some(key) =
+            r.id.strip_suffix(&format!("/{}/{}", r.decider, r.semantics))
+        else {
+            continue;
+        };
+        by.entry((key, &r.semantics))
+            .or_default()
+            .push((r.decider.clone(), r.verdict.clone()));
+    }
+    by.into_iter()
+        .filter(|(_, answers)| answers.iter().any(|a| a.1 != answers[0].1))
+        .map(|((trace, semantics), answers)| Disagreement {
+            trace: trace.into(),
+            semantics: semantics.into(),
+            answers,
+        })
+        .collect()
 }
 
 /// A run's time for the plots and whether it answered: an answer's wall time, or the
@@ -343,4 +459,89 @@ pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Plots, String> {
         plot_cactus(a, &all, timeout, "runs answered within a time (cactus)")
     })?;
     Ok((out, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::records::RECORD_SCHEMA;
+
+    fn record(id: &str, decider: &str, verdict: &str, events: u64, seconds: f64) -> Record {
+        Record {
+            schema: RECORD_SCHEMA.into(),
+            id: format!("{id}/{decider}/exact"),
+            family: "serial".into(),
+            params: serde_json::json!({}),
+            decider: decider.into(),
+            semantics: "exact".into(),
+            verdict: verdict.into(),
+            reason: None,
+            exit: None,
+            seconds: seconds + 1.0,
+            decide_seconds: Some(seconds),
+            peak_mib: None,
+            jobs: 1,
+            events: Some(events),
+            threads: Some(4),
+            counts: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn the_exponent_of_a_power_law_is_its_power() {
+        let pts: Vec<(f64, f64)> = [1e3, 1e4, 1e5].iter().map(|&n| (n, 2e-6 * n * n)).collect();
+        assert!((fitted_exponent(&pts).unwrap() - 2.0).abs() < 1e-9);
+        assert_eq!(fitted_exponent(&pts[..1]), None);
+        assert_eq!(fitted_exponent(&[(10.0, 1.0), (10.0, 2.0)]), None);
+    }
+
+    #[test]
+    fn exponents_fit_the_deciders_own_time_per_series() {
+        let mut rs = Vec::new();
+        for (i, n) in [1000u64, 10_000, 100_000].into_iter().enumerate() {
+            let t = 1e-6 * n as f64;
+            rs.push(record(&format!("serial/n={n}"), "fpt", "violation", n, t));
+            rs.push(record(
+                &format!("serial/n={n}"),
+                "sat/z3",
+                "violation",
+                n,
+                t * t,
+            ));
+            // An unknown is no point of the fit.
+            let v = if i == 2 { "unknown" } else { "violation" };
+            rs.push(record(&format!("serial/n={n}"), "auto", v, n, 1.0));
+        }
+        let e = exponents(&rs);
+        let of = |d: &str| e.iter().find(|e| e.decider == d).map(|e| e.exponent);
+        assert!((of("fpt").unwrap() - 1.0).abs() < 1e-9, "{e:?}");
+        assert!((of("sat/z3").unwrap() - 2.0).abs() < 1e-9, "{e:?}");
+        let auto = e.iter().find(|e| e.decider == "auto").unwrap();
+        assert_eq!((auto.runs, auto.lengths, auto.exponent), (2, 2, 0.0));
+        let csv = exponents_csv(&e);
+        assert!(csv.starts_with(EXPONENT_COLUMNS), "{csv}");
+        assert!(csv.contains("serial,sat/z3,exact,4,2.000,3,3"), "{csv}");
+    }
+
+    #[test]
+    fn deciders_that_answer_differently_are_reported() {
+        let rs = vec![
+            record("dense/k=2", "fpt", "violation", 40, 0.1),
+            record("dense/k=2", "sat/cadical", "violation", 40, 0.1),
+            record("dense/k=3", "fpt", "unknown", 40, 0.1),
+            record("dense/k=3", "sat/cadical", "serializable", 40, 0.1),
+            record("dense/k=4", "fpt", "violation", 40, 0.1),
+            record("dense/k=4", "sat/cadical", "serializable", 40, 0.1),
+        ];
+        let d = disagreements(&rs);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].trace, "dense/k=4");
+        assert_eq!(
+            d[0].answers,
+            vec![
+                ("fpt".to_string(), "violation".to_string()),
+                ("sat/cadical".to_string(), "serializable".to_string())
+            ]
+        );
+    }
 }

@@ -145,6 +145,7 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
         reason: None,
         exit: None,
         seconds: 0.0,
+        decide_seconds: None,
         peak_mib: None,
         jobs,
         events: Some(trace.events),
@@ -241,6 +242,7 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
     let json: Option<Value> = serde_json::from_str(&stdout).ok();
     if let Some(j) = &json {
         record.counts = j["stats"]["counts"].clone();
+        record.decide_seconds = j["stats"]["seconds"]["decide"].as_f64();
         record.reason = j["reason"].as_str().map(str::to_string);
     }
     record.verdict = match code {

@@ -53,7 +53,7 @@ impl Shape {
 }
 
 impl Shape {
-    /// The hard regime of `bench dense`: random schedule, no fences, no rmw, single-event
+    /// The dense shape (the experiments' `dense` family): random schedule, no fences, no rmw, single-event
     /// transactions, half of the accesses writes.
     pub fn dense(events: usize, threads: usize, vars: usize) -> Shape {
         Shape {

@@ -3,7 +3,6 @@
 use crate::out::TraceFormat;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use tsoser::bench;
 use tsoser::check::sat::SolverKind;
 use tsoser::check::Semantics;
 use tsoser::program::explore;
@@ -39,143 +38,11 @@ pub(crate) enum Model {
     Sc,
 }
 
-/// The flags of `bench dense`.
-#[derive(clap::Args)]
-pub(crate) struct DenseArgs {
-    #[arg(long, default_value_t = 2)]
-    pub(crate) min_threads: usize,
-    #[arg(long, default_value_t = 16)]
-    pub(crate) max_threads: usize,
-    #[arg(long, default_value_t = 200)]
-    pub(crate) events: usize,
-    #[arg(long, default_value_t = 3)]
-    pub(crate) vars: usize,
-    #[arg(long, default_value_t = 3)]
-    pub(crate) seeds: u64,
-    /// Mean events per transaction.
-    #[arg(long, default_value_t = 1)]
-    pub(crate) txn_len: usize,
-    /// Probability of a write (the rest are reads).
-    #[arg(long, default_value_t = 0.5)]
-    pub(crate) write: f64,
-    /// Merge the first two transactions of the first N threads (in order of first
-    /// event) into one: on single-event traces, serializable by docs/semantics.md §5.6,
-    /// the smallest change that lets a cycle exist.
-    #[arg(long, default_value_t = 0)]
-    pub(crate) pairs: usize,
-    /// Seconds per run.
-    #[arg(long, default_value_t = 60.0)]
-    pub(crate) timeout: f64,
-    /// Deciders to run on each trace.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "fpt,cadical,varisat,z3"
-    )]
-    pub(crate) deciders: Vec<Decider>,
-}
-
-/// The flags of `bench scale`.
-#[derive(clap::Args)]
-pub(crate) struct ScaleArgs {
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "1000,10000,100000,1000000"
-    )]
-    pub(crate) events: Vec<usize>,
-    #[arg(long, value_delimiter = ',', default_value = "2,3,4")]
-    pub(crate) threads: Vec<usize>,
-    /// Trace family (all: 1,000 variables, transactions of ~8 events, a fence every ~50).
-    #[arg(long, value_enum, default_value = "serial")]
-    pub(crate) family: Family,
-    #[arg(long, default_value_t = 1000)]
-    pub(crate) vars: usize,
-    #[arg(long, default_value_t = 2)]
-    pub(crate) seeds: u64,
-    #[arg(long, value_enum, default_value = "exact")]
-    pub(crate) semantics: SemanticsArg,
-    /// Seconds per run.
-    #[arg(long, default_value_t = 120.0)]
-    pub(crate) timeout: f64,
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "fpt,cadical,varisat"
-    )]
-    pub(crate) deciders: Vec<Decider>,
-}
-
-#[derive(Subcommand)]
-pub(crate) enum BenchCmd {
-    /// `--algo sat` on dense traces (few variables, no fences: the hard regime) against
-    /// the number of threads, each solver with a time limit.
-    Dense(DenseArgs),
-    /// `--algo fpt` against `--algo sat` on the same generated traces: time against the
-    /// trace length at each thread count, and against the thread count. One CSV row a
-    /// run; the fitted exponent of time in n per decider and thread count on stderr.
-    Scale(ScaleArgs),
-}
-
 /// Profiles of `--algo fpt`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Profiles {
     Exact,
     Fig4,
-}
-
-/// A decider of `tsoser bench`.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Decider {
-    /// --algo auto
-    Auto,
-    /// --algo fpt
-    Fpt,
-    /// --algo sat --solver varisat
-    Varisat,
-    /// --algo sat --solver z3 (skipped without the z3 feature)
-    Z3,
-    /// --algo sat --solver cadical (skipped without the cadical feature)
-    Cadical,
-}
-
-impl Decider {
-    pub(crate) fn lib(self) -> bench::Decider {
-        match self {
-            Decider::Auto => bench::Decider::Auto,
-            Decider::Fpt => bench::Decider::Fpt,
-            Decider::Varisat => bench::Decider::Varisat,
-            Decider::Z3 => bench::Decider::Z3,
-            Decider::Cadical => bench::Decider::Cadical,
-        }
-    }
-}
-
-/// Trace families of `tsoser bench scale`.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Family {
-    /// Serial schedule, no transaction fences: violations, found inside components.
-    Serial,
-    /// Serial schedule, every transaction ends with a fence: serializable.
-    SerialFenced,
-    /// Threads interleave event by event: violations, mostly forced cycles.
-    Random,
-    /// Blocks of 40 events (2 variables, single-event transactions, no fences: the
-    /// hard regime of `bench dense`), each closed by a fence in every thread; --vars ignored.
-    Blocks,
-}
-
-impl Family {
-    pub(crate) fn lib(self) -> bench::Family {
-        match self {
-            Family::Serial => bench::Family::Serial,
-            Family::SerialFenced => bench::Family::SerialFenced,
-            Family::Random => bench::Family::Random,
-            Family::Blocks => bench::Family::Blocks,
-        }
-    }
 }
 
 /// `--witness`.
@@ -196,7 +63,7 @@ impl WitnessArg {
     }
 }
 
-/// Semantics of `check`, `graph`, `encode`, `bench scale`.
+/// Semantics of `check`, `graph`, `encode`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum SemanticsArg {
     /// docs/semantics.md §4: every TSO execution is conflict-serializable (commit placement).
@@ -424,10 +291,11 @@ pub(crate) enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Experiments: print a CSV of measurements.
+    /// Removed: `bench dense|scale` are `experiment --family …` (the error says how).
+    #[command(hide = true)]
     Bench {
-        #[command(subcommand)]
-        which: BenchCmd,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
     },
     /// Generate a trace (seeded) in compact YAML.
     Gen(GenArgs),
@@ -591,7 +459,7 @@ pub(crate) struct ExperimentArgs {
     /// Stop after this many runs (the rest are done on the next invocation).
     #[arg(long)]
     pub(crate) max_runs: Option<usize>,
-    /// One family by flags: dense, blocks, serial, serial-fenced, sat, dir.
+    /// One family by flags: dense, blocks, serial, serial-fenced, random, sat, dir.
     #[arg(long)]
     pub(crate) family: Option<String>,
     #[arg(long, value_delimiter = ',')]
@@ -604,6 +472,9 @@ pub(crate) struct ExperimentArgs {
     pub(crate) txn_len: Vec<usize>,
     #[arg(long, value_delimiter = ',')]
     pub(crate) pairs: Vec<usize>,
+    /// `dense`: the probability of a write [default: 0.5].
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) write: Vec<f64>,
     #[arg(long)]
     pub(crate) seeds: Option<u64>,
     /// `sat`: clauses per variable [default: 4.26].

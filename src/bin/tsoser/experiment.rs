@@ -147,8 +147,9 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
 }
 
 /// The family flags (without their `--`) and whether each was given.
-fn family_flags(a: &ExperimentArgs) -> [(&'static str, bool); 9] {
+fn family_flags(a: &ExperimentArgs) -> [(&'static str, bool); 10] {
     [
+        ("write", !a.write.is_empty()),
         ("events", !a.events.is_empty()),
         ("threads", !a.threads.is_empty()),
         ("vars", !a.vars.is_empty()),
@@ -171,8 +172,11 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
         Ok(v.clone())
     };
     let applies: &[&str] = match name {
-        "dense" => &["events", "threads", "vars", "txn-len", "pairs", "seeds"],
-        "blocks" | "serial" | "serial-fenced" => &["events", "threads", "seeds"],
+        "dense" => &[
+            "events", "threads", "vars", "txn-len", "pairs", "write", "seeds",
+        ],
+        "blocks" => &["events", "threads", "seeds"],
+        "serial" | "serial-fenced" | "random" => &["events", "threads", "vars", "seeds"],
         "sat" => &["vars", "ratio", "clause-len", "seeds"],
         "dir" => &["path"],
         _ => &[],
@@ -192,6 +196,11 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
             vars: or(&a.vars, 2),
             txn_len: or(&a.txn_len, 1),
             pairs: or(&a.pairs, 0),
+            write: if a.write.is_empty() {
+                vec![0.5]
+            } else {
+                a.write.clone()
+            },
             seeds,
         },
         "blocks" => FamilyConfig::Blocks {
@@ -202,7 +211,14 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
         "serial" | "serial-fenced" => FamilyConfig::Serial {
             events: need(&a.events, "events")?,
             threads: need(&a.threads, "threads")?,
+            vars: or(&a.vars, 1000),
             fenced: name == "serial-fenced",
+            seeds,
+        },
+        "random" => FamilyConfig::Random {
+            events: need(&a.events, "events")?,
+            threads: need(&a.threads, "threads")?,
+            vars: or(&a.vars, 1000),
             seeds,
         },
         "sat" => FamilyConfig::Sat {
@@ -214,7 +230,9 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
         "dir" => FamilyConfig::Dir {
             path: a.path.clone().context("--family dir needs --path")?,
         },
-        other => bail!("--family `{other}`: one of dense, blocks, serial, serial-fenced, sat, dir"),
+        other => bail!(
+            "--family `{other}`: one of dense, blocks, serial, serial-fenced, random, sat, dir"
+        ),
     };
     let c = Config {
         timeout: a.timeout.unwrap_or(60.0),
@@ -300,10 +318,74 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
         };
         outln!("{d:<16} {a:>8} {u:>8} {e:>7}  {med}");
     }
+    let exponents = tsoser::experiment::report::exponents(&records);
+    if !exponents.is_empty() {
+        write(
+            "exponents.csv",
+            &tsoser::experiment::report::exponents_csv(&exponents),
+        )?;
+        outln!("fitted exponent of time in the trace length (the decider's own time):");
+        for e in &exponents {
+            outln!(
+                "  {} {} ({}) k={}: {:.2} over {} runs, {} lengths",
+                e.family,
+                e.decider,
+                e.semantics,
+                e.threads,
+                e.exponent,
+                e.runs,
+                e.lengths
+            );
+        }
+    }
+    let disagreements = tsoser::experiment::report::disagreements(&records);
+    for d in &disagreements {
+        let answers: Vec<String> = d.answers.iter().map(|(x, v)| format!("{x}: {v}")).collect();
+        warn(&format!(
+            "report: the deciders disagree on {} ({}): {}",
+            d.trace,
+            d.semantics,
+            answers.join(", ")
+        ));
+    }
     warn(&format!(
-        "report: table.csv and {} plots in {}",
+        "report: table.csv{} and {} plots in {}",
+        if exponents.is_empty() {
+            ""
+        } else {
+            ", exponents.csv"
+        },
         plots.len(),
         dir.display()
     ));
-    Ok(out::OK)
+    Ok(if disagreements.is_empty() {
+        outln!("the deciders agree on every trace they answered");
+        out::OK
+    } else {
+        outln!(
+            "the deciders disagree on {} traces (a bug in one of them)",
+            disagreements.len()
+        );
+        out::VIOLATION
+    })
+}
+
+/// `tsoser bench …`: removed; says which `experiment` does the same.
+pub(crate) fn cmd_bench_removed(rest: &[String]) -> Result<u8> {
+    let how = match rest.first().map(String::as_str) {
+        Some("dense") => {
+            "`tsoser experiment --family dense --events N --threads 2,3,… \
+--deciders auto,fpt,sat/cadical -o R.jsonl` (the flags --vars, --txn-len, --pairs, --write, \
+--seeds, --timeout are as before; a thread range is a list)"
+        }
+        Some("scale") => {
+            "`tsoser experiment --family serial|serial-fenced|random|blocks \
+--events 1000,10000 --threads 2,3,4 --deciders fpt,sat/varisat -o R.jsonl`"
+        }
+        _ => "`tsoser experiment`",
+    };
+    bail!(
+        "`bench` was folded into `experiment` (README, \"Experiments\"): use {how}, then \
+`tsoser report R.jsonl -o DIR` for the CSV table, the fitted exponents and the plots"
+    )
 }

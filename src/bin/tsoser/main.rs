@@ -7,7 +7,6 @@
 #[macro_use]
 mod out;
 mod args;
-mod bench;
 mod check;
 mod experiment;
 mod explore;
@@ -15,7 +14,7 @@ mod monitor;
 mod traces;
 
 use anyhow::Result;
-use args::{BenchCmd, Cli, Cmd};
+use args::{Cli, Cmd};
 use clap::Parser;
 use std::process::ExitCode;
 use tsoser::program;
@@ -60,12 +59,7 @@ fn run(cli: Cli) -> Result<u8> {
             format,
             semantics,
         } => check::cmd_encode(&file, format, semantics.lib()),
-        Cmd::Bench {
-            which: BenchCmd::Dense(a),
-        } => bench::dense(&a),
-        Cmd::Bench {
-            which: BenchCmd::Scale(a),
-        } => bench::scale(&a),
+        Cmd::Bench { rest } => experiment::cmd_bench_removed(&rest),
         Cmd::Gen(a) => traces::cmd_gen(a),
         Cmd::Experiment(a) => experiment::cmd_experiment(*a),
         Cmd::Report { records, output } => experiment::cmd_report(&records, &output),
