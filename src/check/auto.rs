@@ -1,9 +1,9 @@
 //! `--algo auto`, the default: the shared front end once (forced cycle, components of
 //! the graph of possible conflicts, §5.6's single-event components left out), then per
 //! component:
-//! 1. fpt alone within `first_jumps` jumps ([`FPT_FIRST_JUMPS`]) — it finds violations
-//!    in a handful of jumps and refutes components of few chains outright, without a
-//!    thread or a formula;
+//! 1. fpt alone within `first_jumps` jumps ([`FPT_FIRST_JUMPS`]) and [`FPT_FIRST_TIME`]
+//!    — it finds violations in a handful of jumps and refutes components of few chains
+//!    outright, without a thread or a formula;
 //! 2. then a *portfolio*: fpt (the rest of its jump budget, on all cores but one) and
 //!    sat (one core) race on the component; the first answer wins and cancels the
 //!    other through a flag both poll ([`Stop::or_flag`]). fpt is strong on few chains,
@@ -20,8 +20,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Jumps fpt tries alone on a component before the portfolio starts: about 10 ms of
-/// search. Realistic violations need under 30 jumps (README, "`--algo auto`").
+/// search on components of a few chains. Realistic violations need under 30 jumps
+/// (README, "`--algo auto`").
 pub const FPT_FIRST_JUMPS: u64 = 10_000;
+
+/// The time fpt tries alone on a component at most: on components of thousands of
+/// chains a jump costs milliseconds, and 10⁴ of them cost 20 s before the race began
+/// (the hard family of docs/hardness.md at 100 variables; README, "`--algo auto`").
+pub const FPT_FIRST_TIME: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// What each part of an `auto` run did.
 #[derive(Clone, Debug, Default)]
@@ -109,7 +115,18 @@ pub fn check_auto(
                 ..opts
             };
             let fst = &mut st.fpt;
-            v = alone.install(|| fpt::exact_components(trace, &front, &[i], &o, stop, fst))?;
+            // `first_jumps == u64::MAX` leaves the component to fpt: no time bound.
+            let alone_stop = if first_jumps == u64::MAX {
+                stop.clone()
+            } else {
+                let until = std::time::Instant::now() + FPT_FIRST_TIME;
+                Stop {
+                    deadline: Some(stop.deadline.map_or(until, |d| d.min(until))),
+                    ..stop.clone()
+                }
+            };
+            v = alone
+                .install(|| fpt::exact_components(trace, &front, &[i], &o, &alone_stop, fst))?;
             if !matches!(v, Verdict::Unknown { .. }) {
                 st.by_fpt += 1;
             }

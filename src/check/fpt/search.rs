@@ -164,9 +164,8 @@ impl Instance<'_> {
         budget: u64,
         stop: &Stop,
     ) -> Result<Option<Found>, Stopped> {
-        // The periodic checks below run every 4,096 jumps of all workers together; a
-        // first jump started after another worker stopped the search ends here at once
-        // (else each of the remaining first jumps could run 4,096 more).
+        // A first jump started after another worker stopped the search, or after the
+        // deadline, ends here at once.
         if c.stop.load(Ordering::Relaxed) {
             return Err(Stopped::Cancelled);
         }
@@ -346,13 +345,14 @@ impl State<'_, '_> {
         if n >= self.budget {
             return Err(Stopped::Budget);
         }
-        if n.is_multiple_of(4096) {
-            if self.c.stop.load(Ordering::Relaxed) {
-                return Err(Stopped::Cancelled);
-            }
-            if self.stop.expired() {
-                return Err(Stopped::Timeout);
-            }
+        // The flags every jump (an atomic load each), the clock every 64: on components
+        // of thousands of chains a jump costs milliseconds, and polling every 4,096
+        // jumps let a lost race run on for seconds (README, "`--algo auto`").
+        if self.c.stop.load(Ordering::Relaxed) {
+            return Err(Stopped::Cancelled);
+        }
+        if self.stop.cancelled() || (n.is_multiple_of(64) && self.stop.expired()) {
+            return Err(Stopped::Timeout);
         }
         let jump = &inst.jumps[e];
         let (q, nx) = (jump.from, jump.to);
