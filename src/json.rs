@@ -67,6 +67,31 @@ pub struct CheckReport {
     pub stats: Option<Value>,
 }
 
+/// The last line of a batch (`check`, `monitor` or `graph` of several files, `--json`):
+/// one JSON object a file before it, then this.
+#[derive(Clone, Debug, Serialize)]
+pub struct BatchSummary {
+    pub schema: u32,
+    pub summary: BatchCounts,
+}
+
+/// The files of a batch by outcome, and the exit code.
+#[derive(Clone, Debug, Serialize)]
+pub struct BatchCounts {
+    pub files: usize,
+    /// Exit 0: serializable, robust, nothing reported.
+    pub ok: usize,
+    pub violation: usize,
+    pub unknown: usize,
+    /// Files (or arguments) that could not be read or parsed.
+    pub input_errors: usize,
+    pub internal_errors: usize,
+    pub seconds: f64,
+    /// The worst code of the files: internal error (4), input error (2), violation (1),
+    /// unknown (3), ok (0).
+    pub exit: u8,
+}
+
 /// `tsoser graph --json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct GraphReport {
@@ -301,8 +326,13 @@ pub struct CommitJson {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum WitnessJson {
-    /// An execution (every step) and a cycle of its conflict graph.
+    /// An execution and a cycle of its conflict graph; `shown` says which steps
+    /// `execution` and `commits` hold: `full` (every one), `cycle` (those the cycle
+    /// touches: `--witness cycle`) or `none` (`--witness none`).
     Execution {
+        shown: &'static str,
+        /// The number of steps of the whole execution.
+        steps: usize,
         execution: Vec<NodeJson>,
         commits: Vec<CommitJson>,
         cycle: Vec<EdgeJson>,

@@ -155,8 +155,15 @@ pub fn cycle_text(trace: &Trace, cycle: &[Edge], exec: Option<&Execution>) -> St
     s
 }
 
-/// The witness as JSON (`None` when there is none).
+/// The witness as JSON, every step of an execution (`None` when there is none).
 pub fn witness_json(trace: &Trace, verdict: &Verdict) -> Option<WitnessJson> {
+    witness_json_with(trace, verdict, Detail::Full)
+}
+
+/// [`witness_json`] with an execution's steps as `detail` asks: all, those the cycle
+/// touches, or none (the cycle alone; a 10⁶-event execution is hundreds of MiB of
+/// JSON).
+pub fn witness_json_with(trace: &Trace, verdict: &Verdict, detail: Detail) -> Option<WitnessJson> {
     let Verdict::Violation(w) = verdict else {
         return None;
     };
@@ -167,15 +174,36 @@ pub fn witness_json(trace: &Trace, verdict: &Verdict) -> Option<WitnessJson> {
         Witness::Execution {
             execution,
             cycle: c,
-        } => WitnessJson::Execution {
-            execution: execution
-                .steps()
-                .iter()
-                .map(|&n| node_json(trace, n, Some(execution)))
-                .collect(),
-            commits: placement(trace, execution),
-            cycle: cycle(c, Some(execution)),
-        },
+        } => {
+            let steps = execution.steps();
+            let shown: Vec<usize> = match detail {
+                Detail::Full => (0..steps.len()).collect(),
+                Detail::Cycle => touched(trace, execution, c),
+                Detail::None => Vec::new(),
+            };
+            let commits = match detail {
+                Detail::Full => placement(trace, execution),
+                _ => {
+                    let mut all = placement(trace, execution);
+                    all.retain(|p| shown.binary_search(&(p.step - 1)).is_ok());
+                    all
+                }
+            };
+            WitnessJson::Execution {
+                shown: match detail {
+                    Detail::Full => "full",
+                    Detail::Cycle => "cycle",
+                    Detail::None => "none",
+                },
+                steps: steps.len(),
+                execution: shown
+                    .iter()
+                    .map(|&p| node_json(trace, steps[p], Some(execution)))
+                    .collect(),
+                commits,
+                cycle: cycle(c, Some(execution)),
+            }
+        }
         Witness::Orientation { oriented, cycle: c } => WitnessJson::Orientation {
             oriented: oriented.clone(),
             cycle: cycle(c, None),

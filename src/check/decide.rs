@@ -134,21 +134,6 @@ pub enum DeciderStats {
     Auto(Box<super::auto::AutoStats>),
 }
 
-/// The counters shared by the deciders ([`DeciderStats::summary`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub variables: u64,
-    pub clauses: u64,
-    pub lazy_cuts: u64,
-    pub propagated_cuts: u64,
-    /// The solver's conflicts (`None`: not counted — varisat, fpt, brute force).
-    pub conflicts: Option<u64>,
-    pub solver_calls: u64,
-    pub components: u64,
-    pub largest_component: u64,
-    pub jumps_tried: u64,
-}
-
 /// A decider's answer: the verdict (its witness re-checked), whether the paper's
 /// violation is realised by some execution (paper semantics only; `None`: not asked or
 /// not known within the budget), and what the run counted.
@@ -174,38 +159,6 @@ impl DeciderStats {
                 p
             }
             _ => Vec::new(),
-        }
-    }
-
-    /// The counters every decider reports on alike, read from the typed fields (0
-    /// where a decider does not count it): what `tsoser bench` tabulates.
-    pub fn summary(&self) -> Summary {
-        let sat = |s: &SatStats| Summary {
-            variables: s.variables,
-            clauses: s.clauses,
-            lazy_cuts: s.lazy_cuts,
-            propagated_cuts: s.propagated_cuts,
-            conflicts: s.conflicts,
-            solver_calls: s.solver_calls,
-            components: s.components,
-            largest_component: s.largest_component,
-            jumps_tried: 0,
-        };
-        match self {
-            DeciderStats::None | DeciderStats::Brute(_) => Summary::default(),
-            DeciderStats::Sat(s) => sat(s),
-            DeciderStats::Fpt(s) => Summary {
-                jumps_tried: s.extended,
-                components: s.components,
-                largest_component: s.largest_component,
-                ..Summary::default()
-            },
-            DeciderStats::Auto(a) => Summary {
-                jumps_tried: a.fpt.extended,
-                components: a.components,
-                largest_component: a.largest_component,
-                ..sat(&a.sat)
-            },
         }
     }
 

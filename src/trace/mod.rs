@@ -481,13 +481,75 @@ pub fn is_std_file(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e == "std")
 }
 
-/// Reads a trace file: RAPID's STD for a `.std` file, YAML otherwise.
+/// Reads a trace file: RAPID's STD for a `.std` file, YAML otherwise; `-` is standard
+/// input ([`read_stdin`]).
 pub fn read_file(path: &std::path::Path) -> Result<Trace, crate::FileError> {
-    if is_std_file(path) {
+    if path == std::path::Path::new("-") {
+        read_stdin()
+    } else if is_std_file(path) {
         std_format::read_std(path)
     } else {
         parse::read_trace(path)
     }
+}
+
+/// Whether a text is RAPID's STD rather than YAML: its first line that is neither
+/// blank nor a `#` comment has the STD shape `thread|op(arg)…` (a YAML trace's first
+/// line is `events:`, `name:`, a `-` item or a bracket).
+pub fn looks_like_std(text: &str) -> bool {
+    let Some(line) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+    else {
+        return false;
+    };
+    let Some((thread, rest)) = line.split_once('|') else {
+        return false;
+    };
+    let thread = thread.trim();
+    let op = rest.trim_start();
+    let name_len = op.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let after = op[name_len..].trim_start();
+    !thread.is_empty()
+        && !thread.contains(|c: char| c.is_whitespace() || c == ':')
+        && !line.starts_with(['-', '[', '{'])
+        && name_len > 0
+        && (after.is_empty() || after.starts_with(['(', '|']))
+}
+
+/// The trace in a text, STD or YAML as [`looks_like_std`] tells.
+pub fn parse_text(text: &str) -> Result<Trace, crate::Error> {
+    if looks_like_std(text) {
+        std_format::build(std_format::StdReader::new(text.as_bytes()))
+    } else {
+        parse::parse_trace(text)
+    }
+}
+
+/// Reads a trace from standard input (named `-` in errors), STD or YAML as
+/// [`looks_like_std`] tells.
+pub fn read_stdin() -> Result<Trace, crate::FileError> {
+    use std::io::Read;
+    let named = |error| crate::FileError {
+        file: "-".into(),
+        error,
+    };
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|e| named(crate::Error::Io(e)))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        named(crate::Error::Format {
+            line: 0,
+            message: format!(
+                "standard input is not UTF-8 text (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        })
+    })?;
+    parse_text(&text).map_err(named)
 }
 
 /// Builds a trace from compact lines `thread txn op [var]` (test and doc helper).
@@ -503,4 +565,31 @@ pub fn compact(lines: &[&str]) -> Trace {
         b.push(&item.thread, item.txn.as_deref(), op, item.var.as_deref());
     }
     b.build().expect("well-formed")
+}
+
+#[cfg(test)]
+mod sniff_tests {
+    use super::looks_like_std;
+
+    #[test]
+    fn std_and_yaml_texts_are_told_apart() {
+        for std in [
+            "T0|r(x)|1\n",
+            "# a comment\n\nT1|begin|3\nT1|w(V12)|4\n",
+            "main|fork(t1)|Foo.java:12\n",
+            "T0|end\n",
+        ] {
+            assert!(looks_like_std(std), "{std:?}");
+        }
+        for yaml in [
+            "events:\n  - \"t0 T0.1 rd x\"\n",
+            "name: a|b\nevents: []\n",
+            "- t0 T0.1 wr x|y\n",
+            "events: [\"t0|r(x)\"]\n",
+            "",
+            "# nothing\n",
+        ] {
+            assert!(!looks_like_std(yaml), "{yaml:?}");
+        }
+    }
 }

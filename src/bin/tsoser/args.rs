@@ -119,7 +119,10 @@ pub(crate) enum Schedule {
 /// The flags of `check`.
 #[derive(clap::Args)]
 pub(crate) struct CheckArgs {
-    pub(crate) file: PathBuf,
+    /// Trace files (`.yaml`, `.yml`, `.std`), directories of them (recursively) and
+    /// `-` (standard input). With several, one line (or JSON line) a file and a summary.
+    #[arg(required = true, value_name = "FILE")]
+    pub(crate) files: Vec<PathBuf>,
     /// The decider [default: auto].
     #[arg(long, value_enum)]
     pub(crate) algo: Option<Algo>,
@@ -164,11 +167,11 @@ pub(crate) struct CheckArgs {
     /// cycle in red).
     #[arg(long, value_name = "FILE")]
     pub(crate) dot: Option<PathBuf>,
-    /// How much of a witness the text and DOT show: `cycle` (the cycle and the
-    /// execution steps it touches), `full` (the whole execution), `none`. `--json`
-    /// always carries the whole witness.
-    #[arg(long, value_enum, default_value = "cycle")]
-    pub(crate) witness: WitnessArg,
+    /// How much of a witness to show: `cycle` (the cycle and the execution steps it
+    /// touches), `full` (the whole execution), `none` (text: the verdict line; JSON:
+    /// the cycle alone) [default: cycle; with --json: full].
+    #[arg(long, value_enum)]
+    pub(crate) witness: Option<WitnessArg>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -255,7 +258,9 @@ pub(crate) enum Cmd {
     /// Build a trace's event graph: print its size and whether its forced conflicts
     /// already have a cycle, or with --dot the graph in Graphviz.
     Graph {
-        file: PathBuf,
+        /// Trace files, directories of them and `-`, as `check` takes.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
         #[arg(long, value_enum, default_value = "exact")]
         semantics: SemanticsArg,
         /// Print Graphviz (a witness cycle, found by brute force within the budget, in red).
@@ -301,7 +306,9 @@ pub(crate) enum Cmd {
     Gen(GenArgs),
     /// Run a monitor on the trace read as an SC execution (docs/semantics.md §6).
     Monitor {
-        file: PathBuf,
+        /// Trace files, directories of them and `-`, as `check` takes.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
         /// Which monitor (README, "Monitors"); `all` runs every one in one pass.
         #[arg(long, value_enum, default_value = "sc-ser")]
         monitor: MonitorKind,

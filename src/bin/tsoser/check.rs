@@ -235,15 +235,126 @@ fn solver_name(s: SolverKind) -> &'static str {
 }
 
 pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
-    let cfg = checked(&a)?;
+    let mut cfg = checked(&a)?;
+    let inputs = crate::inputs::expand(&a.files)?;
+    if inputs.single {
+        return check_single(&a, &cfg, &inputs.files[0]);
+    }
+    if a.dot.is_some() {
+        bail!("--dot draws the graph of one trace: name one file");
+    }
+    if a.jobs.is_none() {
+        // The files run in parallel, one core each.
+        cfg.budget.jobs = 1;
+    }
+    crate::inputs::batch(&inputs, a.json, |f| check_one(&a, &cfg, f))
+}
+
+/// One file of a batch: read, decided within `--timeout` (counted from the start of
+/// this file), summed up in one line or one JSON line.
+fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::FileOutcome {
+    let started = Instant::now();
+    let fname = file.display().to_string();
+    let trace = match load(file) {
+        Ok(t) => t,
+        Err(e) => return crate::inputs::error_outcome(file, &e, a.json, USAGE),
+    };
+    let mut stats = Stats::default();
+    stats
+        .phases
+        .push(("parse".into(), started.elapsed().as_secs_f64()));
+    let budget = Budget {
+        deadline: cfg.timeout.and_then(|t| started.checked_add(t)),
+        cancel: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        ..cfg.budget.clone()
+    };
+    let t = Instant::now();
+    let d = match decide::decide(&trace, cfg.question, cfg.algo, &budget) {
+        Ok(d) => d,
+        Err(e) => {
+            let code = if e.is_internal() { INTERNAL } else { USAGE };
+            return crate::inputs::error_outcome(file, &anyhow::Error::new(e), a.json, code);
+        }
+    };
+    stats
+        .phases
+        .push(("decide".into(), t.elapsed().as_secs_f64()));
+    add_decider_stats(&mut stats, &d, &trace);
+    let code = out::verdict_code(&d.verdict);
+    let text = if a.json {
+        let report = check_report(
+            a,
+            cfg,
+            &fname,
+            Some(&trace),
+            &d.verdict,
+            d.realizable,
+            &stats,
+            None,
+        );
+        match serde_json::to_string(&report) {
+            Ok(s) => s,
+            Err(e) => return crate::inputs::error_outcome(file, &e.into(), true, INTERNAL),
+        }
+    } else {
+        let secs = started.elapsed().as_secs_f64();
+        match &d.verdict {
+            Verdict::Serializable => format!("{fname}: serializable ({secs:.3} s)"),
+            Verdict::Unknown { reason } => format!("{fname}: unknown — {reason}"),
+            Verdict::Violation(w) => {
+                let mut names: Vec<&str> = w
+                    .cycle()
+                    .iter()
+                    .map(|e| trace.txns[TxnId::new(e.from)].name.as_str())
+                    .collect();
+                let len = names.len();
+                names.extend(names.first().copied());
+                // A long cycle (the reduction's run through every gadget) shows its
+                // ends: the line stays a line.
+                let shown = if len > 8 {
+                    format!(
+                        "of {len} transactions {} → … → {}",
+                        names[..3].join(" → "),
+                        names[len - 2..].join(" → ")
+                    )
+                } else {
+                    names.join(" → ")
+                };
+                format!(
+                    "{fname}: violation — cycle {} ({secs:.3} s)",
+                    tsoser::text::escaped(&shown)
+                )
+            }
+        }
+    };
+    crate::inputs::FileOutcome { code, text }
+}
+
+/// The decider's phases and counters, and the trace's size, into `stats`.
+fn add_decider_stats(stats: &mut Stats, d: &Decision, trace: &Trace) {
+    for (k, v) in d.stats.phases() {
+        stats.add_phase(&format!("  {k}"), v);
+    }
+    for (k, v) in d.stats.counts() {
+        stats.count(k, v);
+    }
+    stats.count("events", trace.len() as u64);
+    stats.count("transactions", trace.txns.len() as u64);
+}
+
+/// `check` on one file, with the whole witness, `--dot`, and `--timeout` bounding the
+/// reading too.
+fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
     let started = Instant::now();
     let deadline = cfg.timeout.and_then(|t| started.checked_add(t));
-    let fname = a.file.display().to_string();
+    let fname = file.display().to_string();
     let (rx, cancel) = start_worker(
-        a.file.clone(),
-        &cfg,
+        file.to_path_buf(),
+        cfg,
         deadline,
-        a.dot.is_some().then_some(a.witness),
+        a.dot
+            .is_some()
+            .then_some(a.witness.unwrap_or(WitnessArg::Cycle)),
     )?;
     let timed_out = |when: &str| Verdict::Unknown {
         reason: format!(
@@ -265,7 +376,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         Err(Wait::Deadline) => {
             cancel.store(true, Ordering::Relaxed);
             let unknown = timed_out(" while reading the trace");
-            print_verdict(&a, &cfg, &fname, None, &unknown, None, &stats, None)?;
+            print_verdict(a, cfg, &fname, None, &unknown, None, &stats, None)?;
             return Ok(out::UNKNOWN);
         }
     };
@@ -299,14 +410,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
             return Ok(USAGE);
         }
     };
-    for (k, v) in decided.stats.phases() {
-        stats.add_phase(&format!("  {k}"), v);
-    }
-    for (k, v) in decided.stats.counts() {
-        stats.count(k, v);
-    }
-    stats.count("events", trace.len() as u64);
-    stats.count("transactions", trace.txns.len() as u64);
+    add_decider_stats(&mut stats, &decided, &trace);
     let chains = match &decided.stats {
         DeciderStats::Fpt(s) => Some(s.chains.clone()),
         _ => None,
@@ -326,8 +430,8 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         }
     }
     print_verdict(
-        &a,
-        &cfg,
+        a,
+        cfg,
         &fname,
         Some(&trace),
         &decided.verdict,
@@ -336,6 +440,60 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         chains.as_deref(),
     )?;
     Ok(out::verdict_code(&decided.verdict))
+}
+
+/// The `--json` object of one file's answer (`chains`: fpt's, with `--stats`).
+#[allow(clippy::too_many_arguments)]
+fn check_report(
+    a: &CheckArgs,
+    cfg: &CheckConfig,
+    fname: &str,
+    trace: Option<&Trace>,
+    verdict: &Verdict,
+    realizable: Option<bool>,
+    stats: &Stats,
+    chains: Option<&[fpt::profile::ChainProfile]>,
+) -> tsoser::json::CheckReport {
+    let semantics = match cfg.question {
+        Question::Tso(s) => s,
+        Question::Sc => Semantics::Exact,
+    };
+    let sc = cfg.question == Question::Sc;
+    let (algo_name, solver, profiles) = match (sc, cfg.algo) {
+        (true, _) => ("sc", None, None),
+        (_, decide::Algo::Auto { solver: s, .. }) => ("auto", Some(solver_name(s)), None),
+        (_, decide::Algo::Sat(s)) => ("sat", Some(solver_name(s)), None),
+        (_, decide::Algo::Fpt { fig4 }) => ("fpt", None, Some(if fig4 { "fig4" } else { "exact" })),
+        (_, decide::Algo::Brute) => ("brute", None, None),
+    };
+    let stats_json = a.stats.then(|| {
+        let mut v = stats.to_json();
+        if let Some(c) = chains {
+            v["chains"] = serde_json::to_value(c).unwrap_or_default();
+        }
+        v
+    });
+    tsoser::json::CheckReport {
+        schema: tsoser::json::schema(),
+        file: fname.to_string(),
+        trace: trace.map(tsoser::json::TraceInfo::of),
+        model: if sc { "sc" } else { "tso" },
+        algo: algo_name,
+        solver,
+        profiles,
+        semantics: semantics_name(semantics),
+        verdict: verdict.name(),
+        reason: match verdict {
+            Verdict::Unknown { reason } => Some(reason.clone()),
+            _ => None,
+        },
+        paper_realizable: realizable,
+        witness: trace.and_then(|t| {
+            let detail = a.witness.map_or(report::Detail::Full, WitnessArg::lib);
+            report::witness_json_with(t, verdict, detail)
+        }),
+        stats: stats_json,
+    }
 }
 
 /// Prints the answer of `check` (text or `--json`); `trace` is `None` when the
@@ -356,42 +514,9 @@ fn print_verdict(
         Question::Sc => Semantics::Exact,
     };
     let sc = cfg.question == Question::Sc;
-    let (algo_name, solver, profiles) = match (sc, cfg.algo) {
-        (true, _) => ("sc", None, None),
-        (_, decide::Algo::Auto { solver: s, .. }) => ("auto", Some(solver_name(s)), None),
-        (_, decide::Algo::Sat(s)) => ("sat", Some(solver_name(s)), None),
-        (_, decide::Algo::Fpt { fig4 }) => ("fpt", None, Some(if fig4 { "fig4" } else { "exact" })),
-        (_, decide::Algo::Brute) => ("brute", None, None),
-    };
     if a.json {
-        let stats_json = if a.stats {
-            let mut v = stats.to_json();
-            if let Some(c) = chains {
-                v["chains"] = serde_json::to_value(c)?;
-            }
-            Some(v)
-        } else {
-            None
-        };
-        let out = serde_json::to_value(tsoser::json::CheckReport {
-            schema: tsoser::json::schema(),
-            file: fname.to_string(),
-            trace: trace.map(tsoser::json::TraceInfo::of),
-            model: if sc { "sc" } else { "tso" },
-            algo: algo_name,
-            solver,
-            profiles,
-            semantics: semantics_name(semantics),
-            verdict: verdict.name(),
-            reason: match verdict {
-                Verdict::Unknown { reason } => Some(reason.clone()),
-                _ => None,
-            },
-            paper_realizable: realizable,
-            witness: trace.and_then(|t| report::witness_json(t, verdict)),
-            stats: stats_json,
-        })?;
-        crate::out::json_out(out)?;
+        let report = check_report(a, cfg, fname, trace, verdict, realizable, stats, chains);
+        crate::out::json_out(serde_json::to_value(report)?)?;
         return Ok(());
     }
     let what = if sc {
@@ -422,7 +547,10 @@ fn print_verdict(
         (Verdict::Unknown { reason }, _) => outln!("{name}: {what}: unknown — {reason}"),
         (Verdict::Violation(w), Some(trace)) => {
             outln!("{name}: {what}: NO");
-            out!("{}", report::witness_text_with(trace, w, a.witness.lib()));
+            out!(
+                "{}",
+                report::witness_text_with(trace, w, a.witness.unwrap_or(WitnessArg::Cycle).lib())
+            );
             match realizable {
                 Some(true) => {
                     outln!("an execution has a violation too (exact semantics agrees)")
@@ -569,14 +697,24 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
     Ok(if cycle.is_some() { 1 } else { 0 })
 }
 
-pub(crate) fn cmd_graph(
+/// What `graph` finds on one trace.
+enum GraphAnswer {
+    /// The graph would pass the memory budget: why.
+    TooBig(String),
+    Built {
+        report: Box<tsoser::json::GraphReport>,
+        stats: Stats,
+        dot: Option<String>,
+    },
+}
+
+fn graph_answer(
     file: &Path,
     semantics: Semantics,
     as_dot: bool,
     max: u64,
-    as_json: bool,
     want_stats: bool,
-) -> Result<u8> {
+) -> Result<GraphAnswer> {
     let mut stats = Stats::default();
     let trace = stats.time("parse", || load(file))?;
     // The undirected pairs can be quadratic in the threads: bounded as the deciders' are.
@@ -587,15 +725,14 @@ pub(crate) fn cmd_graph(
             .map(|n| format!("more than {n} pairs of events whose order varies would pass the memory budget (half the available memory)"))
     });
     if let Some(why) = too_big {
-        outln!("{}: unknown — {why}", file.display());
-        return Ok(out::UNKNOWN);
+        return Ok(GraphAnswer::TooBig(why));
     }
-    let (nodes, directed, undirected, forced_cycle, dot_text) = match semantics {
+    let (nodes, directed, undirected, forced_cycle, dot) = match semantics {
         Semantics::Exact => {
             let g = stats.time("build exact graph", || ExactGraph::new(&trace));
             let cycle = stats.time("forced cycle check", || g.forced.find_cycle());
             stats.count("forced edges", g.forced.edges().len() as u64);
-            let dot_text = as_dot.then(|| {
+            let dot = as_dot.then(|| {
                 let c = cycle
                     .clone()
                     .or_else(|| match brute::check_exact(&trace, max).0 {
@@ -609,7 +746,7 @@ pub(crate) fn cmd_graph(
                 g.directed_count(),
                 g.undirected.len(),
                 cycle.is_some(),
-                dot_text,
+                dot,
             )
         }
         Semantics::Paper => {
@@ -617,7 +754,7 @@ pub(crate) fn cmd_graph(
             let cycle = stats.time("forced cycle check", || {
                 g.directed_conflicts(&trace).find_cycle()
             });
-            let dot_text = as_dot.then(|| {
+            let dot = as_dot.then(|| {
                 let c = cycle
                     .clone()
                     .or_else(|| match brute::check_paper(&trace, max).0 {
@@ -631,40 +768,117 @@ pub(crate) fn cmd_graph(
                 g.directed.len(),
                 g.undirected.len(),
                 cycle.is_some(),
-                dot_text,
+                dot,
             )
         }
     };
-    if let Some(d) = dot_text {
-        out!("{d}");
-        if want_stats {
-            warn_raw(&stats.to_text());
+    let report = tsoser::json::GraphReport {
+        schema: tsoser::json::schema(),
+        file: file.display().to_string(),
+        semantics: semantics_name(semantics),
+        trace: tsoser::json::TraceInfo::of(&trace),
+        nodes,
+        directed_edges: directed,
+        undirected_edges: undirected,
+        forced_cycle,
+        stats: want_stats.then(|| stats.to_json()),
+    };
+    Ok(GraphAnswer::Built {
+        report: Box::new(report),
+        stats,
+        dot,
+    })
+}
+
+/// The text line of `graph`.
+fn graph_line(r: &tsoser::json::GraphReport) -> String {
+    format!(
+        "{}: {} semantics: {} nodes, {} directed edges, {} undirected edges; forced conflicts {}",
+        r.file,
+        r.semantics,
+        r.nodes,
+        r.directed_edges,
+        r.undirected_edges,
+        if r.forced_cycle {
+            "have a cycle: NOT serializable"
+        } else {
+            "are acyclic"
         }
-        return Ok(0);
+    )
+}
+
+pub(crate) fn cmd_graph(
+    files: &[PathBuf],
+    semantics: Semantics,
+    as_dot: bool,
+    max: u64,
+    as_json: bool,
+    want_stats: bool,
+) -> Result<u8> {
+    let inputs = crate::inputs::expand(files)?;
+    if !inputs.single {
+        if as_dot {
+            bail!("--dot draws the graph of one trace: name one file");
+        }
+        return crate::inputs::batch(&inputs, as_json, |f| {
+            let unknown = |why: String| crate::inputs::FileOutcome {
+                code: out::UNKNOWN,
+                text: if as_json {
+                    serde_json::json!({"schema": tsoser::json::schema(), "file": f.display().to_string(), "verdict": "unknown", "reason": why}).to_string()
+                } else {
+                    format!("{}: unknown — {why}", f.display())
+                },
+            };
+            match graph_answer(f, semantics, false, max, want_stats) {
+                Err(e) => crate::inputs::error_outcome(f, &e, as_json, USAGE),
+                Ok(GraphAnswer::TooBig(why)) => unknown(why),
+                Ok(GraphAnswer::Built { report, .. }) => crate::inputs::FileOutcome {
+                    code: if report.forced_cycle {
+                        out::VIOLATION
+                    } else {
+                        out::OK
+                    },
+                    text: if as_json {
+                        serde_json::to_string(&report).unwrap_or_default()
+                    } else {
+                        graph_line(&report)
+                    },
+                },
+            }
+        });
     }
-    if as_json {
-        let out = serde_json::to_value(tsoser::json::GraphReport {
-            schema: tsoser::json::schema(),
-            file: file.display().to_string(),
-            semantics: semantics_name(semantics),
-            trace: tsoser::json::TraceInfo::of(&trace),
-            nodes,
-            directed_edges: directed,
-            undirected_edges: undirected,
-            forced_cycle,
-            stats: want_stats.then(|| stats.to_json()),
-        })?;
-        crate::out::json_out(out)?;
-    } else {
-        outln!(
-            "{}: {} semantics: {nodes} nodes, {directed} directed edges, {undirected} undirected edges; forced conflicts {}",
-            file.display(),
-            semantics_name(semantics),
-            if forced_cycle { "have a cycle: NOT serializable" } else { "are acyclic" }
-        );
-        if want_stats {
-            out!("{}", stats.to_text());
+    let file = &inputs.files[0];
+    match graph_answer(file, semantics, as_dot, max, want_stats)? {
+        GraphAnswer::TooBig(why) => {
+            outln!("{}: unknown — {why}", file.display());
+            Ok(out::UNKNOWN)
+        }
+        GraphAnswer::Built {
+            stats,
+            dot: Some(d),
+            ..
+        } => {
+            out!("{d}");
+            if want_stats {
+                warn_raw(&stats.to_text());
+            }
+            Ok(out::OK)
+        }
+        GraphAnswer::Built { report, stats, .. } => {
+            let code = if report.forced_cycle {
+                out::VIOLATION
+            } else {
+                out::OK
+            };
+            if as_json {
+                crate::out::json_out(serde_json::to_value(report)?)?;
+            } else {
+                outln!("{}", graph_line(&report));
+                if want_stats {
+                    out!("{}", stats.to_text());
+                }
+            }
+            Ok(code)
         }
     }
-    Ok(if forced_cycle { 1 } else { 0 })
 }

@@ -10,6 +10,7 @@ mod args;
 mod check;
 mod experiment;
 mod explore;
+mod inputs;
 mod monitor;
 mod traces;
 
@@ -47,13 +48,13 @@ fn run(cli: Cli) -> Result<u8> {
         Cmd::Check(a) => check::cmd_check(a),
         Cmd::CheckExec { file, json } => check::cmd_check_exec(&file, json),
         Cmd::Graph {
-            file,
+            files,
             semantics,
             dot,
             max_executions,
             json,
             stats,
-        } => check::cmd_graph(&file, semantics.lib(), dot, max_executions, json, stats),
+        } => check::cmd_graph(&files, semantics.lib(), dot, max_executions, json, stats),
         Cmd::Encode {
             file,
             format,
@@ -64,11 +65,11 @@ fn run(cli: Cli) -> Result<u8> {
         Cmd::Experiment(a) => experiment::cmd_experiment(*a),
         Cmd::Report { records, output } => experiment::cmd_report(&records, &output),
         Cmd::Monitor {
-            file,
+            files,
             monitor,
             json,
             stats,
-        } => monitor::cmd_monitor(&file, monitor, json, stats),
+        } => monitor::cmd_monitor(&files, monitor, json, stats),
         Cmd::Explore {
             file,
             bounds,

@@ -1,26 +1,93 @@
 //! `tsoser monitor`: the monitors on a trace read as an SC run.
 
 use crate::args::MonitorKind;
-use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL};
+use crate::inputs::{batch, error_outcome, expand, FileOutcome};
+use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, UNKNOWN, USAGE};
 use anyhow::Result;
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tsoser::monitor;
 use tsoser::report::Stats;
 use tsoser::trace::Trace;
 
-/// The answer when the monitors' state would not fit in memory: unknown, exit 3.
-fn too_big(file: &Path, why: &str) -> u8 {
-    outln!("{}: unknown — {why}", file.display());
-    crate::out::UNKNOWN
+/// What the monitors found on one trace.
+enum Answer {
+    /// Their state would not fit in memory: why (unknown, exit 3).
+    TooBig(String),
+    /// Evidence that does not re-check: a bug (exit 4).
+    Internal(String),
+    Done {
+        code: u8,
+        json: serde_json::Value,
+        /// Every monitor's headline and details.
+        text: String,
+        /// Every monitor's headline on one line.
+        line: String,
+        stats: Stats,
+    },
 }
 
 pub(crate) fn cmd_monitor(
-    file: &Path,
+    files: &[PathBuf],
     which: MonitorKind,
     as_json: bool,
     want_stats: bool,
 ) -> Result<u8> {
+    let inputs = expand(files)?;
+    if !inputs.single {
+        return batch(&inputs, as_json, |f| {
+            let simple = |code: u8, verdict: &str, why: &str| FileOutcome {
+                code,
+                text: if as_json {
+                    json!({"schema": tsoser::json::schema(), "file": f.display().to_string(), "verdict": verdict, "reason": why}).to_string()
+                } else {
+                    format!("{}: {verdict} — {why}", f.display())
+                },
+            };
+            match answer(f, which, want_stats) {
+                Err(e) => error_outcome(f, &e, as_json, USAGE),
+                Ok(Answer::TooBig(why)) => simple(UNKNOWN, "unknown", &why),
+                Ok(Answer::Internal(why)) => simple(INTERNAL, "internal error", &why),
+                Ok(Answer::Done {
+                    code, json, line, ..
+                }) => FileOutcome {
+                    code,
+                    text: if as_json { json.to_string() } else { line },
+                },
+            }
+        });
+    }
+    let file = &inputs.files[0];
+    match answer(file, which, want_stats)? {
+        Answer::TooBig(why) => {
+            outln!("{}: unknown — {why}", file.display());
+            Ok(UNKNOWN)
+        }
+        Answer::Internal(why) => {
+            warn(&format!("tsoser: internal error: {why}"));
+            Ok(INTERNAL)
+        }
+        Answer::Done {
+            code,
+            json,
+            text,
+            stats,
+            ..
+        } => {
+            if as_json {
+                crate::out::json_out(json)?;
+            } else {
+                out!("{text}");
+                if want_stats {
+                    warn_raw(&stats.to_text());
+                }
+            }
+            Ok(code)
+        }
+    }
+}
+
+fn answer(file: &Path, which: MonitorKind, want_stats: bool) -> Result<Answer> {
     let kinds = which.kinds();
     let mut stats = Stats::default();
     // An STD file is streamed (two passes, no trace in memory); the trace is built only
@@ -34,7 +101,7 @@ pub(crate) fn cmd_monitor(
             monitor::stream(file, &kinds, budget)
         }) {
             Ok(s) => s,
-            Err(monitor::StreamError::Memory(why)) => return Ok(too_big(file, &why)),
+            Err(monitor::StreamError::Memory(why)) => return Ok(Answer::TooBig(why)),
             Err(monitor::StreamError::Input(e)) => return Err(e.into()),
         };
         // The explanation needs the events up to the last one a report names: only that
@@ -77,8 +144,7 @@ pub(crate) fn cmd_monitor(
                         .zip(&s.outcomes)
                         .all(|(a, b)| parts(&a.1) == parts(&b.1));
                 if !same {
-                    warn(&format!("tsoser: internal error: the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes));
-                    return Ok(INTERNAL);
+                    return Ok(Answer::Internal(format!("the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes)));
                 }
                 (s.outcomes, Some(trace), info, s.events)
             }
@@ -88,7 +154,7 @@ pub(crate) fn cmd_monitor(
         let trace = stats.time("parse", || load(file))?;
         let (k, m) = (trace.threads.len(), trace.vars.len());
         if let Err(why) = monitor::check_memory(&kinds, k, m, tsoser::mem::default_budget()) {
-            return Ok(too_big(file, &why));
+            return Ok(Answer::TooBig(why));
         }
         // Set-up (allocating the state) is timed apart: right after a large parse, the
         // allocator's deferred clean-up lands on the first allocations.
@@ -111,8 +177,10 @@ pub(crate) fn cmd_monitor(
         match monitor::explain::explain(t, *kind, o) {
             Ok(x) => explained.push(x),
             Err(why) => {
-                warn(&format!("tsoser: internal error: the {} monitor's evidence does not re-check ({why}); please report this trace", kind.name()));
-                return Ok(INTERNAL);
+                return Ok(Answer::Internal(format!(
+                    "the {} monitor's evidence does not re-check ({why}); please report this trace",
+                    kind.name()
+                )));
             }
         }
     }
@@ -131,43 +199,44 @@ pub(crate) fn cmd_monitor(
             .map(|x| x.exit)
             .fold(0, |a, b| if a == 1 || b == 1 { 1 } else { a.max(b) });
     let fname = file.display().to_string();
-    if as_json {
-        let one = |x: &monitor::explain::Explained| tsoser::json::MonitorEntry {
-            monitor: x.kind.name(),
-            verdict: x.verdict,
-            stopped_at: x
-                .stopped_at
-                .map(|i| json!({"event": i, "line": t.events[i].line, "text": t.describe(i)})),
-            report: x.report.clone(),
-            witness: (x.kind == monitor::Kind::ScSer).then(|| x.report.clone()),
-        };
-        let stats_json = want_stats.then(|| stats.to_json());
-        let out = if let [x] = explained.as_slice() {
-            serde_json::to_value(tsoser::json::MonitorOne {
-                schema: tsoser::json::schema(),
-                file: fname,
-                trace: info,
-                entry: one(x),
-                stats: stats_json,
-            })?
-        } else {
-            serde_json::to_value(tsoser::json::MonitorAll {
-                schema: tsoser::json::schema(),
-                file: fname,
-                trace: info,
-                monitors: explained.iter().map(one).collect(),
-                stats: stats_json,
-            })?
-        };
-        crate::out::json_out(out)?;
+    let one = |x: &monitor::explain::Explained| tsoser::json::MonitorEntry {
+        monitor: x.kind.name(),
+        verdict: x.verdict,
+        stopped_at: x
+            .stopped_at
+            .map(|i| json!({"event": i, "line": t.events[i].line, "text": t.describe(i)})),
+        report: x.report.clone(),
+        witness: (x.kind == monitor::Kind::ScSer).then(|| x.report.clone()),
+    };
+    let stats_json = want_stats.then(|| stats.to_json());
+    let json = if let [x] = explained.as_slice() {
+        serde_json::to_value(tsoser::json::MonitorOne {
+            schema: tsoser::json::schema(),
+            file: fname.clone(),
+            trace: info,
+            entry: one(x),
+            stats: stats_json,
+        })?
     } else {
-        for x in &explained {
-            outln!("{fname}: {}", x.headline);
-            out!("{}", x.details);
-        }
-        if want_stats {
-            warn_raw(&stats.to_text());
-        }
+        serde_json::to_value(tsoser::json::MonitorAll {
+            schema: tsoser::json::schema(),
+            file: fname.clone(),
+            trace: info,
+            monitors: explained.iter().map(one).collect(),
+            stats: stats_json,
+        })?
+    };
+    let mut text = String::new();
+    for x in &explained {
+        text += &format!("{fname}: {}\n{}", x.headline, x.details);
     }
-    Ok(code)
+    let headlines: Vec<&str> = explained.iter().map(|x| x.headline.as_str()).collect();
+    let line = format!("{fname}: {}", headlines.join("; "));
+    Ok(Answer::Done {
+        code,
+        json,
+        text,
+        line,
+        stats,
+    })
 }

@@ -1,0 +1,186 @@
+//! The inputs of `check`, `monitor` and `graph`: files, directories (their traces,
+//! recursively) and `-` (standard input); and the batch of several inputs — run in
+//! parallel, one line (or JSON line) per file in input order, a summary, the worst
+//! exit code.
+
+use crate::out::{self, warn, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
+use anyhow::{bail, Result};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The extensions of trace files in a directory.
+const TRACE_EXTENSIONS: [&str; 3] = ["yaml", "yml", "std"];
+
+/// The inputs named on the command line.
+pub(crate) struct Inputs {
+    /// The files to read, in order (`-`: standard input).
+    pub(crate) files: Vec<PathBuf>,
+    /// Exactly one argument, not a directory: the single-file output.
+    pub(crate) single: bool,
+    /// Arguments that gave no file (a missing path, a directory without traces).
+    pub(crate) errors: Vec<String>,
+}
+
+/// Expands the arguments: a directory becomes its trace files (`.yaml`, `.yml`,
+/// `.std`, recursively, sorted); `-` is standard input (at most once).
+pub(crate) fn expand(args: &[PathBuf]) -> Result<Inputs> {
+    if args.iter().filter(|a| a.as_os_str() == "-").count() > 1 {
+        bail!("`-` (standard input) can be named once");
+    }
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for a in args {
+        if a.as_os_str() != "-" && a.is_dir() {
+            let before = files.len();
+            if let Err(e) = walk(a, &mut files) {
+                errors.push(format!("{}: cannot read the directory: {e}", a.display()));
+            } else if files.len() == before {
+                errors.push(format!(
+                    "{}: no trace file (.yaml, .yml, .std) in the directory",
+                    a.display()
+                ));
+            }
+        } else {
+            files.push(a.clone());
+        }
+    }
+    let single = args.len() == 1 && files.len() == 1 && errors.is_empty() && !args[0].is_dir();
+    Ok(Inputs {
+        files,
+        single,
+        errors,
+    })
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| TRACE_EXTENSIONS.contains(&e))
+        {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The outcome of one file of a batch.
+pub(crate) struct FileOutcome {
+    /// The exit code the file alone would give.
+    pub(crate) code: u8,
+    /// Its line of text (without the newline), or its JSON record.
+    pub(crate) text: String,
+}
+
+/// How bad an exit code is: internal error, input error, violation, unknown, ok.
+fn severity(code: u8) -> u8 {
+    match code {
+        INTERNAL => 4,
+        USAGE => 3,
+        VIOLATION => 2,
+        UNKNOWN => 1,
+        _ => 0,
+    }
+}
+
+/// The worst of two exit codes ([`severity`]).
+pub(crate) fn worst(a: u8, b: u8) -> u8 {
+    if severity(b) > severity(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Runs `one` on every file in parallel, printing each outcome in input order as soon
+/// as those before it are printed, then the summary (text, or one JSON line with
+/// `json`); the exit code is the worst of the files' and of the argument errors'.
+pub(crate) fn batch(
+    inputs: &Inputs,
+    json: bool,
+    one: impl Fn(&Path) -> FileOutcome + Sync,
+) -> Result<u8> {
+    for e in &inputs.errors {
+        warn(&format!("tsoser: {e}"));
+    }
+    // Outcomes that arrived before their predecessors, and the next index to print.
+    let pending: Mutex<(usize, BTreeMap<usize, FileOutcome>)> = Mutex::new((0, BTreeMap::new()));
+    // Files by severity of their exit code, and the worst code.
+    let counts = Mutex::new(([0usize; 5], OK));
+    let started = std::time::Instant::now();
+    inputs.files.par_iter().enumerate().for_each(|(i, f)| {
+        let o = one(f);
+        {
+            let mut c = counts.lock().expect("no panic holding it");
+            c.0[usize::from(severity(o.code))] += 1;
+            c.1 = worst(c.1, o.code);
+        }
+        let mut p = pending.lock().expect("no panic holding it");
+        p.1.insert(i, o);
+        while let Some(o) = {
+            let next = p.0;
+            p.1.remove(&next)
+        } {
+            out::emit(&format!("{}\n", o.text));
+            p.0 += 1;
+        }
+    });
+    let (c, mut code) = counts.into_inner().expect("no panic holding it");
+    if !inputs.errors.is_empty() {
+        code = worst(code, USAGE);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let (ok, unknown, violation, input, internal) = (c[0], c[1], c[2], c[3], c[4]);
+    let input = input + inputs.errors.len();
+    if json {
+        let summary = tsoser::json::BatchSummary {
+            schema: tsoser::json::schema(),
+            summary: tsoser::json::BatchCounts {
+                files: inputs.files.len(),
+                ok,
+                violation,
+                unknown,
+                input_errors: input,
+                internal_errors: internal,
+                seconds,
+                exit: code,
+            },
+        };
+        out::emit(&format!("{}\n", serde_json::to_string(&summary)?));
+    } else {
+        outln!(
+            "{} files: {ok} ok, {violation} violation, {unknown} unknown, {input} input error{}, {internal} internal error{} ({seconds:.2} s; exit {code})",
+            inputs.files.len(),
+            if input == 1 { "" } else { "s" },
+            if internal == 1 { "" } else { "s" },
+        );
+    }
+    Ok(code)
+}
+
+/// The one line of a file that could not be read or checked.
+pub(crate) fn error_outcome(file: &Path, e: &anyhow::Error, json: bool, code: u8) -> FileOutcome {
+    let message = tsoser::text::message(&format!("{e:#}"));
+    let text = if json {
+        serde_json::json!({
+            "schema": tsoser::json::schema(),
+            "file": file.display().to_string(),
+            "verdict": "error",
+            "reason": message,
+            "exit": code,
+        })
+        .to_string()
+    } else {
+        format!("{}: error — {message}", file.display())
+    };
+    FileOutcome { code, text }
+}

@@ -1,0 +1,246 @@
+//! `check`, `monitor` and `graph` on several inputs: files, directories (recursively)
+//! and `-`; one line or JSON line a file in input order, a summary, the worst exit code.
+
+mod common;
+
+use common::{stderr, stdout, tsoser, tsoser_exits};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tsoser-batch-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const SERIALIZABLE: &str = "events: [\"t0 A wr x\", \"t1 B rd x\"]\n";
+const VIOLATION: &str = "events: [\"t0 A wr x\", \"t0 A fence\", \"t1 B rd x\", \"t1 B wr y\", \"t1 B fence\", \"t0 A rd y\"]\n";
+const MALFORMED: &str = "events: [\"t0 A wr x\", \"t0 A frob y\"]\n";
+
+/// A directory: a serializable trace, a violation in a subdirectory, an STD file, a
+/// malformed trace and a file that is not a trace (skipped).
+fn corpus(name: &str) -> PathBuf {
+    let d = temp_dir(name);
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    std::fs::write(d.join("a.yaml"), SERIALIZABLE).unwrap();
+    std::fs::write(d.join("sub/b.yml"), VIOLATION).unwrap();
+    std::fs::write(d.join("c.std"), "T0|w(x)|1\nT1|r(x)|2\n").unwrap();
+    std::fs::write(d.join("d.yaml"), MALFORMED).unwrap();
+    std::fs::write(d.join("notes.txt"), "not a trace").unwrap();
+    d
+}
+
+fn lines(o: &std::process::Output) -> Vec<String> {
+    stdout(o).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn a_directory_is_checked_file_by_file_in_order_with_a_summary() {
+    let d = corpus("dir");
+    let o = tsoser_exits(&["check", d.to_str().unwrap()], 2);
+    let l = lines(&o);
+    assert_eq!(l.len(), 5, "{l:?}");
+    assert!(
+        l[0].ends_with("a.yaml: serializable") || l[0].contains("a.yaml: serializable ("),
+        "{l:?}"
+    );
+    assert!(l[1].contains("c.std: serializable"), "{l:?}");
+    assert!(
+        l[2].contains("d.yaml: error — ") && l[2].contains("d.yaml:1"),
+        "{l:?}"
+    );
+    assert!(
+        l[3].contains("sub/b.yml: violation — cycle A → B → A"),
+        "{l:?}"
+    );
+    assert!(
+        l[4].starts_with("4 files: 2 ok, 1 violation, 0 unknown, 1 input error, 0 internal errors"),
+        "{l:?}"
+    );
+    // Without the malformed file the worst is the violation.
+    std::fs::remove_file(d.join("d.yaml")).unwrap();
+    tsoser_exits(&["check", d.to_str().unwrap()], 1);
+}
+
+#[test]
+fn json_lines_carry_one_record_a_file_and_the_summary_last() {
+    let d = corpus("json");
+    let o = tsoser_exits(&["check", d.to_str().unwrap(), "--json", "--stats"], 2);
+    let records: Vec<serde_json::Value> = lines(&o)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert_eq!(records.len(), 5);
+    assert_eq!(records[0]["verdict"], "serializable");
+    assert!(records[0]["stats"]["seconds"]["decide"].is_number());
+    assert_eq!(records[2]["verdict"], "error");
+    assert_eq!(records[2]["exit"], 2);
+    assert_eq!(records[3]["verdict"], "violation");
+    assert!(records[3]["witness"]["cycle"].is_array());
+    let s = &records[4]["summary"];
+    assert_eq!(
+        (
+            s["files"].as_u64(),
+            s["violation"].as_u64(),
+            s["input_errors"].as_u64(),
+            s["exit"].as_u64()
+        ),
+        (Some(4), Some(1), Some(1), Some(2))
+    );
+    assert_eq!(records[4]["schema"], 1);
+}
+
+/// Violation (1) is worse than unknown (3), input error (2) worse than both.
+#[test]
+fn the_exit_code_is_the_worst_verdict() {
+    let d = temp_dir("worst");
+    std::fs::write(d.join("v.yaml"), VIOLATION).unwrap();
+    std::fs::write(d.join("u.yaml"), VIOLATION).unwrap();
+    let (v, u) = (d.join("v.yaml"), d.join("u.yaml"));
+    // brute force with a budget of one prefix: unknown.
+    let o = tsoser_exits(
+        &[
+            "check",
+            u.to_str().unwrap(),
+            u.to_str().unwrap(),
+            "--algo",
+            "brute",
+            "--max-executions",
+            "1",
+        ],
+        3,
+    );
+    assert!(stdout(&o).contains("u.yaml: unknown — "), "{}", stdout(&o));
+    tsoser_exits(
+        &[
+            "check",
+            v.to_str().unwrap(),
+            u.to_str().unwrap(),
+            "--algo",
+            "brute",
+            "--max-executions",
+            "20",
+        ],
+        1,
+    );
+    let missing = d.join("missing.yaml");
+    tsoser_exits(
+        &["check", v.to_str().unwrap(), missing.to_str().unwrap()],
+        2,
+    );
+}
+
+fn with_stdin(args: &[&str], input: &str) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tsoser"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    c.wait_with_output().unwrap()
+}
+
+#[test]
+fn standard_input_is_read_as_yaml_or_std() {
+    let o = with_stdin(&["check", "-"], VIOLATION);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("-: TSO-serializable"),
+        "{}",
+        stdout(&o)
+    );
+    let o = with_stdin(
+        &["check", "-", "--json"],
+        "T0|begin|1\nT0|w(x)|2\nT0|r(y)|3\nT0|end|4\nT1|begin|5\nT1|w(y)|6\nT1|r(x)|7\nT1|end|8\n",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (v["file"].as_str(), v["trace"]["events"].as_u64()),
+        (Some("-"), Some(4))
+    );
+    let o = with_stdin(&["monitor", "-"], SERIALIZABLE);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Errors name standard input and the line.
+    let o = with_stdin(&["check", "-"], MALFORMED);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-:1"), "{}", stderr(&o));
+    // Beside files, in a batch.
+    let d = temp_dir("stdin");
+    std::fs::write(d.join("a.yaml"), SERIALIZABLE).unwrap();
+    let o = with_stdin(
+        &["graph", d.join("a.yaml").to_str().unwrap(), "-"],
+        VIOLATION,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let l = lines(&o);
+    assert!(
+        l[1].starts_with("-: exact semantics") && l[1].contains("have a cycle"),
+        "{l:?}"
+    );
+    let o = with_stdin(&["check", "-", "-"], SERIALIZABLE);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`-` (standard input) can be named once"),
+        "{}",
+        stderr(&o)
+    );
+    let o = with_stdin(&["check", "-"], "\u{0}\u{ff}");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn monitor_and_graph_take_directories() {
+    let d = corpus("mon");
+    let o = tsoser_exits(
+        &[
+            "monitor",
+            d.to_str().unwrap(),
+            "--monitor",
+            "sc-ser",
+            "--json",
+        ],
+        2,
+    );
+    let l = lines(&o);
+    assert_eq!(l.len(), 5, "{l:?}");
+    let first: serde_json::Value = serde_json::from_str(&l[0]).unwrap();
+    assert_eq!(first["monitor"], "sc-ser");
+    let o = tsoser_exits(
+        &[
+            "graph",
+            d.join("sub").to_str().unwrap(),
+            d.join("a.yaml").to_str().unwrap(),
+        ],
+        1,
+    );
+    assert_eq!(lines(&o).len(), 3);
+}
+
+#[test]
+fn bad_batches_are_usage_errors_or_reported() {
+    let empty = temp_dir("empty");
+    let o = tsoser_exits(&["check", empty.to_str().unwrap()], 2);
+    assert!(
+        stderr(&o).contains("no trace file (.yaml, .yml, .std) in the directory"),
+        "{}",
+        stderr(&o)
+    );
+    let d = corpus("dot");
+    let o = tsoser_exits(&["check", d.to_str().unwrap(), "--dot", "/dev/null"], 2);
+    assert!(
+        stderr(&o).contains("--dot draws the graph of one trace"),
+        "{}",
+        stderr(&o)
+    );
+    let o = tsoser(&["check"]);
+    assert_eq!(o.status.code(), Some(2));
+    // One file keeps the single-file output, with its whole witness.
+    let o = tsoser_exits(&["check", d.join("sub/b.yml").to_str().unwrap()], 1);
+    assert!(stdout(&o).contains("transaction cycle"), "{}", stdout(&o));
+    assert!(Path::new(&d).exists());
+}
