@@ -22,6 +22,8 @@
 //!   streamed from STD; their evidence re-checked.
 //! - [`program`]: programs (`.prog`) and herd X86 litmus tests, their exact exploration
 //!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
+//! - [`crosscheck`]: the monitors, the explorer and the theorems against each other on
+//!   a program, over all of its runs.
 //! - [`cnf`]: CNF formulas (DIMACS, random k-SAT); [`reduction`]: CNF satisfiability
 //!   to non-serializability (docs/hardness.md), the hard family by construction.
 //! - [`experiment`]: declared matrices of runs as child processes, resumable JSON-lines
@@ -33,6 +35,7 @@
 pub mod analysis;
 pub mod check;
 pub mod cnf;
+pub mod crosscheck;
 pub mod error;
 pub mod experiment;
 pub mod graph;

@@ -234,6 +234,20 @@ fn fuzz_std() {
     );
 }
 
+/// Standard input: YAML and STD texts mixed, each read as its first line says.
+#[test]
+fn fuzz_standard_input_texts() {
+    let mut c = corpus(&["examples"], &["yaml"]);
+    let std: Vec<Vec<u8>> = c
+        .iter()
+        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
+        .map(String::into_bytes)
+        .collect();
+    c.extend(std);
+    fuzz("stdin", 11, &c, tsoser::trace::parse_text, |e| e.line());
+}
+
 #[test]
 fn fuzz_programs() {
     let c = corpus(&["examples/programs", "tests/inputs/programs"], &["prog"]);

@@ -153,6 +153,9 @@ pub enum StreamError {
     Memory(String),
 }
 
+/// What builds a monitor of a kind for `k` threads and `m` variables.
+pub type MonitorFactory = fn(Kind, usize, usize) -> Box<dyn Monitor>;
+
 /// The monitor `kind` for `k` threads and `m` variables.
 pub fn new_monitor(kind: Kind, k: usize, m: usize) -> Box<dyn Monitor> {
     match kind {
@@ -314,12 +317,18 @@ pub struct Suite {
 impl Suite {
     /// The monitors `kinds` for k threads and m variables.
     pub fn new(kinds: &[Kind], k: usize, m: usize) -> Suite {
+        Suite::with(kinds, k, m, new_monitor)
+    }
+
+    /// [`Suite::new`] with the monitors `make` builds (a test's mutant in place of the
+    /// real one, `tsoser::crosscheck`).
+    pub fn with(kinds: &[Kind], k: usize, m: usize, make: MonitorFactory) -> Suite {
         let mut monitors: Vec<Box<dyn Monitor>> =
-            kinds.iter().map(|&kind| new_monitor(kind, k, m)).collect();
+            kinds.iter().map(|&kind| make(kind, k, m)).collect();
         if kinds.contains(&Kind::Fenced) {
             for part in [Kind::ScSer, Kind::Sober] {
                 if !kinds.contains(&part) {
-                    monitors.push(new_monitor(part, k, m));
+                    monitors.push(make(part, k, m));
                 }
             }
         }

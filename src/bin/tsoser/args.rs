@@ -318,6 +318,9 @@ pub(crate) enum Cmd {
         #[arg(long)]
         stats: bool,
     },
+    /// The monitors, the explorer and the theorems against each other on programs
+    /// (`.prog`, `.litmus`, or directories of them), over all of their runs.
+    Crosscheck(CrosscheckArgs),
     /// Explore every run of a program (`.prog`) or X86 litmus test (`.litmus`) under
     /// SC, TSO or PSO: outcomes, the final condition, assertions, robustness.
     Explore {
@@ -387,6 +390,29 @@ pub(crate) struct Bounds {
     /// [default: half the memory available].
     #[arg(long, value_name = "MIB")]
     pub(crate) max_memory: Option<usize>,
+}
+
+/// The flags of `crosscheck`.
+#[derive(clap::Args)]
+pub(crate) struct CrosscheckArgs {
+    /// Programs (`.prog`, `.litmus`) and directories of them (recursively).
+    #[arg(required = true, value_name = "PROG")]
+    pub(crate) programs: Vec<PathBuf>,
+    /// Times a backward branch may be taken per thread.
+    #[arg(long, default_value_t = 4)]
+    pub(crate) unroll: u32,
+    /// States of each robustness search.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub(crate) max_states: usize,
+    /// Distinct traces per model (SC, TSO) before the answers that need all are unknown.
+    #[arg(long, default_value_t = 10_000)]
+    pub(crate) max_traces: usize,
+    /// Seconds of each decider call on a TSO trace.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    /// One JSON object a program, then a summary.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Memory models of `tsoser explore`.

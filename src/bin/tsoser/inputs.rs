@@ -26,6 +26,12 @@ pub(crate) struct Inputs {
 /// Expands the arguments: a directory becomes its trace files (`.yaml`, `.yml`,
 /// `.std`, recursively, sorted); `-` is standard input (at most once).
 pub(crate) fn expand(args: &[PathBuf]) -> Result<Inputs> {
+    expand_with(args, &TRACE_EXTENSIONS, "trace file (.yaml, .yml, .std)")
+}
+
+/// [`expand`] with the files of a directory named by their extensions (`what` names
+/// them in the error of a directory without any).
+pub(crate) fn expand_with(args: &[PathBuf], extensions: &[&str], what: &str) -> Result<Inputs> {
     if args.iter().filter(|a| a.as_os_str() == "-").count() > 1 {
         bail!("`-` (standard input) can be named once");
     }
@@ -34,13 +40,10 @@ pub(crate) fn expand(args: &[PathBuf]) -> Result<Inputs> {
     for a in args {
         if a.as_os_str() != "-" && a.is_dir() {
             let before = files.len();
-            if let Err(e) = walk(a, &mut files) {
+            if let Err(e) = walk(a, extensions, &mut files) {
                 errors.push(format!("{}: cannot read the directory: {e}", a.display()));
             } else if files.len() == before {
-                errors.push(format!(
-                    "{}: no trace file (.yaml, .yml, .std) in the directory",
-                    a.display()
-                ));
+                errors.push(format!("{}: no {what} in the directory", a.display()));
             }
         } else {
             files.push(a.clone());
@@ -54,18 +57,18 @@ pub(crate) fn expand(args: &[PathBuf]) -> Result<Inputs> {
     })
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
         .map(|e| e.map(|e| e.path()))
         .collect::<std::io::Result<_>>()?;
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk(&p, out)?;
+            walk(&p, extensions, out)?;
         } else if p
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| TRACE_EXTENSIONS.contains(&e))
+            .is_some_and(|e| extensions.contains(&e))
         {
             out.push(p);
         }

@@ -8,6 +8,7 @@
 mod out;
 mod args;
 mod check;
+mod crosscheck;
 mod experiment;
 mod explore;
 mod inputs;
@@ -62,6 +63,7 @@ fn run(cli: Cli) -> Result<u8> {
         } => check::cmd_encode(&file, format, semantics.lib()),
         Cmd::Bench { rest } => experiment::cmd_bench_removed(&rest),
         Cmd::Gen(a) => traces::cmd_gen(a),
+        Cmd::Crosscheck(a) => crosscheck::cmd_crosscheck(&a),
         Cmd::Experiment(a) => experiment::cmd_experiment(*a),
         Cmd::Report { records, output } => experiment::cmd_report(&records, &output),
         Cmd::Monitor {

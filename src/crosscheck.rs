@@ -1,0 +1,371 @@
+//! The monitors, the explorer and the theorems against each other on one program, over
+//! all of its runs (`tsoser crosscheck`):
+//! - ground truth from the explorer: robustness under TSO and PSO, with the length of
+//!   a shortest witness ([`crate::program::robust`]);
+//! - each monitor on every distinct SC run (its trace, docs/semantics.md §6): on how
+//!   many it reports, one example, and whether that agrees with the ground truth —
+//!   monitor_TSO / monitor_PSO report on some SC run iff the program is not robust under
+//!   TSO / PSO (Burnim et al. Thms. 3–6: sound and complete); SOBER reports only on
+//!   programs that are not robust under TSO (sound; its misses, Burnim et al. §4 and
+//!   Fig. 6, are a sensitivity, not a disagreement); the transaction-fenced monitor
+//!   reports only on programs that are not TSO-serializable (Enea & Farzan Thm. 3);
+//! - the sc-ser monitor against `check --model sc` on every SC trace;
+//! - Enea & Farzan Theorem 2 (robust and SC-serializable ⟹ TSO-serializable) and
+//!   Theorem 3 (transaction-fenced: TSO-serializable ⟺ robust and SC-serializable);
+//! - brute, sat and fpt on every distinct TSO trace: the same verdict.
+//!
+//! Runs are deduplicated by their trace (a program has far fewer distinct traces than
+//! runs); every budget gives *unknown*, never a hang.
+
+use crate::check::decide::{decide, Algo, Budget, Question};
+use crate::check::sat::SolverKind;
+use crate::check::{sc, Semantics, Verdict};
+use crate::monitor::{self, Kind};
+use crate::program::explore::{Config as ExploreConfig, Model};
+use crate::program::robust::robust;
+use crate::program::traces::{traces, EmitStop};
+use crate::program::Program;
+use crate::trace::Trace;
+use std::time::Duration;
+
+/// The bounds of a cross-check.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Loop bound of the explorer.
+    pub unroll: u32,
+    /// States of the robustness search, per model.
+    pub max_states: usize,
+    /// Distinct traces per model, and schedule steps to find them.
+    pub max_traces: usize,
+    pub max_steps: usize,
+    /// Each decider call on a TSO trace.
+    pub timeout: Duration,
+    /// The deciders compared on every TSO trace (the first is the program's answer).
+    pub deciders: Vec<Algo>,
+    /// Builds the monitors ([`monitor::new_monitor`]; a test passes a mutant).
+    pub monitors: monitor::MonitorFactory,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            unroll: 4,
+            max_states: 1_000_000,
+            max_traces: 10_000,
+            max_steps: 10_000_000,
+            timeout: Duration::from_secs(10),
+            deciders: vec![
+                Algo::Brute,
+                Algo::Sat(SolverKind::DEFAULT),
+                Algo::Fpt { fig4: false },
+            ],
+            monitors: monitor::new_monitor,
+        }
+    }
+}
+
+/// The answer to one question: it holds, it fails (a disagreement, with its evidence),
+/// not known within the bounds, or its premise is false.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Check {
+    Holds,
+    Fails(String),
+    Unknown(String),
+    NotApplicable,
+}
+
+impl Check {
+    /// The name in tables and JSON: `agree`, `DISAGREE`, `unknown`, `n/a`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Check::Holds => "agree",
+            Check::Fails(_) => "DISAGREE",
+            Check::Unknown(_) => "unknown",
+            Check::NotApplicable => "n/a",
+        }
+    }
+}
+
+/// What one monitor did on the program's SC runs.
+#[derive(Clone, Debug)]
+pub struct MonitorRow {
+    pub kind: Kind,
+    /// The distinct SC traces it reports on.
+    pub reports: usize,
+    /// The index (in [`Report::sc_traces`]) of one it reports on.
+    pub example: Option<usize>,
+    /// It reports on some SC run of every program that is not robust (for SOBER and
+    /// the fenced monitor a miss is [`Check::Fails`] but not a disagreement: see
+    /// [`Report::disagreements`]).
+    pub complete: Check,
+    /// It reports only on programs that are not robust (not TSO-serializable for the
+    /// fenced monitor).
+    pub sound: Check,
+}
+
+/// The cross-check of one program.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub program: String,
+    /// The distinct traces of its SC runs, and whether they are all of them.
+    pub sc_traces: Vec<Trace>,
+    pub sc_complete: bool,
+    /// The distinct traces of its TSO runs (issue order), and whether all.
+    pub tso_traces: usize,
+    pub tso_complete: bool,
+    /// Robust under TSO / PSO (`None`: not known within the bounds), and the steps of
+    /// a shortest witness when not.
+    pub robust_tso: Option<bool>,
+    pub robust_pso: Option<bool>,
+    pub witness_tso: Option<usize>,
+    pub witness_pso: Option<usize>,
+    /// Every SC trace SC-serializable; every TSO trace TSO-serializable.
+    pub sc_serializable: Option<bool>,
+    pub tso_serializable: Option<bool>,
+    /// Every run's transactions end with a fence or rmw (Theorem 3's premise).
+    pub transaction_fenced: bool,
+    pub monitors: Vec<MonitorRow>,
+    /// The sc-ser monitor and `check --model sc` on every SC trace.
+    pub sc_ser_monitor: Check,
+    pub theorem_2: Check,
+    pub theorem_3: Check,
+    /// The deciders on every TSO trace.
+    pub deciders: Check,
+}
+
+impl Report {
+    /// Every failed check that contradicts a theorem or another checker (SOBER's and
+    /// the fenced monitor's misses are sensitivities the papers state, not bugs), as
+    /// (question, evidence).
+    pub fn disagreements(&self) -> Vec<(String, String)> {
+        let mut d = Vec::new();
+        let mut push = |q: &str, c: &Check| {
+            if let Check::Fails(why) = c {
+                d.push((q.to_string(), why.clone()));
+            }
+        };
+        for m in &self.monitors {
+            if !matches!(m.kind, Kind::Sober | Kind::Fenced) {
+                push(&format!("{} complete", m.kind.name()), &m.complete);
+            }
+            push(&format!("{} sound", m.kind.name()), &m.sound);
+        }
+        push("sc-ser monitor", &self.sc_ser_monitor);
+        push("theorem 2", &self.theorem_2);
+        push("theorem 3", &self.theorem_3);
+        push("deciders", &self.deciders);
+        d
+    }
+}
+
+/// The program's answer from a list of per-trace answers: `Some(true)` when every one
+/// is yes and the list is complete, `Some(false)` when one is no.
+fn all_of(answers: &[Option<bool>], complete: bool) -> Option<bool> {
+    if answers.contains(&Some(false)) {
+        Some(false)
+    } else if complete && answers.iter().all(|a| *a == Some(true)) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+fn stop_reason(stop: EmitStop) -> &'static str {
+    match stop {
+        EmitStop::Complete => "complete",
+        EmitStop::MaxTraces => "more distinct traces than --max-traces",
+        EmitStop::MaxSteps => "more schedule steps than the bound",
+        EmitStop::Spin => "a loop spins past the explorer's bound",
+    }
+}
+
+/// Cross-checks `p` within `c`'s bounds.
+pub fn crosscheck(p: &Program, c: &Config) -> Report {
+    let explore = |m: Model| {
+        ExploreConfig::new(m)
+            .unroll(c.unroll)
+            .max_states(c.max_states)
+    };
+    let rob = |m: Model| match robust(p, &explore(m)) {
+        Ok(r) => (r.robust, r.witness.map(|w| w.len())),
+        Err(_) => (None, None),
+    };
+    let ((robust_tso, witness_tso), (robust_pso, witness_pso)) = (rob(Model::Tso), rob(Model::Pso));
+    let sc = traces(p, Model::Sc, c.unroll, c.max_traces, c.max_steps);
+    let tso = traces(p, Model::Tso, c.unroll, c.max_traces, c.max_steps);
+    let sc_complete = sc.stop == EmitStop::Complete;
+    let tso_complete = tso.stop == EmitStop::Complete;
+
+    // The monitors and the SC check on every SC trace.
+    let kinds = [Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso, Kind::Fenced];
+    let mut reports = [0usize; 5];
+    let mut example: [Option<usize>; 5] = [None; 5];
+    let mut sc_ser = Vec::new();
+    let mut sc_ser_monitor = Check::Holds;
+    for (i, t) in sc.traces.iter().enumerate() {
+        let suite = monitor::Suite::with(&kinds, t.threads.len(), t.vars.len(), c.monitors);
+        let outcomes = monitor::run_suite(suite, t);
+        for (j, (_, o)) in outcomes.iter().enumerate() {
+            if o.is_violation() {
+                reports[j] += 1;
+                example[j].get_or_insert(i);
+            }
+        }
+        let by_check = !sc::check_sc(t).is_violation();
+        sc_ser.push(Some(by_check));
+        if by_check == outcomes[0].1.is_violation() && sc_ser_monitor == Check::Holds {
+            sc_ser_monitor = Check::Fails(format!(
+                "SC trace {i}: check --model sc says {}, the sc-ser monitor {}",
+                if by_check { "serializable" } else { "not" },
+                if by_check { "reports" } else { "does not" }
+            ));
+        }
+    }
+    let sc_serializable = all_of(&sc_ser, sc_complete);
+
+    // The deciders on every TSO trace.
+    let mut tso_ser = Vec::new();
+    let mut deciders = Check::Holds;
+    let mut transaction_fenced = tso_complete && sc_complete;
+    for t in sc.traces.iter().chain(&tso.traces) {
+        transaction_fenced &= t.is_transaction_fenced();
+    }
+    for (i, t) in tso.traces.iter().enumerate() {
+        let mut answers: Vec<(&'static str, Option<bool>)> = Vec::new();
+        for &algo in &c.deciders {
+            let budget = Budget::with_timeout(c.timeout);
+            let v = match decide(t, Question::Tso(Semantics::Exact), algo, &budget) {
+                Ok(d) => match d.verdict {
+                    Verdict::Serializable => Some(true),
+                    Verdict::Violation(_) => Some(false),
+                    Verdict::Unknown { .. } => None,
+                },
+                Err(e) => {
+                    deciders = Check::Fails(format!("TSO trace {i}: {} failed: {e}", algo.name()));
+                    None
+                }
+            };
+            answers.push((algo.name(), v));
+        }
+        let known: Vec<&(&str, Option<bool>)> = answers.iter().filter(|a| a.1.is_some()).collect();
+        if known.windows(2).any(|w| w[0].1 != w[1].1)
+            && matches!(deciders, Check::Holds | Check::Unknown(_))
+        {
+            let said: Vec<String> = answers
+                .iter()
+                .map(|(n, v)| {
+                    format!(
+                        "{n}: {}",
+                        v.map_or("unknown", |s| if s { "serializable" } else { "violation" })
+                    )
+                })
+                .collect();
+            deciders = Check::Fails(format!("TSO trace {i}: {}", said.join(", ")));
+        } else if known.len() < answers.len() && deciders == Check::Holds {
+            deciders = Check::Unknown(format!("TSO trace {i}: a decider ran out of its budget"));
+        }
+        tso_ser.push(known.first().and_then(|a| a.1));
+    }
+    if deciders == Check::Holds && !tso_complete {
+        deciders = Check::Unknown(stop_reason(tso.stop).into());
+    }
+    let tso_serializable = all_of(&tso_ser, tso_complete);
+
+    let unknown = |what: &str| Check::Unknown(format!("{what} is not known within the bounds"));
+    let monitor_row = |j: usize, kind: Kind| {
+        // What the monitor must match: robustness under its model; for the fenced
+        // monitor, TSO-serializability.
+        let truth = match kind {
+            Kind::Pso => robust_pso,
+            Kind::Fenced => tso_serializable,
+            _ => robust_tso,
+        };
+        let reported = reports[j] > 0;
+        let sound = match (reported, truth) {
+            (false, _) => Check::Holds,
+            (true, Some(false)) => Check::Holds,
+            (true, Some(true)) => Check::Fails(format!(
+                "it reports on SC trace {} of a program that is {}",
+                example[j].unwrap_or(0),
+                if kind == Kind::Fenced {
+                    "TSO-serializable"
+                } else {
+                    "robust"
+                }
+            )),
+            (true, None) => unknown("the ground truth"),
+        };
+        let complete = match (reported, truth) {
+            (true, _) | (false, Some(true)) => Check::Holds,
+            (false, Some(false)) if sc_complete => Check::Fails(format!(
+                "no SC run reports, yet the program is not {}",
+                if kind == Kind::Fenced {
+                    "TSO-serializable"
+                } else {
+                    "robust"
+                }
+            )),
+            (false, Some(false)) => Check::Unknown(stop_reason(sc.stop).into()),
+            (false, None) => unknown("the ground truth"),
+        };
+        let applies = kind != Kind::Fenced || transaction_fenced;
+        MonitorRow {
+            kind,
+            reports: reports[j],
+            example: example[j],
+            complete: if applies {
+                complete
+            } else {
+                Check::NotApplicable
+            },
+            sound: if applies { sound } else { Check::NotApplicable },
+        }
+    };
+    let monitors = kinds
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(j, &k)| monitor_row(j, k))
+        .collect();
+
+    // Theorem 2: robust ∧ SC-serializable ⟹ TSO-serializable.
+    let theorem_2 = match (robust_tso, sc_serializable, tso_serializable) {
+        (Some(true), Some(true), Some(true)) => Check::Holds,
+        (Some(true), Some(true), Some(false)) => Check::Fails(
+            "robust under TSO and SC-serializable, yet a TSO trace is not TSO-serializable".into(),
+        ),
+        (Some(false), _, _) | (_, Some(false), _) => Check::NotApplicable,
+        _ => unknown("robustness, SC- or TSO-serializability"),
+    };
+    // Theorem 3: transaction-fenced ⟹ (TSO-serializable ⟺ robust ∧ SC-serializable).
+    let theorem_3 = if !transaction_fenced {
+        Check::NotApplicable
+    } else {
+        match (robust_tso, sc_serializable, tso_serializable) {
+            (Some(r), Some(s), Some(t)) if t == (r && s) => Check::Holds,
+            (Some(r), Some(s), Some(t)) => Check::Fails(format!(
+                "transaction-fenced, robust {r}, SC-serializable {s}, yet TSO-serializable {t}"
+            )),
+            _ => unknown("robustness, SC- or TSO-serializability"),
+        }
+    };
+    Report {
+        program: p.name.clone(),
+        sc_traces: sc.traces,
+        sc_complete,
+        tso_traces: tso.traces.len(),
+        tso_complete,
+        robust_tso,
+        robust_pso,
+        witness_tso,
+        witness_pso,
+        sc_serializable,
+        tso_serializable,
+        transaction_fenced,
+        monitors,
+        sc_ser_monitor,
+        theorem_2,
+        theorem_3,
+        deciders,
+    }
+}
