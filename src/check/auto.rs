@@ -2,7 +2,7 @@
 //! the graph of possible conflicts, §5.6's single-event components left out), then per
 //! component:
 //! 1. fpt alone within `first_jumps` jumps ([`FPT_FIRST_JUMPS`]) and [`FPT_FIRST_TIME`]
-//!    — it finds violations in a handful of jumps and refutes components of few chains
+//!    of search — it finds violations in a handful of jumps and refutes components of few chains
 //!    outright, without a thread or a formula;
 //! 2. then a *portfolio*: fpt (the rest of its jump budget, on all cores but one) and
 //!    sat (one core) race on the component; the first answer wins and cancels the
@@ -24,8 +24,10 @@ use std::sync::Arc;
 /// (README, "`--algo auto`").
 pub const FPT_FIRST_JUMPS: u64 = 10_000;
 
-/// The time fpt tries alone on a component at most: on components of thousands of
-/// chains a jump costs milliseconds, and 10⁴ of them cost 20 s before the race began
+/// The time fpt's search tries alone on a component at most (after its chains and
+/// jumps are built: on a realistic 10⁵-event component that takes 0.24 s, and then 3
+/// jumps find the violation): on components of thousands of chains a jump costs
+/// milliseconds, and 10⁴ of them cost 20 s before the race began
 /// (the hard family of docs/hardness.md at 100 variables; README, "`--algo auto`").
 pub const FPT_FIRST_TIME: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -112,21 +114,12 @@ pub fn check_auto(
                     .fpt
                     .extended
                     .saturating_add(first_jumps.min(opts.max_jumps)),
+                // `first_jumps == u64::MAX` leaves the component to fpt: no time bound.
+                search_time: (first_jumps != u64::MAX).then_some(FPT_FIRST_TIME),
                 ..opts
             };
             let fst = &mut st.fpt;
-            // `first_jumps == u64::MAX` leaves the component to fpt: no time bound.
-            let alone_stop = if first_jumps == u64::MAX {
-                stop.clone()
-            } else {
-                let until = std::time::Instant::now() + FPT_FIRST_TIME;
-                Stop {
-                    deadline: Some(stop.deadline.map_or(until, |d| d.min(until))),
-                    ..stop.clone()
-                }
-            };
-            v = alone
-                .install(|| fpt::exact_components(trace, &front, &[i], &o, &alone_stop, fst))?;
+            v = alone.install(|| fpt::exact_components(trace, &front, &[i], &o, stop, fst))?;
             if !matches!(v, Verdict::Unknown { .. }) {
                 st.by_fpt += 1;
             }

@@ -291,6 +291,7 @@ fn fpt_options(budget: &Budget, fig4: bool) -> FptOptions {
         max_jumps: budget.max_jumps,
         // Not read: fpt polls the budget's `Stop`.
         timeout: None,
+        search_time: None,
         fig4_representatives: fig4,
     }
 }

@@ -49,6 +49,9 @@ pub struct FptOptions {
     /// Budget of jumps tried; beyond it the answer is unknown.
     pub max_jumps: u64,
     pub timeout: Option<Duration>,
+    /// Time the enumeration of each component may take from its start (the chain
+    /// partition and the jumps before it are not counted): `auto`'s first phase.
+    pub search_time: Option<Duration>,
     /// Keep only one entry and one exit event per (operation, variable) class and chain,
     /// as Fig. 4 taken literally does: *not exact* (see [`profile`]); for measurement.
     pub fig4_representatives: bool,
@@ -60,6 +63,7 @@ impl Default for FptOptions {
             jobs: 0,
             max_jumps: DEFAULT_MAX,
             timeout: None,
+            search_time: None,
             fig4_representatives: false,
         }
     }
@@ -264,6 +268,16 @@ fn enumerate(
 ) -> Result<Option<Found>, Verdict> {
     let c = Counters::default();
     let budget = opts.max_jumps.saturating_sub(st.extended);
+    let stop = &match opts.search_time {
+        Some(t) => {
+            let until = std::time::Instant::now() + t;
+            Stop {
+                deadline: Some(stop.deadline.map_or(until, |d| d.min(until))),
+                ..stop.clone()
+            }
+        }
+        None => stop.clone(),
+    };
     // Why a worker stopped without a cycle; a cycle found by another worker at the same
     // moment still wins.
     let stopped = std::sync::Mutex::new(None);
