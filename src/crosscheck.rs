@@ -44,6 +44,8 @@ pub struct Config {
     pub deciders: Vec<Algo>,
     /// Builds the monitors ([`monitor::new_monitor`]; a test passes a mutant).
     pub monitors: monitor::MonitorFactory,
+    /// fpt's worker threads per decider call (programs run in parallel already).
+    pub jobs: usize,
 }
 
 impl Default for Config {
@@ -60,6 +62,7 @@ impl Default for Config {
                 Algo::Fpt { fig4: false },
             ],
             monitors: monitor::new_monitor,
+            jobs: 1,
         }
     }
 }
@@ -122,8 +125,9 @@ pub struct Report {
     /// Every SC trace SC-serializable; every TSO trace TSO-serializable.
     pub sc_serializable: Option<bool>,
     pub tso_serializable: Option<bool>,
-    /// Every run's transactions end with a fence or rmw (Theorem 3's premise).
-    pub transaction_fenced: bool,
+    /// Every run's transactions end with a fence or rmw (Theorem 3's premise; `None`:
+    /// the traces found are, but the bounds cut them).
+    pub transaction_fenced: Option<bool>,
     pub monitors: Vec<MonitorRow>,
     /// The sc-ser monitor and `check --model sc` on every SC trace.
     pub sc_ser_monitor: Check,
@@ -221,29 +225,46 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
             ));
         }
     }
+    if sc_ser_monitor == Check::Holds && !sc_complete {
+        sc_ser_monitor = Check::Unknown(stop_reason(sc.stop).into());
+    }
     let sc_serializable = all_of(&sc_ser, sc_complete);
 
     // The deciders on every TSO trace.
     let mut tso_ser = Vec::new();
     let mut deciders = Check::Holds;
-    let mut transaction_fenced = tso_complete && sc_complete;
-    for t in sc.traces.iter().chain(&tso.traces) {
-        transaction_fenced &= t.is_transaction_fenced();
-    }
+    let transaction_fenced = if !sc
+        .traces
+        .iter()
+        .chain(&tso.traces)
+        .all(Trace::is_transaction_fenced)
+    {
+        Some(false)
+    } else if tso_complete && sc_complete {
+        Some(true)
+    } else {
+        None
+    };
     for (i, t) in tso.traces.iter().enumerate() {
         let mut answers: Vec<(&'static str, Option<bool>)> = Vec::new();
         for &algo in &c.deciders {
-            let budget = Budget::with_timeout(c.timeout);
+            let budget = Budget {
+                jobs: c.jobs,
+                ..Budget::with_timeout(c.timeout)
+            };
             let v = match decide(t, Question::Tso(Semantics::Exact), algo, &budget) {
                 Ok(d) => match d.verdict {
                     Verdict::Serializable => Some(true),
                     Verdict::Violation(_) => Some(false),
                     Verdict::Unknown { .. } => None,
                 },
-                Err(e) => {
-                    deciders = Check::Fails(format!("TSO trace {i}: {} failed: {e}", algo.name()));
+                // An internal error (a witness that does not re-check, the two sides
+                // of `auto` disagreeing) is a disagreement; a refused resource is not.
+                Err(e) if e.is_internal() => {
+                    deciders = Check::Fails(format!("TSO trace {i}: {}: {e}", algo.name()));
                     None
                 }
+                Err(_) => None,
             };
             answers.push((algo.name(), v));
         }
@@ -308,17 +329,25 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
             (false, Some(false)) => Check::Unknown(stop_reason(sc.stop).into()),
             (false, None) => unknown("the ground truth"),
         };
-        let applies = kind != Kind::Fenced || transaction_fenced;
+        let premise = if kind == Kind::Fenced {
+            transaction_fenced
+        } else {
+            Some(true)
+        };
+        let (complete, sound) = match premise {
+            Some(true) => (complete, sound),
+            Some(false) => (Check::NotApplicable, Check::NotApplicable),
+            None => (
+                unknown("transaction-fencedness"),
+                unknown("transaction-fencedness"),
+            ),
+        };
         MonitorRow {
             kind,
             reports: reports[j],
             example: example[j],
-            complete: if applies {
-                complete
-            } else {
-                Check::NotApplicable
-            },
-            sound: if applies { sound } else { Check::NotApplicable },
+            complete,
+            sound,
         }
     };
     let monitors = kinds
@@ -338,16 +367,16 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
         _ => unknown("robustness, SC- or TSO-serializability"),
     };
     // Theorem 3: transaction-fenced ⟹ (TSO-serializable ⟺ robust ∧ SC-serializable).
-    let theorem_3 = if !transaction_fenced {
-        Check::NotApplicable
-    } else {
-        match (robust_tso, sc_serializable, tso_serializable) {
+    let theorem_3 = match transaction_fenced {
+        Some(false) => Check::NotApplicable,
+        None => unknown("transaction-fencedness"),
+        Some(true) => match (robust_tso, sc_serializable, tso_serializable) {
             (Some(r), Some(s), Some(t)) if t == (r && s) => Check::Holds,
             (Some(r), Some(s), Some(t)) => Check::Fails(format!(
                 "transaction-fenced, robust {r}, SC-serializable {s}, yet TSO-serializable {t}"
             )),
             _ => unknown("robustness, SC- or TSO-serializability"),
-        }
+        },
     };
     Report {
         program: p.name.clone(),

@@ -205,7 +205,12 @@ pub fn witness_json_with(trace: &Trace, verdict: &Verdict, detail: Detail) -> Op
             }
         }
         Witness::Orientation { oriented, cycle: c } => WitnessJson::Orientation {
-            oriented: oriented.clone(),
+            // `--witness none`: the cycle alone.
+            oriented: if detail == Detail::None {
+                Vec::new()
+            } else {
+                oriented.clone()
+            },
             cycle: cycle(c, None),
         },
         Witness::Sc { cycle: c } => WitnessJson::Sc {

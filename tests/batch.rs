@@ -96,40 +96,31 @@ fn json_lines_carry_one_record_a_file_and_the_summary_last() {
 #[test]
 fn the_exit_code_is_the_worst_verdict() {
     let d = temp_dir("worst");
+    // Brute force within 20 execution prefixes: a violation for `v`, unknown for `u`
+    // (six buffered stores: far more prefixes).
     std::fs::write(d.join("v.yaml"), VIOLATION).unwrap();
-    std::fs::write(d.join("u.yaml"), VIOLATION).unwrap();
+    std::fs::write(
+        d.join("u.yaml"),
+        "events: [\"t0 A wr x\", \"t0 A wr y\", \"t0 A wr z\", \"t1 B wr u\", \"t1 B wr w\", \"t1 B wr q\", \"t2 C rd x\", \"t2 C rd u\"]\n",
+    )
+    .unwrap();
     let (v, u) = (d.join("v.yaml"), d.join("u.yaml"));
-    // brute force with a budget of one prefix: unknown.
-    let o = tsoser_exits(
-        &[
-            "check",
-            u.to_str().unwrap(),
-            u.to_str().unwrap(),
-            "--algo",
-            "brute",
-            "--max-executions",
-            "1",
-        ],
-        3,
-    );
+    let brute = ["--algo", "brute", "--max-executions", "20"];
+    let run = |files: &[&Path], want: i32| {
+        let mut args: Vec<&str> = vec!["check"];
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        args.extend(brute);
+        tsoser_exits(&args, want)
+    };
+    let o = run(&[&u, &u], 3);
     assert!(stdout(&o).contains("u.yaml: unknown — "), "{}", stdout(&o));
-    tsoser_exits(
-        &[
-            "check",
-            v.to_str().unwrap(),
-            u.to_str().unwrap(),
-            "--algo",
-            "brute",
-            "--max-executions",
-            "20",
-        ],
-        1,
+    let o = run(&[&u, &v], 1);
+    assert!(
+        stdout(&o).contains("v.yaml: violation — "),
+        "{}",
+        stdout(&o)
     );
-    let missing = d.join("missing.yaml");
-    tsoser_exits(
-        &["check", v.to_str().unwrap(), missing.to_str().unwrap()],
-        2,
-    );
+    run(&[&v, &u, &d.join("missing.yaml")], 2);
 }
 
 fn with_stdin(args: &[&str], input: &str) -> std::process::Output {

@@ -68,7 +68,7 @@ fn the_papers_programs_give_the_literatures_answers() {
     // The task pool, transaction-fenced: robust, but its atomicity bug is there under
     // SC already — Theorem 3 applies and holds, and the fenced monitor reports.
     let pool = example("task-pool-fenced.prog");
-    assert!(pool.transaction_fenced);
+    assert_eq!(pool.transaction_fenced, Some(true));
     assert_eq!(pool.theorem_3, Check::Holds);
     assert_eq!(
         (pool.robust_tso, pool.sc_serializable, pool.tso_serializable),

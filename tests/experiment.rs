@@ -551,7 +551,7 @@ fn the_report_fits_exponents_and_refuses_disagreeing_deciders() {
     let o = tsoser_exits(&["report", r, "-o", out.to_str().unwrap()], 0);
     let text = common::stdout(&o);
     assert!(text.contains("the deciders agree"), "{text}");
-    assert!(text.contains("serial fpt (exact) k=3:"), "{text}");
+    assert!(text.contains("serial fpt (exact) k=3 vars=1000:"), "{text}");
     let csv = std::fs::read_to_string(out.join("exponents.csv")).unwrap();
     assert!(csv.contains("serial,sat/varisat,exact,3,"), "{csv}");
     // Forge one answer: the report must notice.

@@ -70,52 +70,88 @@ pub fn fitted_exponent(points: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// The fitted exponent of one series: a family's runs by one decider, in one semantics,
-/// at one thread count.
+/// at one thread count and one value of every other parameter but the length and seed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Exponent {
     pub family: String,
     pub decider: String,
     pub semantics: String,
     pub threads: u64,
-    /// The slope of log time against log events ([`fitted_exponent`]), over the
-    /// answered runs, with the decider's own time where recorded (parsing left out).
+    /// The other parameters of the series (`vars=2 pairs=1`…), empty when none vary.
+    pub params: String,
+    /// The slope of log time against log events ([`fitted_exponent`]) over the answered
+    /// runs, with the decider's own time (`decide_seconds`; the whole run's where a
+    /// record lacks it). Unknowns are left out, which flattens the slope where the
+    /// long runs time out: see `unknown`.
     pub exponent: f64,
-    /// The answered runs fitted, and the distinct trace lengths among them.
+    /// The answered runs fitted, the distinct trace lengths among them, and the runs of
+    /// the series left out as unknown.
     pub runs: usize,
     pub lengths: usize,
+    pub unknown: usize,
 }
 
 /// The columns of [`exponents_csv`].
-pub const EXPONENT_COLUMNS: &str = "family,decider,semantics,threads,exponent,runs,lengths";
+pub const EXPONENT_COLUMNS: &str =
+    "family,decider,semantics,threads,params,exponent,runs,lengths,unknown";
 
 /// Every series with answered runs at two trace lengths or more.
 pub fn exponents(records: &[Record]) -> Vec<Exponent> {
-    // (family, decider, semantics, threads) → (events, seconds) of the answered runs.
-    type Series<'a> = (&'a str, &'a str, &'a str, u64);
-    let mut by: BTreeMap<Series, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in records.iter().filter(|r| r.answered()) {
-        if let (Some(n), Some(k)) = (r.events, r.threads) {
+    // (family, decider, semantics, threads, other parameters) → (points, unknowns).
+    type Series = (String, String, String, u64, String);
+    let mut by: BTreeMap<Series, (Vec<(f64, f64)>, usize)> = BTreeMap::new();
+    for r in records {
+        let (Some(n), Some(k)) = (r.events, r.threads) else {
+            continue;
+        };
+        let other: Vec<String> = r
+            .params
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .filter(|(key, _)| {
+                        !matches!(key.as_str(), "events" | "seed" | "threads" | "file")
+                    })
+                    .map(|(key, v)| format!("{key}={v}"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let key = (
+            r.family.clone(),
+            r.decider.clone(),
+            r.semantics.clone(),
+            k,
+            other.join(" "),
+        );
+        let e = by.entry(key).or_default();
+        if r.answered() {
             let t = r.decide_seconds.unwrap_or(r.seconds);
-            by.entry((&r.family, &r.decider, &r.semantics, k))
-                .or_default()
-                .push((n as f64, t));
+            if t > 0.0 {
+                e.0.push((n as f64, t));
+            }
+        } else if r.verdict == "unknown" {
+            e.1 += 1;
         }
     }
     by.into_iter()
-        .filter_map(|((family, decider, semantics, threads), pts)| {
-            let mut lengths: Vec<u64> = pts.iter().map(|p| p.0 as u64).collect();
-            lengths.sort_unstable();
-            lengths.dedup();
-            Some(Exponent {
-                family: family.into(),
-                decider: decider.into(),
-                semantics: semantics.into(),
-                threads,
-                exponent: fitted_exponent(&pts)?,
-                runs: pts.len(),
-                lengths: lengths.len(),
-            })
-        })
+        .filter_map(
+            |((family, decider, semantics, threads, params), (pts, unknown))| {
+                let mut lengths: Vec<u64> = pts.iter().map(|p| p.0 as u64).collect();
+                lengths.sort_unstable();
+                lengths.dedup();
+                Some(Exponent {
+                    family,
+                    decider,
+                    semantics,
+                    threads,
+                    params,
+                    exponent: fitted_exponent(&pts)?,
+                    runs: pts.len(),
+                    lengths: lengths.len(),
+                    unknown,
+                })
+            },
+        )
         .collect()
 }
 
@@ -125,8 +161,16 @@ pub fn exponents_csv(exponents: &[Exponent]) -> String {
     s.push('\n');
     for e in exponents {
         s += &format!(
-            "{},{},{},{},{:.3},{},{}\n",
-            e.family, e.decider, e.semantics, e.threads, e.exponent, e.runs, e.lengths
+            "{},{},{},{},\"{}\",{:.3},{},{},{}\n",
+            e.family,
+            e.decider,
+            e.semantics,
+            e.threads,
+            e.params.replace('"', "'"),
+            e.exponent,
+            e.runs,
+            e.lengths,
+            e.unknown
         );
     }
     s
@@ -517,10 +561,16 @@ mod tests {
         assert!((of("fpt").unwrap() - 1.0).abs() < 1e-9, "{e:?}");
         assert!((of("sat/z3").unwrap() - 2.0).abs() < 1e-9, "{e:?}");
         let auto = e.iter().find(|e| e.decider == "auto").unwrap();
-        assert_eq!((auto.runs, auto.lengths, auto.exponent), (2, 2, 0.0));
+        assert_eq!(
+            (auto.runs, auto.lengths, auto.unknown, auto.exponent),
+            (2, 2, 1, 0.0)
+        );
         let csv = exponents_csv(&e);
         assert!(csv.starts_with(EXPONENT_COLUMNS), "{csv}");
-        assert!(csv.contains("serial,sat/z3,exact,4,2.000,3,3"), "{csv}");
+        assert!(
+            csv.contains("serial,sat/z3,exact,4,\"\",2.000,3,3,0"),
+            "{csv}"
+        );
     }
 
     #[test]

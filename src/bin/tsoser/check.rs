@@ -247,6 +247,9 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         // The files run in parallel, one core each.
         cfg.budget.jobs = 1;
     }
+    if !a.json && (a.stats || a.witness.is_some()) {
+        warn("tsoser: with several files, --stats and --witness apply to --json only (one line a file)");
+    }
     crate::inputs::batch(&inputs, a.json, |f| check_one(&a, &cfg, f))
 }
 
@@ -819,6 +822,9 @@ pub(crate) fn cmd_graph(
     if !inputs.single {
         if as_dot {
             bail!("--dot draws the graph of one trace: name one file");
+        }
+        if want_stats && !as_json {
+            warn("tsoser: with several files, --stats applies to --json only (one line a file)");
         }
         return crate::inputs::batch(&inputs, as_json, |f| {
             let unknown = |why: String| crate::inputs::FileOutcome {

@@ -3,10 +3,9 @@
 //! disagreement with its evidence (exit 1).
 
 use crate::args::CrosscheckArgs;
-use crate::inputs::{expand_with, worst};
-use crate::out::{self, warn, OK, USAGE, VIOLATION};
+use crate::inputs::{expand_with, map_files, worst};
+use crate::out::{self, warn, INTERNAL, OK, USAGE, VIOLATION};
 use anyhow::{bail, Result};
-use rayon::prelude::*;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -45,13 +44,16 @@ fn monitor_cell(r: &Report, i: usize) -> (String, Check) {
     (format!("{}/{} {mark}", m.reports, r.sc_traces.len()), check)
 }
 
-const COLUMNS: [Column; 9] = [
+const COLUMNS: [Column; 10] = [
     ("robust TSO", |r| robust_cell(r.robust_tso, r.witness_tso)),
     ("robust PSO", |r| robust_cell(r.robust_pso, r.witness_pso)),
     ("SOBER", |r| monitor_cell(r, 0)),
     ("monitor_TSO", |r| monitor_cell(r, 1)),
     ("monitor_PSO", |r| monitor_cell(r, 2)),
     ("fenced", |r| monitor_cell(r, 3)),
+    ("sc-ser", |r| {
+        (r.sc_ser_monitor.name().into(), r.sc_ser_monitor.clone())
+    }),
     ("Thm 2", |r| {
         (r.theorem_2.name().into(), r.theorem_2.clone())
     }),
@@ -78,18 +80,22 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         timeout: Duration::from_secs_f64(a.timeout),
         ..Config::default()
     };
-    let results: Vec<(String, Result<Report, String>)> = inputs
-        .files
-        .par_iter()
-        .map(|f| {
-            let name = f.display().to_string();
-            let r = tsoser::program::parse::read_program(f)
-                .map(|p| crosscheck(&p, &config))
-                .map_err(|e| tsoser::text::message(&e.to_string()));
-            (name, r)
-        })
-        .collect();
     let mut code = if inputs.errors.is_empty() { OK } else { USAGE };
+    let results: Vec<(String, Result<Report, String>)> = map_files(&inputs.files, |f| {
+        tsoser::program::parse::read_program(f)
+            .map(|p| crosscheck(&p, &config))
+            .map_err(|e| tsoser::text::message(&e.to_string()))
+    })
+    .into_iter()
+    .zip(&inputs.files)
+    .map(|(r, f)| {
+        let r = r.unwrap_or_else(|| {
+            code = worst(code, INTERNAL);
+            Err("internal error: the cross-check panicked; please report this program".into())
+        });
+        (f.display().to_string(), r)
+    })
+    .collect();
     // Per column: agree, disagree, unknown, n/a (a SOBER or fenced miss is unknown's
     // neighbour: counted as "misses").
     let mut summary: BTreeMap<usize, [usize; 5]> = BTreeMap::new();
@@ -143,9 +149,13 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
             let monitors: Vec<_> = r
                 .monitors
                 .iter()
-                .map(|m| {
+                .enumerate()
+                .map(|(i, m)| {
+                    // A miss SOBER and the fenced monitor are known for is no disagreement.
+                    let missed = monitor_cell(r, i).0.ends_with("misses");
                     json!({"monitor": m.kind.name(), "reports": m.reports, "example": m.example,
-                           "complete": m.complete.name(), "sound": m.sound.name()})
+                           "complete": if missed { "misses" } else { m.complete.name() },
+                           "sound": m.sound.name()})
                 })
                 .collect();
             let v = json!({

@@ -326,8 +326,18 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
         )?;
         outln!("fitted exponent of time in the trace length (the decider's own time):");
         for e in &exponents {
+            let unknown = if e.unknown > 0 {
+                format!(" ({} unknown left out)", e.unknown)
+            } else {
+                String::new()
+            };
+            let params = if e.params.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", e.params)
+            };
             outln!(
-                "  {} {} ({}) k={}: {:.2} over {} runs, {} lengths",
+                "  {} {} ({}) k={}{params}: {:.2} over {} runs, {} lengths{unknown}",
                 e.family,
                 e.decider,
                 e.semantics,

@@ -5,9 +5,9 @@
 
 use crate::out::{self, warn, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
 use anyhow::{bail, Result};
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The extensions of trace files in a directory.
@@ -32,17 +32,17 @@ pub(crate) fn expand(args: &[PathBuf]) -> Result<Inputs> {
 /// [`expand`] with the files of a directory named by their extensions (`what` names
 /// them in the error of a directory without any).
 pub(crate) fn expand_with(args: &[PathBuf], extensions: &[&str], what: &str) -> Result<Inputs> {
-    if args.iter().filter(|a| a.as_os_str() == "-").count() > 1 {
+    let stdin = |a: &PathBuf| a.as_path() == Path::new("-");
+    if args.iter().filter(|a| stdin(a)).count() > 1 {
         bail!("`-` (standard input) can be named once");
     }
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for a in args {
-        if a.as_os_str() != "-" && a.is_dir() {
+        if !stdin(a) && a.is_dir() {
             let before = files.len();
-            if let Err(e) = walk(a, extensions, &mut files) {
-                errors.push(format!("{}: cannot read the directory: {e}", a.display()));
-            } else if files.len() == before {
+            walk(a, extensions, &mut files, &mut errors);
+            if files.len() == before {
                 errors.push(format!("{}: no {what} in the directory", a.display()));
             }
         } else {
@@ -57,23 +57,35 @@ pub(crate) fn expand_with(args: &[PathBuf], extensions: &[&str], what: &str) -> 
     })
 }
 
-fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<std::io::Result<_>>()?;
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, extensions, out)?;
-        } else if p
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| extensions.contains(&e))
+/// The files of `dir` with one of `extensions`, recursively, in name order; a
+/// subdirectory that cannot be read is an error and the walk goes on. Symbolic links to
+/// directories are not followed (no loops); links to files are taken.
+fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.collect::<std::io::Result<Vec<_>>>(),
+        Err(e) => Err(e),
+    };
+    let mut entries = match entries {
+        Ok(v) => v,
+        Err(e) => {
+            errors.push(format!("{}: cannot read the directory: {e}", dir.display()));
+            return;
+        }
+    };
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir {
+            walk(&p, extensions, out, errors);
+        } else if p.is_file()
+            && p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| extensions.contains(&e))
         {
             out.push(p);
         }
     }
-    Ok(())
 }
 
 /// The outcome of one file of a batch.
@@ -120,24 +132,45 @@ pub(crate) fn batch(
     // Files by severity of their exit code, and the worst code.
     let counts = Mutex::new(([0usize; 5], OK));
     let started = std::time::Instant::now();
-    inputs.files.par_iter().enumerate().for_each(|(i, f)| {
-        let o = one(f);
-        {
-            let mut c = counts.lock().expect("no panic holding it");
-            c.0[usize::from(severity(o.code))] += 1;
-            c.1 = worst(c.1, o.code);
-        }
-        let mut p = pending.lock().expect("no panic holding it");
-        p.1.insert(i, o);
-        while let Some(o) = {
-            let next = p.0;
-            p.1.remove(&next)
-        } {
-            out::emit(&format!("{}\n", o.text));
-            p.0 += 1;
+    // One file a core on plain threads taking the next index (rayon's pool would let a
+    // worker waiting on a decider's own pool start the next file on its stack).
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(inputs.files.len())
+        .max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(f) = inputs.files.get(i) else { break };
+                // A panic is a bug: that file's outcome is an internal error (exit 4),
+                // the others are still checked.
+                let o = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(f)))
+                    .unwrap_or_else(|_| {
+                        let e = anyhow::anyhow!(
+                            "internal error: the check panicked; please report this file"
+                        );
+                        error_outcome(f, &e, json, INTERNAL)
+                    });
+                {
+                    let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
+                    c.0[usize::from(severity(o.code))] += 1;
+                    c.1 = worst(c.1, o.code);
+                }
+                let mut p = pending.lock().unwrap_or_else(|p| p.into_inner());
+                p.1.insert(i, o);
+                while let Some(o) = {
+                    let next = p.0;
+                    p.1.remove(&next)
+                } {
+                    out::emit(&format!("{}\n", o.text));
+                    p.0 += 1;
+                }
+            });
         }
     });
-    let (c, mut code) = counts.into_inner().expect("no panic holding it");
+    let (c, mut code) = counts.into_inner().unwrap_or_else(|p| p.into_inner());
     if !inputs.errors.is_empty() {
         code = worst(code, USAGE);
     }
@@ -168,6 +201,31 @@ pub(crate) fn batch(
         );
     }
     Ok(code)
+}
+
+/// `f` on every file, one file a core on plain threads, results in input order; a
+/// panic is `None` (a bug: the caller reports it as an internal error).
+pub(crate) fn map_files<T: Send>(
+    files: &[PathBuf],
+    f: impl Fn(&Path) -> T + Sync,
+) -> Vec<Option<T>> {
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<T>>> = Mutex::new((0..files.len()).map(|_| None).collect());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len())
+        .max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = files.get(i) else { break };
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(file))).ok();
+                out.lock().unwrap_or_else(|p| p.into_inner())[i] = r;
+            });
+        }
+    });
+    out.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The one line of a file that could not be read or checked.

@@ -35,6 +35,9 @@ pub(crate) fn cmd_monitor(
 ) -> Result<u8> {
     let inputs = expand(files)?;
     if !inputs.single {
+        if want_stats && !as_json {
+            warn("tsoser: with several files, --stats applies to --json only (one line a file)");
+        }
         return batch(&inputs, as_json, |f| {
             let simple = |code: u8, verdict: &str, why: &str| FileOutcome {
                 code,

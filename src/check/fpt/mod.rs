@@ -127,7 +127,7 @@ pub fn check_fpt(
     check_fpt_until(trace, semantics, opts, &Stop::after(opts.timeout))
 }
 
-/// [`check_fpt`] until `stop` says so (polled per first jump and every 4,096 jumps);
+/// [`check_fpt`] until `stop` says so (its flags polled every jump, its clock every 64);
 /// `opts.timeout` is not read.
 pub fn check_fpt_until(
     trace: &Trace,
