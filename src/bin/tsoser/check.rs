@@ -285,16 +285,15 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
     add_decider_stats(&mut stats, &d, &trace);
     let code = out::verdict_code(&d.verdict);
     let text = if a.json {
-        let report = check_report(
-            a,
-            cfg,
-            &fname,
-            Some(&trace),
-            &d.verdict,
-            d.realizable,
-            &stats,
-            None,
-        );
+        let ans = Answer {
+            file: &fname,
+            trace: Some(&trace),
+            verdict: &d.verdict,
+            realizable: d.realizable,
+            stats: &stats,
+            chains: None,
+        };
+        let report = check_report(a, cfg, &ans);
         match serde_json::to_string(&report) {
             Ok(s) => s,
             Err(e) => return crate::inputs::error_outcome(file, &e.into(), true, INTERNAL),
@@ -379,7 +378,15 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
         Err(Wait::Deadline) => {
             cancel.store(true, Ordering::Relaxed);
             let unknown = timed_out(" while reading the trace");
-            print_verdict(a, cfg, &fname, None, &unknown, None, &stats, None)?;
+            let ans = Answer {
+                file: &fname,
+                trace: None,
+                verdict: &unknown,
+                realizable: None,
+                stats: &stats,
+                chains: None,
+            };
+            print_verdict(a, cfg, &ans)?;
             return Ok(out::UNKNOWN);
         }
     };
@@ -432,31 +439,40 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
             }
         }
     }
-    print_verdict(
-        a,
-        cfg,
-        &fname,
-        Some(&trace),
-        &decided.verdict,
-        decided.realizable,
-        &stats,
-        chains.as_deref(),
-    )?;
+    let ans = Answer {
+        file: &fname,
+        trace: Some(&trace),
+        verdict: &decided.verdict,
+        realizable: decided.realizable,
+        stats: &stats,
+        chains: chains.as_deref(),
+    };
+    print_verdict(a, cfg, &ans)?;
     Ok(out::verdict_code(&decided.verdict))
 }
 
-/// The `--json` object of one file's answer (`chains`: fpt's, with `--stats`).
-#[allow(clippy::too_many_arguments)]
-fn check_report(
-    a: &CheckArgs,
-    cfg: &CheckConfig,
-    fname: &str,
-    trace: Option<&Trace>,
-    verdict: &Verdict,
+/// One file's answer, as printed: `trace` is `None` when the timeout came before the
+/// trace was read; `chains` are fpt's (with `--stats`).
+#[derive(Clone, Copy)]
+struct Answer<'a> {
+    file: &'a str,
+    trace: Option<&'a Trace>,
+    verdict: &'a Verdict,
     realizable: Option<bool>,
-    stats: &Stats,
-    chains: Option<&[fpt::profile::ChainProfile]>,
-) -> tsoser::json::CheckReport {
+    stats: &'a Stats,
+    chains: Option<&'a [fpt::profile::ChainProfile]>,
+}
+
+/// The `--json` object of one file's answer.
+fn check_report(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> tsoser::json::CheckReport {
+    let Answer {
+        file: fname,
+        trace,
+        verdict,
+        realizable,
+        stats,
+        chains,
+    } = *ans;
     let semantics = match cfg.question {
         Question::Tso(s) => s,
         Question::Sc => Semantics::Exact,
@@ -499,26 +515,23 @@ fn check_report(
     }
 }
 
-/// Prints the answer of `check` (text or `--json`); `trace` is `None` when the
-/// timeout came before the trace was read.
-#[allow(clippy::too_many_arguments)]
-fn print_verdict(
-    a: &CheckArgs,
-    cfg: &CheckConfig,
-    fname: &str,
-    trace: Option<&Trace>,
-    verdict: &Verdict,
-    realizable: Option<bool>,
-    stats: &Stats,
-    chains: Option<&[fpt::profile::ChainProfile]>,
-) -> Result<()> {
+/// Prints the answer of `check` (text or `--json`).
+fn print_verdict(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> Result<()> {
+    let Answer {
+        file: fname,
+        trace,
+        verdict,
+        realizable,
+        stats,
+        chains,
+    } = *ans;
     let semantics = match cfg.question {
         Question::Tso(s) => s,
         Question::Sc => Semantics::Exact,
     };
     let sc = cfg.question == Question::Sc;
     if a.json {
-        let report = check_report(a, cfg, fname, trace, verdict, realizable, stats, chains);
+        let report = check_report(a, cfg, ans);
         crate::out::json_out(serde_json::to_value(report)?)?;
         return Ok(());
     }
