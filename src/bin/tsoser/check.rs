@@ -28,6 +28,16 @@ struct CheckConfig {
     timeout: Option<Duration>,
 }
 
+impl CheckConfig {
+    /// The semantics asked for (exact for `--model sc`, which has only one).
+    fn semantics(&self) -> Semantics {
+        match self.question {
+            Question::Tso(s) => s,
+            Question::Sc => Semantics::Exact,
+        }
+    }
+}
+
 /// `--timeout SECONDS`: positive, finite, at most [`MAX_TIMEOUT`].
 pub(crate) fn timeout_arg(t: Option<f64>) -> Result<Option<Duration>> {
     match t {
@@ -473,10 +483,6 @@ fn check_report(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> tsoser::json:
         stats,
         chains,
     } = *ans;
-    let semantics = match cfg.question {
-        Question::Tso(s) => s,
-        Question::Sc => Semantics::Exact,
-    };
     let sc = cfg.question == Question::Sc;
     let (algo_name, solver, profiles) = match (sc, cfg.algo) {
         (true, _) => ("sc", None, None),
@@ -500,7 +506,7 @@ fn check_report(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> tsoser::json:
         algo: algo_name,
         solver,
         profiles,
-        semantics: semantics_name(semantics),
+        semantics: semantics_name(cfg.semantics()),
         verdict: verdict.name(),
         reason: match verdict {
             Verdict::Unknown { reason } => Some(reason.clone()),
@@ -525,11 +531,7 @@ fn print_verdict(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> Result<()> {
         stats,
         chains,
     } = *ans;
-    let semantics = match cfg.question {
-        Question::Tso(s) => s,
-        Question::Sc => Semantics::Exact,
-    };
-    let sc = cfg.question == Question::Sc;
+    let (sc, semantics) = (cfg.question == Question::Sc, cfg.semantics());
     if a.json {
         let report = check_report(a, cfg, ans);
         crate::out::json_out(serde_json::to_value(report)?)?;
@@ -840,17 +842,11 @@ pub(crate) fn cmd_graph(
             warn("tsoser: with several files, --stats applies to --json only (one line a file)");
         }
         return crate::inputs::batch(&inputs, as_json, |f| {
-            let unknown = |why: String| crate::inputs::FileOutcome {
-                code: out::UNKNOWN,
-                text: if as_json {
-                    serde_json::json!({"schema": tsoser::json::schema(), "file": f.display().to_string(), "verdict": "unknown", "reason": why}).to_string()
-                } else {
-                    format!("{}: unknown — {why}", f.display())
-                },
-            };
             match graph_answer(f, semantics, false, max, want_stats) {
                 Err(e) => crate::inputs::error_outcome(f, &e, as_json, USAGE),
-                Ok(GraphAnswer::TooBig(why)) => unknown(why),
+                Ok(GraphAnswer::TooBig(why)) => {
+                    crate::inputs::short_outcome(f, "unknown", &why, as_json, out::UNKNOWN)
+                }
                 Ok(GraphAnswer::Built { report, .. }) => crate::inputs::FileOutcome {
                     code: if report.forced_cycle {
                         out::VIOLATION

@@ -132,42 +132,30 @@ pub(crate) fn batch(
     // Files by severity of their exit code, and the worst code.
     let counts = Mutex::new(([0usize; 5], OK));
     let started = std::time::Instant::now();
-    // One file a core on plain threads taking the next index (rayon's pool would let a
-    // worker waiting on a decider's own pool start the next file on its stack).
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(inputs.files.len())
-        .max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(f) = inputs.files.get(i) else { break };
-                // A panic is a bug: that file's outcome is an internal error (exit 4),
-                // the others are still checked.
-                let o = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(f)))
-                    .unwrap_or_else(|_| {
-                        let e = anyhow::anyhow!(
-                            "internal error: the check panicked; please report this file"
-                        );
-                        error_outcome(f, &e, json, INTERNAL)
-                    });
-                {
-                    let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-                    c.0[usize::from(severity(o.code))] += 1;
-                    c.1 = worst(c.1, o.code);
-                }
-                let mut p = pending.lock().unwrap_or_else(|p| p.into_inner());
-                p.1.insert(i, o);
-                while let Some(o) = {
-                    let next = p.0;
-                    p.1.remove(&next)
-                } {
-                    out::emit(&format!("{}\n", o.text));
-                    p.0 += 1;
-                }
-            });
+    on_workers(inputs.files.len(), |i| {
+        let f = &inputs.files[i];
+        // A panic is a bug: that file's outcome is an internal error (exit 4), the
+        // others are still checked.
+        let o = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(f))).unwrap_or_else(
+            |_| {
+                let e =
+                    anyhow::anyhow!("internal error: the check panicked; please report this file");
+                error_outcome(f, &e, json, INTERNAL)
+            },
+        );
+        {
+            let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
+            c.0[usize::from(severity(o.code))] += 1;
+            c.1 = worst(c.1, o.code);
+        }
+        let mut p = pending.lock().unwrap_or_else(|p| p.into_inner());
+        p.1.insert(i, o);
+        while let Some(o) = {
+            let next = p.0;
+            p.1.remove(&next)
+        } {
+            out::emit(&format!("{}\n", o.text));
+            p.0 += 1;
         }
     });
     let (c, mut code) = counts.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -203,45 +191,73 @@ pub(crate) fn batch(
     Ok(code)
 }
 
-/// `f` on every file, one file a core on plain threads, results in input order; a
-/// panic is `None` (a bug: the caller reports it as an internal error).
-pub(crate) fn map_files<T: Send>(
-    files: &[PathBuf],
-    f: impl Fn(&Path) -> T + Sync,
-) -> Vec<Option<T>> {
+/// `each(i)` for every `i < n`, one at a time per core, on plain threads taking the
+/// next index (rayon's pool would let a worker waiting on a decider's own pool start
+/// the next item on its stack).
+fn on_workers(n: usize, each: impl Fn(usize) + Sync) {
     let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<T>>> = Mutex::new((0..files.len()).map(|_| None).collect());
     let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(files.len())
+        .map_or(1, |c| c.get())
+        .min(n)
         .max(1);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(file) = files.get(i) else { break };
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(file))).ok();
-                out.lock().unwrap_or_else(|p| p.into_inner())[i] = r;
+                if i >= n {
+                    break;
+                }
+                each(i);
             });
         }
+    });
+}
+
+/// `f` on every file ([`on_workers`]), results in input order; a panic is `None` (a
+/// bug: the caller reports it as an internal error).
+pub(crate) fn map_files<T: Send>(
+    files: &[PathBuf],
+    f: impl Fn(&Path) -> T + Sync,
+) -> Vec<Option<T>> {
+    let out: Mutex<Vec<Option<T>>> = Mutex::new((0..files.len()).map(|_| None).collect());
+    on_workers(files.len(), |i| {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&files[i]))).ok();
+        out.lock().unwrap_or_else(|p| p.into_inner())[i] = r;
     });
     out.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The one line of a file that could not be read or checked.
-pub(crate) fn error_outcome(file: &Path, e: &anyhow::Error, json: bool, code: u8) -> FileOutcome {
-    let message = tsoser::text::message(&format!("{e:#}"));
+/// The one line of a file answered without a report: `verdict` (`unknown`, `error`,
+/// `internal error`) and why, as text or a JSON record with its exit code.
+pub(crate) fn short_outcome(
+    file: &Path,
+    verdict: &str,
+    reason: &str,
+    json: bool,
+    code: u8,
+) -> FileOutcome {
     let text = if json {
         serde_json::json!({
             "schema": tsoser::json::schema(),
             "file": file.display().to_string(),
-            "verdict": "error",
-            "reason": message,
+            "verdict": verdict,
+            "reason": reason,
             "exit": code,
         })
         .to_string()
     } else {
-        format!("{}: error — {message}", file.display())
+        format!("{}: {verdict} — {reason}", file.display())
     };
     FileOutcome { code, text }
+}
+
+/// The one line of a file that could not be read or checked.
+pub(crate) fn error_outcome(file: &Path, e: &anyhow::Error, json: bool, code: u8) -> FileOutcome {
+    short_outcome(
+        file,
+        "error",
+        &tsoser::text::message(&format!("{e:#}")),
+        json,
+        code,
+    )
 }

@@ -1,7 +1,7 @@
 //! `tsoser monitor`: the monitors on a trace read as an SC run.
 
 use crate::args::MonitorKind;
-use crate::inputs::{batch, error_outcome, expand, FileOutcome};
+use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
 use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, UNKNOWN, USAGE};
 use anyhow::Result;
 use serde_json::json;
@@ -38,26 +38,18 @@ pub(crate) fn cmd_monitor(
         if want_stats && !as_json {
             warn("tsoser: with several files, --stats applies to --json only (one line a file)");
         }
-        return batch(&inputs, as_json, |f| {
-            let simple = |code: u8, verdict: &str, why: &str| FileOutcome {
-                code,
-                text: if as_json {
-                    json!({"schema": tsoser::json::schema(), "file": f.display().to_string(), "verdict": verdict, "reason": why}).to_string()
-                } else {
-                    format!("{}: {verdict} — {why}", f.display())
-                },
-            };
-            match answer(f, which, want_stats) {
-                Err(e) => error_outcome(f, &e, as_json, USAGE),
-                Ok(Answer::TooBig(why)) => simple(UNKNOWN, "unknown", &why),
-                Ok(Answer::Internal(why)) => simple(INTERNAL, "internal error", &why),
-                Ok(Answer::Done {
-                    code, json, line, ..
-                }) => FileOutcome {
-                    code,
-                    text: if as_json { json.to_string() } else { line },
-                },
+        return batch(&inputs, as_json, |f| match answer(f, which, want_stats) {
+            Err(e) => error_outcome(f, &e, as_json, USAGE),
+            Ok(Answer::TooBig(why)) => short_outcome(f, "unknown", &why, as_json, UNKNOWN),
+            Ok(Answer::Internal(why)) => {
+                short_outcome(f, "internal error", &why, as_json, INTERNAL)
             }
+            Ok(Answer::Done {
+                code, json, line, ..
+            }) => FileOutcome {
+                code,
+                text: if as_json { json.to_string() } else { line },
+            },
         });
     }
     let file = &inputs.files[0];
