@@ -228,6 +228,22 @@ fn bad_batches_are_usage_errors_or_reported() {
         "{}",
         stderr(&o)
     );
+    // Options the one-line text has no room for are refused, not ignored.
+    for args in [
+        vec!["check", d.to_str().unwrap(), "--stats"],
+        vec!["check", d.to_str().unwrap(), "--witness", "full"],
+        vec!["monitor", d.to_str().unwrap(), "--stats"],
+        vec!["graph", d.to_str().unwrap(), "--stats"],
+    ] {
+        let o = tsoser_exits(&args, 2);
+        assert!(
+            stderr(&o).contains("apply to --json only")
+                || stderr(&o).contains("applies to --json only"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    tsoser_exits(&["check", d.to_str().unwrap(), "--stats", "--json"], 2);
     let o = tsoser(&["check"]);
     assert_eq!(o.status.code(), Some(2));
     // One file keeps the single-file output, with its whole witness.

@@ -258,7 +258,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         cfg.budget.jobs = 1;
     }
     if !a.json && (a.stats || a.witness.is_some()) {
-        warn("tsoser: with several files, --stats and --witness apply to --json only (one line a file)");
+        bail!("with several files, --stats and --witness apply to --json only (the text is one line a file)");
     }
     crate::inputs::batch(&inputs, a.json, |f| check_one(&a, &cfg, f))
 }
@@ -839,7 +839,9 @@ pub(crate) fn cmd_graph(
             bail!("--dot draws the graph of one trace: name one file");
         }
         if want_stats && !as_json {
-            warn("tsoser: with several files, --stats applies to --json only (one line a file)");
+            bail!(
+                "with several files, --stats applies to --json only (the text is one line a file)"
+            );
         }
         return crate::inputs::batch(&inputs, as_json, |f| {
             match graph_answer(f, semantics, false, max, want_stats) {

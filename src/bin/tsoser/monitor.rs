@@ -3,7 +3,7 @@
 use crate::args::MonitorKind;
 use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
 use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, UNKNOWN, USAGE};
-use anyhow::Result;
+use anyhow::{bail, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use tsoser::monitor;
@@ -36,7 +36,9 @@ pub(crate) fn cmd_monitor(
     let inputs = expand(files)?;
     if !inputs.single {
         if want_stats && !as_json {
-            warn("tsoser: with several files, --stats applies to --json only (one line a file)");
+            bail!(
+                "with several files, --stats applies to --json only (the text is one line a file)"
+            );
         }
         return batch(&inputs, as_json, |f| match answer(f, which, want_stats) {
             Err(e) => error_outcome(f, &e, as_json, USAGE),
