@@ -12,19 +12,27 @@
 //! - the sc-ser monitor against `check --model sc` on every SC trace;
 //! - Enea & Farzan Theorem 2 (robust and SC-serializable ⟹ TSO-serializable) and
 //!   Theorem 3 (transaction-fenced: TSO-serializable ⟺ robust and SC-serializable);
+//! - Enea & Farzan Proposition 2 (a TSO run that is not TSO-serializable as an
+//!   execution has a trace that is not TSO-serializable): every TSO run is checked as
+//!   an execution by the polynomial execution checker ([`crate::check::execution`])
+//!   against the deciders' verdict on its trace;
 //! - brute, sat and fpt on every distinct TSO trace: the same verdict.
+//!
+//! [`Config::model`] restricts the questions to those of one model.
 //!
 //! Runs are deduplicated by their trace (a program has far fewer distinct traces than
 //! runs); every budget gives *unknown*, never a hang.
 
 use crate::check::decide::{decide, Algo, Budget, Question};
+use crate::check::execution::tso_cycle;
 use crate::check::sat::SolverKind;
 use crate::check::{sc, Semantics, Verdict};
 use crate::monitor::{self, Kind};
 use crate::program::explore::{Config as ExploreConfig, Model};
 use crate::program::robust::robust;
-use crate::program::traces::{traces, EmitStop};
+use crate::program::traces::{run_execution, traces, traces_with, EmitStop, Emitted};
 use crate::program::Program;
+use crate::trace::exec::Step;
 use crate::trace::Trace;
 use std::time::Duration;
 
@@ -46,6 +54,10 @@ pub struct Config {
     pub monitors: monitor::MonitorFactory,
     /// fpt's worker threads per decider call (programs run in parallel already).
     pub jobs: usize,
+    /// Only the questions of this model (TSO: robustness under TSO, SOBER,
+    /// monitor_TSO, the fenced monitor, the theorems, Proposition 2, the deciders;
+    /// PSO: robustness under PSO and monitor_PSO); `None`: both.
+    pub model: Option<Model>,
 }
 
 impl Default for Config {
@@ -63,6 +75,7 @@ impl Default for Config {
             ],
             monitors: monitor::new_monitor,
             jobs: 1,
+            model: None,
         }
     }
 }
@@ -93,7 +106,7 @@ impl Check {
 #[derive(Clone, Debug)]
 pub struct MonitorRow {
     pub kind: Kind,
-    /// The distinct SC traces it reports on.
+    /// The distinct SC traces it reports on (see also [`Report::sc_reports`]).
     pub reports: usize,
     /// The index (in [`Report::sc_traces`]) of one it reports on.
     pub example: Option<usize>,
@@ -128,11 +141,19 @@ pub struct Report {
     /// Every run's transactions end with a fence or rmw (Theorem 3's premise; `None`:
     /// the traces found are, but the bounds cut them).
     pub transaction_fenced: Option<bool>,
+    /// The monitors of the model asked (SOBER, monitor_TSO, monitor_PSO, fenced).
     pub monitors: Vec<MonitorRow>,
+    /// Per distinct SC trace, which of [`Report::monitors`] report on it (bit j for
+    /// `monitors[j]`): the per-run sensitivity of each monitor.
+    pub sc_reports: Vec<u8>,
+    /// The TSO runs checked as executions, and how many are not TSO-serializable.
+    pub tso_runs: usize,
+    pub tso_runs_unserializable: usize,
     /// The sc-ser monitor and `check --model sc` on every SC trace.
     pub sc_ser_monitor: Check,
     pub theorem_2: Check,
     pub theorem_3: Check,
+    pub proposition_2: Check,
     /// The deciders on every TSO trace.
     pub deciders: Check,
 }
@@ -157,6 +178,7 @@ impl Report {
         push("sc-ser monitor", &self.sc_ser_monitor);
         push("theorem 2", &self.theorem_2);
         push("theorem 3", &self.theorem_3);
+        push("proposition 2", &self.proposition_2);
         push("deciders", &self.deciders);
         d
     }
@@ -190,31 +212,92 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
             .unroll(c.unroll)
             .max_states(c.max_states)
     };
+    let asks = |m: Model| c.model.is_none_or(|x| x == m);
+    let (tso_q, pso_q) = (asks(Model::Tso), asks(Model::Pso));
     let rob = |m: Model| match robust(p, &explore(m)) {
         Ok(r) => (r.robust, r.witness.map(|w| w.len())),
         Err(_) => (None, None),
     };
-    let ((robust_tso, witness_tso), (robust_pso, witness_pso)) = (rob(Model::Tso), rob(Model::Pso));
+    let (robust_tso, witness_tso) = if tso_q { rob(Model::Tso) } else { (None, None) };
+    let (robust_pso, witness_pso) = if pso_q { rob(Model::Pso) } else { (None, None) };
     let sc = traces(p, Model::Sc, c.unroll, c.max_traces, c.max_steps);
-    let tso = traces(p, Model::Tso, c.unroll, c.max_traces, c.max_steps);
+    // Every TSO run as an execution (Proposition 2): per trace, the first run found
+    // that is not TSO-serializable, with its cycle.
+    let mut tso_runs = 0;
+    let mut unserializable_runs = 0;
+    let mut bad_run: Vec<Option<String>> = Vec::new();
+    let mut broken_run: Option<String> = None;
+    let tso = if tso_q {
+        traces_with(
+            p,
+            Model::Tso,
+            c.unroll,
+            c.max_traces,
+            c.max_steps,
+            &mut |i, _, run| {
+                tso_runs += 1;
+                if bad_run.len() <= i {
+                    bad_run.resize(i + 1, None);
+                }
+                match run_execution(p, run) {
+                    Ok((t, e)) => {
+                        if let Some(cycle) = tso_cycle(&t, &e) {
+                            unserializable_runs += 1;
+                            bad_run[i].get_or_insert_with(|| {
+                                let txns: Vec<&str> = cycle
+                                    .iter()
+                                    .map(|e| match e.src {
+                                        Step::Event(x) | Step::Commit(x) => t.txn_name(x),
+                                    })
+                                    .collect();
+                                format!(
+                                    "run {tso_runs} has the cycle {} → {}",
+                                    txns.join(" → "),
+                                    txns[0]
+                                )
+                            });
+                        }
+                    }
+                    Err(m) => {
+                        broken_run.get_or_insert(format!("TSO run {tso_runs}: {m}"));
+                    }
+                }
+            },
+        )
+    } else {
+        Emitted::default()
+    };
     let sc_complete = sc.stop == EmitStop::Complete;
     let tso_complete = tso.stop == EmitStop::Complete;
 
     // The monitors and the SC check on every SC trace.
-    let kinds = [Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso, Kind::Fenced];
-    let mut reports = [0usize; 5];
-    let mut example: [Option<usize>; 5] = [None; 5];
+    let kinds: Vec<Kind> = [Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso, Kind::Fenced]
+        .into_iter()
+        .filter(|k| match k {
+            Kind::ScSer => true,
+            Kind::Pso => pso_q,
+            _ => tso_q,
+        })
+        .collect();
+    let mut reports = vec![0usize; kinds.len()];
+    let mut example: Vec<Option<usize>> = vec![None; kinds.len()];
+    let mut sc_reports = Vec::new();
     let mut sc_ser = Vec::new();
     let mut sc_ser_monitor = Check::Holds;
     for (i, t) in sc.traces.iter().enumerate() {
         let suite = monitor::Suite::with(&kinds, t.threads.len(), t.vars.len(), c.monitors);
         let outcomes = monitor::run_suite(suite, t);
+        let mut bits = 0u8;
         for (j, (_, o)) in outcomes.iter().enumerate() {
             if o.is_violation() {
                 reports[j] += 1;
                 example[j].get_or_insert(i);
+                if j > 0 {
+                    bits |= 1 << (j - 1);
+                }
             }
         }
+        sc_reports.push(bits);
         let by_check = !sc::check_sc(t).is_violation();
         sc_ser.push(Some(by_check));
         if by_check == outcomes[0].1.is_violation() && sc_ser_monitor == Check::Holds {
@@ -292,6 +375,35 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
     }
     let tso_serializable = all_of(&tso_ser, tso_complete);
 
+    // Proposition 2: a run that is not TSO-serializable has a trace that is not.
+    let mut proposition_2 = match broken_run {
+        Some(why) => Check::Fails(why),
+        None if unserializable_runs == 0 && tso_complete => Check::NotApplicable,
+        None => Check::Holds,
+    };
+    for (i, why) in bad_run.iter().enumerate() {
+        let Some(why) = why else { continue };
+        match tso_ser.get(i).copied().flatten() {
+            Some(false) => {}
+            Some(true) if !matches!(proposition_2, Check::Fails(_)) => {
+                proposition_2 = Check::Fails(format!(
+                    "TSO trace {i}: {why}, yet the deciders say its trace is TSO-serializable"
+                ));
+            }
+            _ if proposition_2 == Check::Holds => {
+                proposition_2 =
+                    Check::Unknown(format!("TSO trace {i}: no verdict within the budget"));
+            }
+            _ => {}
+        }
+    }
+    if proposition_2 == Check::Holds && !tso_complete {
+        proposition_2 = Check::Unknown(stop_reason(tso.stop).into());
+    }
+    if !tso_q {
+        proposition_2 = Check::NotApplicable;
+    }
+
     let unknown = |what: &str| Check::Unknown(format!("{what} is not known within the bounds"));
     let monitor_row = |j: usize, kind: Kind| {
         // What the monitor must match: robustness under its model; for the fenced
@@ -358,7 +470,7 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
         .collect();
 
     // Theorem 2: robust ∧ SC-serializable ⟹ TSO-serializable.
-    let theorem_2 = match (robust_tso, sc_serializable, tso_serializable) {
+    let theorem_2 = || match (robust_tso, sc_serializable, tso_serializable) {
         (Some(true), Some(true), Some(true)) => Check::Holds,
         (Some(true), Some(true), Some(false)) => Check::Fails(
             "robust under TSO and SC-serializable, yet a TSO trace is not TSO-serializable".into(),
@@ -367,7 +479,7 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
         _ => unknown("robustness, SC- or TSO-serializability"),
     };
     // Theorem 3: transaction-fenced ⟹ (TSO-serializable ⟺ robust ∧ SC-serializable).
-    let theorem_3 = match transaction_fenced {
+    let theorem_3 = || match transaction_fenced {
         Some(false) => Check::NotApplicable,
         None => unknown("transaction-fencedness"),
         Some(true) => match (robust_tso, sc_serializable, tso_serializable) {
@@ -377,6 +489,15 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
             )),
             _ => unknown("robustness, SC- or TSO-serializability"),
         },
+    };
+    let (theorem_2, theorem_3, deciders) = if tso_q {
+        (theorem_2(), theorem_3(), deciders)
+    } else {
+        (
+            Check::NotApplicable,
+            Check::NotApplicable,
+            Check::NotApplicable,
+        )
     };
     Report {
         program: p.name.clone(),
@@ -392,9 +513,13 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
         tso_serializable,
         transaction_fenced,
         monitors,
+        sc_reports,
+        tso_runs,
+        tso_runs_unserializable: unserializable_runs,
         sc_ser_monitor,
         theorem_2,
         theorem_3,
+        proposition_2,
         deciders,
     }
 }

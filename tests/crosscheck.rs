@@ -75,6 +75,12 @@ fn the_papers_programs_give_the_literatures_answers() {
         (Some(true), Some(false), Some(false))
     );
     assert!(monitor(&pool, Kind::Fenced).reports > 0);
+    // Proposition 2: its TSO runs that are not TSO-serializable as executions all have
+    // traces the deciders call not TSO-serializable.
+    assert!(pool.tso_runs_unserializable > 0 && pool.tso_runs >= pool.tso_traces);
+    assert_eq!(pool.proposition_2, Check::Holds);
+    // Without transactions every execution is serializable: the premise never holds.
+    assert_eq!(sb.proposition_2, Check::NotApplicable);
     // Theorem 2's example pair (Enea & Farzan §5).
     for name in [
         "thm2-left.prog",
@@ -168,7 +174,7 @@ fn random_programs_agree_and_a_mutated_sober_is_caught() {
         ],
         ..Config::default()
     };
-    let (mut programs_checked, mut caught) = (0, 0);
+    let (mut programs_checked, mut caught, mut prop_2) = (0, 0, 0);
     for _ in 0..150 {
         let p = strategy.new_tree(&mut runner).unwrap().current();
         let r = crosscheck(&p, &config);
@@ -184,6 +190,7 @@ fn random_programs_agree_and_a_mutated_sober_is_caught() {
                 ..config.clone()
             },
         );
+        prop_2 += usize::from(r.proposition_2 == Check::Holds);
         if m.disagreements().iter().any(|(q, _)| q == "sober sound") {
             caught += 1;
         }
@@ -191,6 +198,10 @@ fn random_programs_agree_and_a_mutated_sober_is_caught() {
     }
     assert_eq!(programs_checked, 150);
     assert!(caught > 0, "the mutant SOBER was never caught");
+    assert!(
+        prop_2 > 0,
+        "no program had a run that is not TSO-serializable"
+    );
 }
 
 #[test]
@@ -215,6 +226,24 @@ fn the_command_tabulates_and_summarises() {
     );
     assert!(text.contains("summary (2 programs):"), "{text}");
     assert!(text.contains("monitor_PSO  2 agree, 0 disagree"), "{text}");
+    assert!(
+        text.contains("monitor_PSO reports and monitor_TSO does not: 1 runs"),
+        "{text}"
+    );
+    // One model: only its questions.
+    let o = tsoser_exits(
+        &["crosscheck", "--model", "pso", "examples/programs/mp.prog"],
+        0,
+    );
+    let text = stdout(&o);
+    assert!(
+        text.contains("monitor_PSO") && !text.contains("monitor_TSO"),
+        "{text}"
+    );
+    assert!(
+        text.contains("6/-") && text.contains("no (6 steps)"),
+        "{text}"
+    );
     let o = tsoser_exits(&["crosscheck", "examples/programs/sb.prog", "--json"], 0);
     let rows: Vec<serde_json::Value> = stdout(&o)
         .lines()

@@ -5,8 +5,9 @@
 
 use super::explore::{replay, Effect, Machine, Model, Settled, Step};
 use super::Program;
+use crate::trace::exec::{Execution, Step as ExecStep};
 use crate::trace::{Op, Trace, TraceBuilder};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// The trace of a replayed run.
 pub fn run_trace(p: &Program, run: &super::explore::Run) -> Result<Trace, crate::Error> {
@@ -33,6 +34,45 @@ pub fn run_trace(p: &Program, run: &super::explore::Run) -> Result<Trace, crate:
     b.build()
 }
 
+/// The trace of a replayed TSO or PSO run with the run itself as an execution of it
+/// (docs/semantics.md §2): each store's commit placed where the run committed it.
+/// Err says why (a bug of the explorer or of the execution rules, never of the input).
+pub fn run_execution(p: &Program, run: &super::explore::Run) -> Result<(Trace, Execution), String> {
+    let trace = run_trace(p, run).map_err(|e| e.to_string())?;
+    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); p.threads.len()];
+    let mut steps = Vec::with_capacity(run.events.len());
+    let mut next = 0;
+    for e in &run.events {
+        match e.effect {
+            Effect::Commit { t, index, .. } => {
+                let w = pending[t].remove(index);
+                steps.push(ExecStep::Commit(w));
+            }
+            Effect::Store { t, .. } => {
+                pending[t].push(next);
+                steps.push(ExecStep::Event(next));
+                next += 1;
+            }
+            _ => {
+                steps.push(ExecStep::Event(next));
+                next += 1;
+            }
+        }
+    }
+    // An SC run commits each store at its issue.
+    if run
+        .events
+        .iter()
+        .all(|e| !matches!(e.effect, Effect::Commit { .. }))
+    {
+        let exec = Execution::sc(&trace);
+        return Ok((trace, exec));
+    }
+    let exec = Execution::new(&trace, steps)
+        .map_err(|m| format!("the run is not an execution of its trace: {m}"))?;
+    Ok((trace, exec))
+}
+
 /// Why [`traces`] stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EmitStop {
@@ -44,6 +84,12 @@ pub enum EmitStop {
     MaxSteps,
     /// A register-only loop ran past [`super::explore::MAX_LOCAL_STEPS`] steps.
     Spin,
+}
+
+impl Default for EmitStop {
+    fn default() -> EmitStop {
+        EmitStop::Complete
+    }
 }
 
 impl EmitStop {
@@ -59,6 +105,7 @@ impl EmitStop {
 }
 
 /// The distinct traces of complete runs found, and why the enumeration stopped.
+#[derive(Default)]
 pub struct Emitted {
     pub traces: Vec<Trace>,
     pub stop: EmitStop,
@@ -70,6 +117,19 @@ pub struct Emitted {
 /// over schedules, within `max_steps` applied steps (a program whose loops spin on
 /// each other has exponentially many cut runs: bug emit_traces_stops_on_spinning_programs).
 pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize, max_steps: usize) -> Emitted {
+    traces_with(p, model, unroll, limit, max_steps, &mut |_, _, _| {})
+}
+
+/// [`traces`], calling `on_run(i, trace, run)` on every complete run found, with the
+/// index of its trace among the distinct ones.
+pub fn traces_with(
+    p: &Program,
+    model: Model,
+    unroll: u32,
+    limit: usize,
+    max_steps: usize,
+    on_run: &mut dyn FnMut(usize, &Trace, &super::explore::Run),
+) -> Emitted {
     let m = Machine::new(p, model, unroll);
     let (s0, st) = m.initial();
     let mut out = Emitted {
@@ -77,7 +137,7 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize, max_steps: u
         stop: EmitStop::Complete,
         steps: 0,
     };
-    let mut seen = HashSet::new();
+    let mut seen = HashMap::new();
     if st != Settled::Ok {
         return out;
     }
@@ -116,9 +176,15 @@ pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize, max_steps: u
             if let Ok(run) = replay(&m, &path) {
                 if let Ok(t) = run_trace(p, &run) {
                     let key = crate::trace::parse::to_yaml(&t);
-                    if seen.insert(key) {
-                        out.traces.push(t);
-                    }
+                    let i = match seen.get(&key) {
+                        Some(&i) => i,
+                        None => {
+                            seen.insert(key, out.traces.len());
+                            out.traces.push(t);
+                            out.traces.len() - 1
+                        }
+                    };
+                    on_run(i, &out.traces[i], &run);
                 }
             }
             path.pop();

@@ -410,9 +410,22 @@ pub(crate) struct CrosscheckArgs {
     /// Seconds of each decider call on a TSO trace.
     #[arg(long, default_value_t = 10.0)]
     pub(crate) timeout: f64,
+    /// Only the questions of one model (default: both).
+    #[arg(long, value_enum)]
+    pub(crate) model: Option<WeakModel>,
     /// One JSON object a program, then a summary.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// The weak models of `crosscheck --model`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WeakModel {
+    /// Robustness under TSO, SOBER, monitor_TSO, the fenced monitor, Theorems 2 and 3,
+    /// Proposition 2, the deciders.
+    Tso,
+    /// Robustness under PSO and monitor_PSO.
+    Pso,
 }
 
 /// Memory models of `tsoser explore`.

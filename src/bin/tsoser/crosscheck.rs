@@ -3,6 +3,7 @@
 //! disagreement with its evidence (exit 1).
 
 use crate::args::CrosscheckArgs;
+use crate::args::WeakModel;
 use crate::inputs::{expand_with, map_files, worst};
 use crate::out::{self, warn, INTERNAL, OK, USAGE, VIOLATION};
 use anyhow::{bail, Result};
@@ -10,9 +11,12 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tsoser::crosscheck::{crosscheck, Check, Config, Report};
+use tsoser::monitor::Kind;
+use tsoser::program::explore::Model;
 
-/// The columns of the table after the program and its runs: (title, the cell).
-type Column = (&'static str, fn(&Report) -> (String, Check));
+/// The columns of the table after the program and its runs: (title, the model it
+/// needs, the cell).
+type Column = (&'static str, Option<Model>, fn(&Report) -> (String, Check));
 
 fn robust_cell(r: Option<bool>, witness: Option<usize>) -> (String, Check) {
     match r {
@@ -22,17 +26,17 @@ fn robust_cell(r: Option<bool>, witness: Option<usize>) -> (String, Check) {
     }
 }
 
-fn monitor_cell(r: &Report, i: usize) -> (String, Check) {
-    let m = &r.monitors[i];
+fn monitor_cell(r: &Report, kind: Kind) -> (String, Check) {
+    let Some(m) = r.monitors.iter().find(|m| m.kind == kind) else {
+        return ("-".into(), Check::NotApplicable);
+    };
     let check = [&m.sound, &m.complete]
         .into_iter()
         .find(|c| !matches!(c, Check::Holds))
         .cloned()
         .unwrap_or(Check::Holds);
-    let miss = matches!(
-        m.kind,
-        tsoser::monitor::Kind::Sober | tsoser::monitor::Kind::Fenced
-    ) && matches!(m.complete, Check::Fails(_))
+    let miss = matches!(m.kind, Kind::Sober | Kind::Fenced)
+        && matches!(m.complete, Check::Fails(_))
         && !matches!(m.sound, Check::Fails(_));
     let mark = if miss { "misses" } else { check.name() };
     // A miss SOBER and the fenced monitor are known for is counted apart.
@@ -44,26 +48,70 @@ fn monitor_cell(r: &Report, i: usize) -> (String, Check) {
     (format!("{}/{} {mark}", m.reports, r.sc_traces.len()), check)
 }
 
-const COLUMNS: [Column; 10] = [
-    ("robust TSO", |r| robust_cell(r.robust_tso, r.witness_tso)),
-    ("robust PSO", |r| robust_cell(r.robust_pso, r.witness_pso)),
-    ("SOBER", |r| monitor_cell(r, 0)),
-    ("monitor_TSO", |r| monitor_cell(r, 1)),
-    ("monitor_PSO", |r| monitor_cell(r, 2)),
-    ("fenced", |r| monitor_cell(r, 3)),
-    ("sc-ser", |r| {
-        (r.sc_ser_monitor.name().into(), r.sc_ser_monitor.clone())
+fn cell(c: &Check) -> (String, Check) {
+    (c.name().into(), c.clone())
+}
+
+const TSO: Option<Model> = Some(Model::Tso);
+const PSO: Option<Model> = Some(Model::Pso);
+
+const COLUMNS: [Column; 11] = [
+    ("robust TSO", TSO, |r| {
+        robust_cell(r.robust_tso, r.witness_tso)
     }),
-    ("Thm 2", |r| {
-        (r.theorem_2.name().into(), r.theorem_2.clone())
+    ("robust PSO", PSO, |r| {
+        robust_cell(r.robust_pso, r.witness_pso)
     }),
-    ("Thm 3", |r| {
-        (r.theorem_3.name().into(), r.theorem_3.clone())
-    }),
-    ("deciders", |r| {
-        (r.deciders.name().into(), r.deciders.clone())
-    }),
+    ("SOBER", TSO, |r| monitor_cell(r, Kind::Sober)),
+    ("monitor_TSO", TSO, |r| monitor_cell(r, Kind::Tso)),
+    ("monitor_PSO", PSO, |r| monitor_cell(r, Kind::Pso)),
+    ("fenced", TSO, |r| monitor_cell(r, Kind::Fenced)),
+    ("sc-ser", None, |r| cell(&r.sc_ser_monitor)),
+    ("Thm 2", TSO, |r| cell(&r.theorem_2)),
+    ("Thm 3", TSO, |r| cell(&r.theorem_3)),
+    ("Prop 2", TSO, |r| cell(&r.proposition_2)),
+    ("deciders", TSO, |r| cell(&r.deciders)),
 ];
+
+/// A monitor's column title.
+fn title(k: Kind) -> &'static str {
+    match k {
+        Kind::Sober => "SOBER",
+        Kind::Tso => "monitor_TSO",
+        Kind::Pso => "monitor_PSO",
+        Kind::Fenced => "fenced",
+        Kind::ScSer => "sc-ser",
+    }
+}
+
+/// Per-run sensitivity over every program: SC runs (distinct traces) each monitor
+/// reports on, and the pairs of monitors that differ on a run.
+#[derive(Default)]
+struct Sensitivity {
+    runs: usize,
+    reports: BTreeMap<&'static str, usize>,
+    /// (a, b) → runs a reports on and b does not.
+    only: BTreeMap<(&'static str, &'static str), usize>,
+}
+
+impl Sensitivity {
+    fn add(&mut self, r: &Report) {
+        self.runs += r.sc_reports.len();
+        for &bits in &r.sc_reports {
+            for (i, a) in r.monitors.iter().enumerate() {
+                let on = |j: usize| bits & (1 << j) != 0;
+                if on(i) {
+                    *self.reports.entry(title(a.kind)).or_default() += 1;
+                }
+                for (j, b) in r.monitors.iter().enumerate() {
+                    if i != j && on(i) && !on(j) {
+                        *self.only.entry((title(a.kind), title(b.kind))).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+}
 
 pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     if !(a.timeout > 0.0 && a.timeout <= crate::check::MAX_TIMEOUT) {
@@ -73,13 +121,22 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     for e in &inputs.errors {
         warn(&format!("tsoser: {e}"));
     }
+    let model = a.model.map(|m| match m {
+        WeakModel::Tso => Model::Tso,
+        WeakModel::Pso => Model::Pso,
+    });
     let config = Config {
         unroll: a.unroll,
         max_states: a.max_states,
         max_traces: a.max_traces,
         timeout: Duration::from_secs_f64(a.timeout),
+        model,
         ..Config::default()
     };
+    let columns: Vec<&Column> = COLUMNS
+        .iter()
+        .filter(|c| c.1.is_none() || model.is_none() || c.1 == model)
+        .collect();
     let mut code = if inputs.errors.is_empty() { OK } else { USAGE };
     let results: Vec<(String, Result<Report, String>)> = map_files(&inputs.files, |f| {
         tsoser::program::parse::read_program(f)
@@ -102,12 +159,13 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     let width = results.iter().map(|r| r.0.len()).max().unwrap_or(7).max(7);
     if !a.json {
         let mut head = format!("{:<width$}  {:>9}", "program", "SC/TSO");
-        for (title, _) in COLUMNS {
+        for (title, _, _) in &columns {
             head += &format!("  {title:<14}");
         }
         outln!("{}", head.trim_end());
     }
     let mut disagreements = Vec::new();
+    let mut sensitivity = Sensitivity::default();
     for (name, r) in &results {
         let r = match r {
             Ok(r) => r,
@@ -124,7 +182,8 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
                 continue;
             }
         };
-        let cells: Vec<(String, Check)> = COLUMNS.iter().map(|(_, f)| f(r)).collect();
+        sensitivity.add(r);
+        let cells: Vec<(String, Check)> = columns.iter().map(|(_, _, f)| f(r)).collect();
         for (i, (_, c)) in cells.iter().enumerate() {
             let s = summary.entry(i).or_default();
             s[match c {
@@ -142,17 +201,20 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
             "{}{}/{}{}",
             r.sc_traces.len(),
             if r.sc_complete { "" } else { "+" },
-            r.tso_traces,
+            if model == Some(Model::Pso) {
+                "-".to_string()
+            } else {
+                r.tso_traces.to_string()
+            },
             if r.tso_complete { "" } else { "+" }
         );
         if a.json {
             let monitors: Vec<_> = r
                 .monitors
                 .iter()
-                .enumerate()
-                .map(|(i, m)| {
+                .map(|m| {
                     // A miss SOBER and the fenced monitor are known for is no disagreement.
-                    let missed = monitor_cell(r, i).0.ends_with("misses");
+                    let missed = monitor_cell(r, m.kind).0.ends_with("misses");
                     json!({"monitor": m.kind.name(), "reports": m.reports, "example": m.example,
                            "complete": if missed { "misses" } else { m.complete.name() },
                            "sound": m.sound.name()})
@@ -170,6 +232,8 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
                 "monitors": monitors,
                 "sc_ser_monitor": r.sc_ser_monitor.name(),
                 "theorem_2": r.theorem_2.name(), "theorem_3": r.theorem_3.name(),
+                "proposition_2": r.proposition_2.name(),
+                "tso_runs": r.tso_runs, "tso_runs_unserializable": r.tso_runs_unserializable,
                 "deciders": r.deciders.name(),
                 "disagreements": r.disagreements().iter().map(|(q, w)| json!({"question": q, "evidence": w})).collect::<Vec<_>>(),
             });
@@ -187,26 +251,48 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
             .iter()
             .map(|(i, s)| {
                 (
-                    COLUMNS[*i].0.to_string(),
+                    columns[*i].0.to_string(),
                     json!({"agree": s[0], "disagree": s[1], "unknown": s[2], "n/a": s[3], "misses": s[4]}),
                 )
             })
             .collect();
         outln!(
             "{}",
-            json!({"schema": tsoser::json::schema(), "summary": {"programs": inputs.files.len(), "columns": cols, "disagreements": disagreements.len()}})
+            json!({"schema": tsoser::json::schema(), "summary": {
+                "programs": inputs.files.len(), "columns": cols,
+                "disagreements": disagreements.len(),
+                "sc_runs": sensitivity.runs, "sc_runs_reported": sensitivity.reports,
+                "sc_runs_only": sensitivity.only.iter().map(|((a, b), n)| json!({"reports": a, "silent": b, "runs": n})).collect::<Vec<_>>(),
+            }})
         );
     } else {
         outln!("summary ({} programs):", inputs.files.len());
         for (i, s) in &summary {
             let mut line = format!(
                 "  {:<12} {} agree, {} disagree, {} unknown, {} n/a",
-                COLUMNS[*i].0, s[0], s[1], s[2], s[3]
+                columns[*i].0, s[0], s[1], s[2], s[3]
             );
             if s[4] > 0 {
                 line += &format!(", {} misses", s[4]);
             }
             outln!("{line}");
+        }
+        let reports: Vec<String> = sensitivity
+            .reports
+            .iter()
+            .map(|(m, n)| format!("{m} {n}"))
+            .collect();
+        outln!(
+            "SC runs (distinct traces): {}; reported by {}",
+            sensitivity.runs,
+            if reports.is_empty() {
+                "none".into()
+            } else {
+                reports.join(", ")
+            }
+        );
+        for ((a, b), n) in &sensitivity.only {
+            outln!("  {a} reports and {b} does not: {n} runs");
         }
     }
     for d in &disagreements {
