@@ -74,9 +74,10 @@ pub fn run_execution(p: &Program, run: &super::explore::Run) -> Result<(Trace, E
 }
 
 /// Why [`traces`] stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EmitStop {
     /// Every schedule was enumerated: these are all the distinct traces.
+    #[default]
     Complete,
     /// `limit` traces were found; more may exist.
     MaxTraces,
@@ -84,12 +85,6 @@ pub enum EmitStop {
     MaxSteps,
     /// A register-only loop ran past [`super::explore::MAX_LOCAL_STEPS`] steps.
     Spin,
-}
-
-impl Default for EmitStop {
-    fn default() -> EmitStop {
-        EmitStop::Complete
-    }
 }
 
 impl EmitStop {
