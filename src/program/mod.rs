@@ -9,8 +9,10 @@
 //! - [`suite`]: a directory of litmus tests against expected verdicts.
 
 pub mod explore;
+pub mod gen;
 pub mod litmus;
 pub mod parse;
+pub mod print;
 pub mod report;
 pub mod robust;
 #[cfg(feature = "proptest")]
@@ -360,11 +362,15 @@ impl Program {
                     format!("{} = fadd [{}], {}", th.regs[*r], self.locs[*x], op(v))
                 }
                 RmwKind::Cas(e, n) => format!(
-                    "{} = cas [{}], {}, {}",
+                    "{} = cas [{}], {}, {}{}",
                     th.regs[*r],
                     self.locs[*x],
                     op(e),
-                    op(n)
+                    op(n),
+                    match &th.code[pc] {
+                        Instr::Rmw(_, _, _, Some(f)) => format!(", {}", th.regs[*f]),
+                        _ => String::new(),
+                    }
                 ),
             },
             Instr::Assign(r, e) => format!("{} = {}", th.regs[*r], ex(e)),

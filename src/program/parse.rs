@@ -330,6 +330,16 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
         let line = n + 1;
         let raw = strip_comment(lines[n]);
         n += 1;
+        // `program NAME`: the name is one word of any characters (litmus names have
+        // `+` and digits first), so it is not tokenised.
+        if cur.is_none() && raw.split_whitespace().next() == Some("program") {
+            let name = raw.trim().trim_start_matches("program").trim();
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return Err(fmt_err(line, "expected `program NAME` (one word)".into()));
+            }
+            p.name = name.to_string();
+            continue;
+        }
         let toks = tokens(raw, line)?;
         if toks.is_empty() {
             continue;
@@ -343,13 +353,6 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                 t => return Err(c.err(format!("unexpected `{}` at top level", show(t)))),
             };
             match word {
-                "program" => {
-                    let name = raw.trim().trim_start_matches("program").trim();
-                    if name.is_empty() || name.contains(char::is_whitespace) {
-                        return Err(c.err("expected `program NAME` (one word)".into()));
-                    }
-                    p.name = name.to_string();
-                }
                 "init" => {
                     c.i = 1;
                     loop {
@@ -514,15 +517,21 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                             let x = mem(&mut c, &mut p)?;
                             c.expect(",")?;
                             let a = operand(&mut c, th)?;
+                            let mut flag = None;
                             let k = match f.as_str() {
                                 "xchg" => RmwKind::Xchg(a),
                                 "fadd" => RmwKind::FetchAdd(a),
                                 _ => {
                                     c.expect(",")?;
-                                    RmwKind::Cas(a, operand(&mut c, th)?)
+                                    let n = operand(&mut c, th)?;
+                                    // `cas [x], e, n, f`: f = 1 when it stored, else 0.
+                                    if c.eat(",") {
+                                        flag = Some(th.reg(c.ident()?));
+                                    }
+                                    RmwKind::Cas(a, n)
                                 }
                             };
-                            Instr::Rmw(r, x, k, None)
+                            Instr::Rmw(r, x, k, flag)
                         }
                         _ => Instr::Assign(r, expr(&mut c, th)?),
                     }

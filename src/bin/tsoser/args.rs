@@ -304,6 +304,9 @@ pub(crate) enum Cmd {
     },
     /// Generate a trace (seeded) in compact YAML.
     Gen(GenArgs),
+    /// Generate seeded random programs (`.prog`) in families that make the theorems
+    /// bite: one to standard output, or `--count N` files in `--out DIR`.
+    GenProg(GenProgArgs),
     /// Run a monitor on the trace read as an SC execution (docs/semantics.md §6).
     Monitor {
         /// Trace files, directories of them and `-`, as `check` takes.
@@ -340,6 +343,10 @@ pub(crate) enum Cmd {
         /// At most this many traces with --emit-traces.
         #[arg(long, default_value_t = 1000)]
         max_traces: usize,
+        /// Output: tsoser's report, or the program itself in the `.prog` format (no
+        /// exploration; a litmus test converted).
+        #[arg(long, value_enum, default_value = "text")]
+        format: ExploreFormat,
         #[arg(long)]
         json: bool,
         #[arg(long)]
@@ -426,6 +433,16 @@ pub(crate) enum WeakModel {
     Tso,
     /// Robustness under PSO and monitor_PSO.
     Pso,
+}
+
+/// Output formats of `tsoser explore --format`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExploreFormat {
+    Text,
+    Prog,
+    /// Chosen with `--json`.
+    #[value(skip)]
+    Json,
 }
 
 /// Memory models of `tsoser explore`.
@@ -543,4 +560,56 @@ pub(crate) struct ExperimentArgs {
     /// MiB per run [default: 4096].
     #[arg(long)]
     pub(crate) memory: Option<u64>,
+}
+
+/// Program families of `tsoser gen-prog`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProgFamily {
+    /// Loads, stores, fences, locked operations, branches, loops.
+    Random,
+    /// Each thread stores to its own locations, then loads the others'.
+    Sb,
+    /// Thread 0 writes data then a flag; the others read the flag then the data.
+    Mp,
+    /// Every transaction ends with a fence (Theorem 3's premise).
+    Fenced,
+    /// The four families in turn (program i of family i mod 4).
+    Mixed,
+}
+
+/// The flags of `gen-prog`.
+#[derive(clap::Args)]
+pub(crate) struct GenProgArgs {
+    #[arg(long, value_enum, default_value = "random")]
+    pub(crate) family: ProgFamily,
+    #[arg(long, default_value_t = 2)]
+    pub(crate) threads: usize,
+    /// Shared locations.
+    #[arg(long, default_value_t = 2)]
+    pub(crate) vars: usize,
+    /// Memory accesses per thread, at most.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) len: usize,
+    /// Probability of a fence at each access.
+    #[arg(long, default_value_t = 0.1)]
+    pub(crate) fences: f64,
+    /// Probability of a locked operation (xchg, fadd, cas) at each access.
+    #[arg(long, default_value_t = 0.1)]
+    pub(crate) locked: f64,
+    /// No transactions (each access its own); `fenced` always has them.
+    #[arg(long)]
+    pub(crate) no_txns: bool,
+    /// Iterations of a counted loop, at most (0: none); explore with --unroll ≥ this.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) loops: u32,
+    /// The first seed; program i uses seed + i.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Programs to write (into --out).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) count: u64,
+    /// Directory for the programs (`FAMILY-SEED.prog`); without it, one program to
+    /// standard output.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
 }

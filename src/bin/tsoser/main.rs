@@ -63,6 +63,7 @@ fn run(cli: Cli) -> Result<u8> {
         } => check::cmd_encode(&file, format, semantics.lib()),
         Cmd::Bench { rest } => experiment::cmd_bench_removed(&rest),
         Cmd::Gen(a) => traces::cmd_gen(a),
+        Cmd::GenProg(a) => explore::cmd_gen_prog(&a),
         Cmd::Crosscheck(a) => crosscheck::cmd_crosscheck(&a),
         Cmd::Experiment(a) => experiment::cmd_experiment(*a),
         Cmd::Report { records, output } => experiment::cmd_report(&records, &output),
@@ -79,9 +80,19 @@ fn run(cli: Cli) -> Result<u8> {
             replay,
             emit_traces,
             max_traces,
+            format,
             json,
             stats,
         } => {
+            let format = match (json, format) {
+                (false, f) => f,
+                (true, args::ExploreFormat::Text) => args::ExploreFormat::Json,
+                (true, _) => {
+                    return Err(anyhow::anyhow!(
+                        "--json and --format prog exclude each other"
+                    ))
+                }
+            };
             let o = program::report::Options {
                 config: explore::config(&bounds)?,
                 robustness: !no_robustness,
@@ -92,7 +103,7 @@ fn run(cli: Cli) -> Result<u8> {
                 replay.as_deref(),
                 emit_traces.as_deref(),
                 max_traces,
-                json,
+                format,
                 stats,
             )
         }
