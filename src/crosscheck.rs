@@ -11,7 +11,10 @@
 //!   reports only on programs that are not TSO-serializable (Enea & Farzan Thm. 3);
 //! - the sc-ser monitor against `check --model sc` on every SC trace;
 //! - Enea & Farzan Theorem 2 (robust and SC-serializable ⟹ TSO-serializable) and
-//!   Theorem 3 (transaction-fenced: TSO-serializable ⟺ robust and SC-serializable);
+//!   Theorem 3 (transaction-fenced: TSO-serializable ⟺ robust and SC-serializable),
+//!   where a program is TSO-serializable when every TSO *run* is, as an execution —
+//!   not every TSO trace: with branches on values read, a trace's executions include
+//!   some that are no run of the program;
 //! - Enea & Farzan Proposition 2 (a TSO run that is not TSO-serializable as an
 //!   execution has a trace that is not TSO-serializable): every TSO run is checked as
 //!   an execution by the polynomial execution checker ([`crate::check::execution`])
@@ -135,9 +138,16 @@ pub struct Report {
     pub robust_pso: Option<bool>,
     pub witness_tso: Option<usize>,
     pub witness_pso: Option<usize>,
-    /// Every SC trace SC-serializable; every TSO trace TSO-serializable.
+    /// Every SC run SC-serializable (an SC run is its trace's only execution).
     pub sc_serializable: Option<bool>,
+    /// Every TSO run TSO-serializable as an execution: the program is TSO-serializable
+    /// (the notion of Enea & Farzan's Theorems 2 and 3).
     pub tso_serializable: Option<bool>,
+    /// Every distinct TSO trace TSO-serializable (Def. 3: over *all* executions of the
+    /// trace). Stricter than [`Report::tso_serializable`] when control flow depends on
+    /// values read: a trace's executions need not all be runs of the program (bug:
+    /// theorem_2_is_about_runs_not_traces).
+    pub tso_traces_serializable: Option<bool>,
     /// Every run's transactions end with a fence or rmw (Theorem 3's premise; `None`:
     /// the traces found are, but the bounds cut them).
     pub transaction_fenced: Option<bool>,
@@ -373,7 +383,16 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
     if deciders == Check::Holds && !tso_complete {
         deciders = Check::Unknown(stop_reason(tso.stop).into());
     }
-    let tso_serializable = all_of(&tso_ser, tso_complete);
+    let tso_traces_serializable = all_of(&tso_ser, tso_complete);
+    let tso_serializable = if broken_run.is_some() {
+        None
+    } else if unserializable_runs > 0 {
+        Some(false)
+    } else if tso_complete {
+        Some(true)
+    } else {
+        None
+    };
 
     // Proposition 2: a run that is not TSO-serializable has a trace that is not.
     let mut proposition_2 = match broken_run {
@@ -473,7 +492,7 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
     let theorem_2 = || match (robust_tso, sc_serializable, tso_serializable) {
         (Some(true), Some(true), Some(true)) => Check::Holds,
         (Some(true), Some(true), Some(false)) => Check::Fails(
-            "robust under TSO and SC-serializable, yet a TSO trace is not TSO-serializable".into(),
+            "robust under TSO and SC-serializable, yet a TSO run is not TSO-serializable".into(),
         ),
         (Some(false), _, _) | (_, Some(false), _) => Check::NotApplicable,
         _ => unknown("robustness, SC- or TSO-serializability"),
@@ -511,6 +530,7 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
         witness_pso,
         sc_serializable,
         tso_serializable,
+        tso_traces_serializable,
         transaction_fenced,
         monitors,
         sc_reports,

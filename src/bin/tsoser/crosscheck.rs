@@ -228,6 +228,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
                 "robust_tso": r.robust_tso, "robust_pso": r.robust_pso,
                 "witness_tso_steps": r.witness_tso, "witness_pso_steps": r.witness_pso,
                 "sc_serializable": r.sc_serializable, "tso_serializable": r.tso_serializable,
+                "tso_traces_serializable": r.tso_traces_serializable,
                 "transaction_fenced": r.transaction_fenced,
                 "monitors": monitors,
                 "sc_ser_monitor": r.sc_ser_monitor.name(),
