@@ -33,7 +33,7 @@ use crate::check::{sc, Semantics, Verdict};
 use crate::monitor::{self, Kind};
 use crate::program::explore::{Config as ExploreConfig, Model};
 use crate::program::robust::robust;
-use crate::program::traces::{run_execution, traces, traces_with, EmitStop, Emitted};
+use crate::program::traces::{run_execution, traces_with, EmitStop, Emitted};
 use crate::program::Program;
 use crate::trace::exec::Step;
 use crate::trace::Trace;
@@ -230,7 +230,17 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
     };
     let (robust_tso, witness_tso) = if tso_q { rob(Model::Tso) } else { (None, None) };
     let (robust_pso, witness_pso) = if pso_q { rob(Model::Pso) } else { (None, None) };
-    let sc = traces(p, Model::Sc, c.unroll, c.max_traces, c.max_steps);
+    // Runs are told apart by their events, not the values they read: neither the
+    // monitors nor the deciders look at values.
+    let sc = traces_with(
+        p,
+        Model::Sc,
+        c.unroll,
+        c.max_traces,
+        c.max_steps,
+        false,
+        &mut |_, _, _| {},
+    );
     // Every TSO run as an execution (Proposition 2): per trace, the first run found
     // that is not TSO-serializable, with its cycle.
     let mut tso_runs = 0;
@@ -244,14 +254,15 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
             c.unroll,
             c.max_traces,
             c.max_steps,
-            &mut |i, _, run| {
+            false,
+            &mut |i, t, run| {
                 tso_runs += 1;
                 if bad_run.len() <= i {
                     bad_run.resize(i + 1, None);
                 }
-                match run_execution(p, run) {
-                    Ok((t, e)) => {
-                        if let Some(cycle) = tso_cycle(&t, &e) {
+                match run_execution(t, run) {
+                    Ok(e) => {
+                        if let Some(cycle) = tso_cycle(t, &e) {
                             unserializable_runs += 1;
                             bad_run[i].get_or_insert_with(|| {
                                 let txns: Vec<&str> = cycle

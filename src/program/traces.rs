@@ -3,17 +3,22 @@
 //! `tsoser check` (stores at issue; docs/semantics.md §1). Outermost `begin … end` blocks are
 //! transactions; an event outside them is a transaction of its own.
 
-use super::explore::{replay, Effect, Machine, Model, Settled, Step};
+use super::explore::{Effect, Machine, Model, Settled, Step};
 use super::Program;
 use crate::trace::exec::{Execution, Step as ExecStep};
 use crate::trace::{Op, Trace, TraceBuilder};
 use std::collections::HashMap;
 
-/// The trace of a replayed run.
-pub fn run_trace(p: &Program, run: &super::explore::Run) -> Result<Trace, crate::Error> {
+/// One memory step of a run: what it did, and the transaction (per thread, 1-based
+/// count) it is in, if inside `begin … end`. Commits are steps too.
+pub type Issued = (Effect, Option<u32>);
+
+/// The trace of a run's steps (commits left out); with `values`, reads and writes
+/// carry the values they read and wrote.
+pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crate::Error> {
     let mut b = TraceBuilder::new().name(p.name.clone());
-    for e in &run.events {
-        let (t, op, x, val) = match e.effect {
+    for &(effect, txn) in run {
+        let (t, op, x, val) = match effect {
             Effect::Load { t, x, val, .. } => (t, Op::Rd, Some(x), Some(val)),
             Effect::Store { t, x, val } => (t, Op::Wr, Some(x), Some(val)),
             Effect::Fence { t } => (t, Op::Fence, None, None),
@@ -21,56 +26,62 @@ pub fn run_trace(p: &Program, run: &super::explore::Run) -> Result<Trace, crate:
             Effect::Commit { .. } => continue,
         };
         let th = &p.threads[t].name;
-        let txn = e.txn.map(|n| format!("{th}.t{n}"));
+        let txn = txn.map(|n| format!("{th}.t{n}"));
         b.push_at(
             th,
             txn.as_deref(),
             op,
             x.map(|x| p.locs[x].as_str()),
-            val.map(|v| v.to_string()),
+            val.filter(|_| values).map(|v| v.to_string()),
             0,
         );
     }
     b.build()
 }
 
-/// The trace of a replayed TSO or PSO run with the run itself as an execution of it
-/// (docs/semantics.md §2): each store's commit placed where the run committed it.
-/// Err says why (a bug of the explorer or of the execution rules, never of the input).
-pub fn run_execution(p: &Program, run: &super::explore::Run) -> Result<(Trace, Execution), String> {
-    let trace = run_trace(p, run).map_err(|e| e.to_string())?;
-    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); p.threads.len()];
-    let mut steps = Vec::with_capacity(run.events.len());
+/// The trace of a replayed run, with values.
+pub fn run_trace(p: &Program, run: &super::explore::Run) -> Result<Trace, crate::Error> {
+    let steps: Vec<Issued> = run.events.iter().map(|e| (e.effect, e.txn)).collect();
+    trace_of(p, &steps, true)
+}
+
+/// A run (with its commits) as an execution of its trace (docs/semantics.md §2): each
+/// store's commit placed where the run committed it. Err says why (a bug of the
+/// explorer or of the execution rules, never of the input).
+pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, String> {
+    if run.iter().all(|e| !matches!(e.0, Effect::Commit { .. })) {
+        // An SC run commits each store at its issue.
+        return Ok(Execution::sc(trace));
+    }
+    // Per program thread, its buffered stores' events, oldest first.
+    let mut pending: Vec<Vec<usize>> = Vec::new();
+    let mut steps = Vec::with_capacity(run.len());
     let mut next = 0;
-    for e in &run.events {
-        match e.effect {
-            Effect::Commit { t, index, .. } => {
-                let w = pending[t].remove(index);
-                steps.push(ExecStep::Commit(w));
+    for &(effect, _) in run {
+        let buffer = |pending: &mut Vec<Vec<usize>>, t: usize| {
+            if pending.len() <= t {
+                pending.resize(t + 1, Vec::new());
             }
-            Effect::Store { t, .. } => {
-                pending[t].push(next);
-                steps.push(ExecStep::Event(next));
-                next += 1;
+        };
+        match effect {
+            Effect::Commit { t, index, .. } => {
+                buffer(&mut pending, t);
+                if index >= pending[t].len() {
+                    return Err(format!("a commit of thread {t} with nothing buffered"));
+                }
+                steps.push(ExecStep::Commit(pending[t].remove(index)));
             }
             _ => {
+                if let Effect::Store { t, .. } = effect {
+                    buffer(&mut pending, t);
+                    pending[t].push(next);
+                }
                 steps.push(ExecStep::Event(next));
                 next += 1;
             }
         }
     }
-    // An SC run commits each store at its issue.
-    if run
-        .events
-        .iter()
-        .all(|e| !matches!(e.effect, Effect::Commit { .. }))
-    {
-        let exec = Execution::sc(&trace);
-        return Ok((trace, exec));
-    }
-    let exec = Execution::new(&trace, steps)
-        .map_err(|m| format!("the run is not an execution of its trace: {m}"))?;
-    Ok((trace, exec))
+    Execution::new(trace, steps).map_err(|m| format!("the run is not an execution of its trace: {m}"))
 }
 
 /// Why [`traces`] stopped.
@@ -108,22 +119,26 @@ pub struct Emitted {
     pub steps: usize,
 }
 
-/// Up to `limit` distinct traces of complete runs of `p` under `model`, depth-first
-/// over schedules, within `max_steps` applied steps (a program whose loops spin on
-/// each other has exponentially many cut runs: bug emit_traces_stops_on_spinning_programs).
+/// Up to `limit` distinct traces of complete runs of `p` under `model` (with the
+/// values read and written), depth-first over schedules, within `max_steps` applied
+/// steps (a program whose loops spin on each other has exponentially many cut runs:
+/// bug emit_traces_stops_on_spinning_programs).
 pub fn traces(p: &Program, model: Model, unroll: u32, limit: usize, max_steps: usize) -> Emitted {
-    traces_with(p, model, unroll, limit, max_steps, &mut |_, _, _| {})
+    traces_with(p, model, unroll, limit, max_steps, true, &mut |_, _, _| {})
 }
 
-/// [`traces`], calling `on_run(i, trace, run)` on every complete run found, with the
-/// index of its trace among the distinct ones.
+/// [`traces`], telling traces apart by their values only if `values` (without, two
+/// runs with the same events in the same order are one trace, without values), and
+/// calling `on_run(i, trace, run)` on every complete run found, with the index of its
+/// trace among the distinct ones.
 pub fn traces_with(
     p: &Program,
     model: Model,
     unroll: u32,
     limit: usize,
     max_steps: usize,
-    on_run: &mut dyn FnMut(usize, &Trace, &super::explore::Run),
+    values: bool,
+    on_run: &mut dyn FnMut(usize, &Trace, &[Issued]),
 ) -> Emitted {
     let m = Machine::new(p, model, unroll);
     let (s0, st) = m.initial();
@@ -132,11 +147,15 @@ pub fn traces_with(
         stop: EmitStop::Complete,
         steps: 0,
     };
-    let mut seen = HashMap::new();
+    // Each distinct trace by a compact key: per event, thread, kind, location,
+    // transaction and (with `values`) value.
+    let mut seen: HashMap<Vec<i64>, usize> = HashMap::new();
+    let mut key = Vec::new();
     if st != Settled::Ok {
         return out;
     }
-    let mut path: Vec<Step> = Vec::new();
+    // The steps of the current path, each with its effect.
+    let mut path: Vec<Issued> = Vec::new();
     // Depth-first over schedules; each frame holds the steps left to try.
     let mut stack: Vec<(super::explore::State, Vec<Step>)> = Vec::new();
     let mut steps = Vec::new();
@@ -157,8 +176,12 @@ pub fn traces_with(
             break;
         }
         out.steps += 1;
+        let t = match step {
+            Step::Exec(t) | Step::Commit(t, _) => t,
+        };
+        let txn = (s.depth[t] > 0).then_some(s.txns[t]);
         let mut s2 = s.clone();
-        let (_, st) = m.apply(&mut s2, step);
+        let (effect, st) = m.apply(&mut s2, step);
         if st == Settled::Spin {
             out.stop = EmitStop::Spin;
             break;
@@ -166,21 +189,33 @@ pub fn traces_with(
         if st != Settled::Ok || s2.buf.iter().any(|b| b.len() > super::explore::MAX_BUFFER) {
             continue;
         }
-        path.push(step);
+        path.push((effect, txn));
         if m.is_final(&s2) {
-            if let Ok(run) = replay(&m, &path) {
-                if let Ok(t) = run_trace(p, &run) {
-                    let key = crate::trace::parse::to_yaml(&t);
-                    let i = match seen.get(&key) {
-                        Some(&i) => i,
-                        None => {
-                            seen.insert(key, out.traces.len());
-                            out.traces.push(t);
-                            out.traces.len() - 1
-                        }
-                    };
-                    on_run(i, &out.traces[i], &run);
-                }
+            key.clear();
+            for &(e, txn) in &path {
+                let (t, kind, x, v) = match e {
+                    Effect::Load { t, x, val, .. } => (t, 0, x, val),
+                    Effect::Store { t, x, val } => (t, 1, x, val),
+                    Effect::Fence { t } => (t, 2, 0, 0),
+                    Effect::Rmw { t, x, old, .. } => (t, 3, x, old),
+                    Effect::Commit { .. } => continue,
+                };
+                let v = if values { v } else { 0 };
+                key.extend([t as i64, kind, x as i64, txn.map_or(-1, i64::from), v]);
+            }
+            let i = match seen.get(&key) {
+                Some(&i) => Some(i),
+                None => match trace_of(p, &path, values) {
+                    Ok(t) => {
+                        seen.insert(key.clone(), out.traces.len());
+                        out.traces.push(t);
+                        Some(out.traces.len() - 1)
+                    }
+                    Err(_) => None,
+                },
+            };
+            if let Some(i) = i {
+                on_run(i, &out.traces[i], &path);
             }
             path.pop();
             continue;

@@ -85,7 +85,8 @@ fn title(k: Kind) -> &'static str {
 }
 
 /// Per-run sensitivity over every program: SC runs (distinct traces) each monitor
-/// reports on, and the pairs of monitors that differ on a run.
+/// reports on, and the pairs of monitors that differ on a run (the fenced monitor's
+/// reports counted on transaction-fenced programs only).
 #[derive(Default)]
 struct Sensitivity {
     runs: usize,
@@ -97,9 +98,13 @@ struct Sensitivity {
 impl Sensitivity {
     fn add(&mut self, r: &Report) {
         self.runs += r.sc_reports.len();
+        // The fenced monitor's reports mean something on transaction-fenced programs only.
+        let fenced = r.transaction_fenced == Some(true);
         for &bits in &r.sc_reports {
             for (i, a) in r.monitors.iter().enumerate() {
-                let on = |j: usize| bits & (1 << j) != 0;
+                let on = |j: usize| {
+                    bits & (1 << j) != 0 && (fenced || r.monitors[j].kind != Kind::Fenced)
+                };
                 if on(i) {
                     *self.reports.entry(title(a.kind)).or_default() += 1;
                 }
