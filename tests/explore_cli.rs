@@ -678,3 +678,51 @@ fn gen_prog_writes_programs_that_read_back() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `explore --format herd` prints herd7's report; `suite --format herd` prints one per
+/// test on standard output (a herd log) and its summary on standard error.
+#[test]
+fn herd_format_from_the_command_line() {
+    let o = tsoser_exits(
+        &["explore", "examples/programs/sb.prog", "--format", "herd"],
+        0,
+    );
+    let text = stdout(&o);
+    assert!(text.starts_with("Test sb Allowed\nStates 4\n"), "{text}");
+    assert!(text.contains("\nObservation sb Sometimes 1 3\n"), "{text}");
+    let o = tsoser_exits(
+        &[
+            "explore",
+            "examples/programs/sb.prog",
+            "--format",
+            "herd",
+            "--model",
+            "sc",
+        ],
+        0,
+    );
+    assert!(stdout(&o).contains("\nNo\n") && stdout(&o).contains("Never 0 3"));
+    let o = tsoser_exits(&["suite", "examples/programs", "--format", "herd"], 0);
+    let log = stdout(&o);
+    assert_eq!(log.matches("\nObservation ").count(), 2, "{log}");
+    assert!(log.starts_with("Test cmpxchg-spin Allowed"), "{log}");
+    assert!(log.contains("\nTest lock-inc Required\n"), "{log}");
+    assert!(stderr(&o).contains("2 tests under TSO"), "{}", stderr(&o));
+    // A budget cut leaves nothing for herd's format to say: unknown, exit 3.
+    let o = tsoser_exits(
+        &[
+            "explore",
+            "examples/programs/bakery.prog",
+            "--format",
+            "herd",
+            "--max-states",
+            "10",
+        ],
+        3,
+    );
+    assert!(stderr(&o).contains("cannot say unknown"), "{}", stderr(&o));
+    tsoser_exits(
+        &["suite", "examples/programs", "--format", "herd", "--json"],
+        2,
+    );
+}

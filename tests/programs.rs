@@ -276,8 +276,10 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
                     .collect::<std::collections::BTreeSet<_>>(),
             );
         }
-        // The test as `.prog` text gives the same condition and outcomes.
+        // The test as `.prog` text gives the same condition and outcomes, and herd's
+        // report lists the same states.
         assert_round_trip(&p, &[Model::Tso]);
+        assert_herd_agrees(&p, Model::Tso);
         assert!(sets[0].is_subset(&sets[1]), "{path}: SC ⊄ TSO");
         assert!(sets[1].is_subset(&sets[2]), "{path}: TSO ⊄ PSO");
         n += 1;
@@ -380,4 +382,85 @@ fn the_examples_print_and_read_back() {
     let p = load("cmpxchg-spin.litmus");
     assert!(tsoser::program::print::to_prog(&p).contains("EAX = cas [lock], EAX, ECX, ZF"));
     assert_round_trip(&p, &[Model::Sc, Model::Tso, Model::Pso]);
+}
+
+/// `explore --format herd`: the states herd's report lists are the outcomes tsoser
+/// explored (registers named `T:r`), and `Ok`/`No` is the condition's verdict.
+fn assert_herd_agrees(p: &Program, model: Model) {
+    let e = explore(p, &Config::new(model).unroll(4).max_states(1_000_000));
+    let text = tsoser::program::herd::herd(p, &e, 0.0).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let n: usize = lines[1].strip_prefix("States ").unwrap().parse().unwrap();
+    let herd_states: std::collections::BTreeSet<std::collections::BTreeSet<String>> = lines
+        [2..2 + n]
+        .iter()
+        .map(|l| {
+            l.split(';')
+                .map(str::trim)
+                .filter(|b| !b.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    let ours: std::collections::BTreeSet<std::collections::BTreeSet<String>> = e
+        .outcomes
+        .iter()
+        .map(|(vals, _)| {
+            e.places
+                .iter()
+                .zip(vals)
+                .map(|(pl, v)| match pl {
+                    tsoser::program::Place::Reg(t, r) => {
+                        format!("{t}:{}={v}", p.threads[*t].regs[*r])
+                    }
+                    tsoser::program::Place::Mem(x) => format!("{}={v}", p.locs[*x]),
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(herd_states, ours, "{}:\n{text}", p.name);
+    assert_eq!(n, e.outcomes.len());
+    let ok = lines[2 + n] == "Ok";
+    assert!(ok || lines[2 + n] == "No", "{text}");
+    if p.final_cond.is_some() {
+        assert_eq!(Some(ok), e.condition(p), "{}:\n{text}", p.name);
+    }
+    let last = lines
+        .iter()
+        .find(|l| l.starts_with("Observation "))
+        .unwrap();
+    let words: Vec<&str> = last.split(' ').collect();
+    let (yes, no): (usize, usize) = (words[3].parse().unwrap(), words[4].parse().unwrap());
+    assert_eq!(yes + no, n, "{text}");
+    let kind = match (yes, no) {
+        (0, _) => "Never",
+        (_, 0) => "Always",
+        _ => "Sometimes",
+    };
+    assert_eq!(words[2], kind, "{text}");
+}
+
+#[test]
+fn herd_reports_list_the_explored_states() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs");
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = read_program(&e.unwrap().path()).unwrap();
+        assert_herd_agrees(&p, Model::Sc);
+    }
+    // Store buffering under TSO reads exactly as herd7's x86-TSO report of SB.
+    let p = load("sb.prog");
+    let e = explore(&p, &Config::new(Model::Tso));
+    let text = tsoser::program::herd::herd(&p, &e, 0.0).unwrap();
+    assert_eq!(
+        text,
+        "Test sb Allowed\nStates 4\n0:r0=0; 1:r1=0;\n0:r0=0; 1:r1=1;\n0:r0=1; 1:r1=0;\n\
+         0:r0=1; 1:r1=1;\nOk\nWitnesses\nPositive: 1 Negative: 3\n\
+         Condition exists (0:r0=0 /\\ 1:r1=0)\nObservation sb Sometimes 1 3\nTime sb 0.00\n"
+    );
+    // An exploration cut by its budget has no herd report.
+    let cut = explore(
+        &load("bakery.prog"),
+        &Config::new(Model::Tso).max_states(10),
+    );
+    assert!(tsoser::program::herd::herd(&load("bakery.prog"), &cut, 0.0).is_err());
 }

@@ -10,6 +10,7 @@
 
 pub mod explore;
 pub mod gen;
+pub mod herd;
 pub mod litmus;
 pub mod parse;
 pub mod print;

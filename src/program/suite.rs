@@ -69,6 +69,8 @@ pub struct Row {
     pub states: usize,
     pub robust: Option<bool>,
     pub ms: f64,
+    /// herd7's report of the test, when asked for ([`super::herd`]); Err says why not.
+    pub herd: Option<Result<String, String>>,
 }
 
 impl Row {
@@ -151,8 +153,14 @@ impl Summary {
     }
 }
 
-/// Explores every `.litmus` file of `dir` under `o`.
-pub fn run(dir: &Path, o: Options, expected: Option<&Expected>) -> std::io::Result<Summary> {
+/// Explores every `.litmus` file of `dir` under `o`; with `herd`, each row keeps
+/// herd7's report of its test.
+pub fn run(
+    dir: &Path,
+    o: Options,
+    expected: Option<&Expected>,
+    herd: bool,
+) -> std::io::Result<Summary> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
@@ -204,6 +212,7 @@ pub fn run(dir: &Path, o: Options, expected: Option<&Expected>) -> std::io::Resu
                 states: 0,
                 robust: None,
                 ms: 0.0,
+                herd: None,
             };
             // A named pipe or device would block the read: only regular files.
             let regular = std::fs::metadata(f).is_ok_and(|m| m.is_file());
@@ -221,6 +230,10 @@ pub fn run(dir: &Path, o: Options, expected: Option<&Expected>) -> std::io::Resu
                         row.outcomes = r.exploration.outcomes.len();
                         row.states = r.exploration.states;
                         row.robust = r.robustness.as_ref().and_then(|x| x.robust);
+                        if herd {
+                            let secs = t0.elapsed().as_secs_f64();
+                            row.herd = Some(super::herd::herd(&p, &r.exploration, secs));
+                        }
                     }
                 },
             }

@@ -81,7 +81,8 @@ pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, String>
             }
         }
     }
-    Execution::new(trace, steps).map_err(|m| format!("the run is not an execution of its trace: {m}"))
+    Execution::new(trace, steps)
+        .map_err(|m| format!("the run is not an execution of its trace: {m}"))
 }
 
 /// Why [`traces`] stopped.

@@ -343,8 +343,9 @@ pub(crate) enum Cmd {
         /// At most this many traces with --emit-traces.
         #[arg(long, default_value_t = 1000)]
         max_traces: usize,
-        /// Output: tsoser's report, or the program itself in the `.prog` format (no
-        /// exploration; a litmus test converted).
+        /// Output: tsoser's report; herd7's (`Test … States … Observation …`, for
+        /// mcompare7; no robustness search); or the program itself in the `.prog`
+        /// format (no exploration: a litmus test converted).
         #[arg(long, value_enum, default_value = "text")]
         format: ExploreFormat,
         #[arg(long)]
@@ -364,6 +365,10 @@ pub(crate) enum Cmd {
         /// Also decide robustness for each test.
         #[arg(long)]
         robustness: bool,
+        /// `herd`: herd7's report of every test on standard output (a herd log for
+        /// mcompare7), the summary on standard error.
+        #[arg(long, value_enum, default_value = "text")]
+        format: SuiteFormat,
         #[arg(long)]
         json: bool,
     },
@@ -435,10 +440,18 @@ pub(crate) enum WeakModel {
     Pso,
 }
 
+/// Output formats of `tsoser suite --format`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SuiteFormat {
+    Text,
+    Herd,
+}
+
 /// Output formats of `tsoser explore --format`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ExploreFormat {
     Text,
+    Herd,
     Prog,
     /// Chosen with `--json`.
     #[value(skip)]

@@ -43,6 +43,28 @@ pub(crate) fn cmd_explore(
         return Ok(OK);
     }
     let as_json = format == ExploreFormat::Json;
+    if format == ExploreFormat::Herd {
+        if replay.is_some() || emit.is_some() || want_stats {
+            bail!("--format herd prints herd7's report: --replay, --emit-traces and --stats do not apply");
+        }
+        let o = program::report::Options {
+            robustness: false,
+            ..o
+        };
+        let t0 = std::time::Instant::now();
+        let r =
+            program::report::run(&p, o).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        return match program::herd::herd(&p, &r.exploration, t0.elapsed().as_secs_f64()) {
+            Ok(text) => {
+                out!("{text}");
+                Ok(r.exit)
+            }
+            Err(e) => {
+                warn(&format!("tsoser: {}: {e}", file.display()));
+                Ok(crate::out::UNKNOWN)
+            }
+        };
+    }
     let fname = file.display().to_string();
     if let Some(text) = replay {
         let steps =
@@ -139,10 +161,11 @@ pub(crate) fn cmd_suite(
     expected: Option<&Path>,
     o: program::report::Options,
     as_json: bool,
+    herd: bool,
 ) -> Result<u8> {
     use program::suite;
     let want = expected.map(suite::read_expected).transpose()?;
-    let sum = suite::run(dir, o, want.as_ref())
+    let sum = suite::run(dir, o, want.as_ref(), herd)
         .with_context(|| format!("cannot read {}", dir.display()))?;
     let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
     let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
@@ -163,16 +186,31 @@ pub(crate) fn cmd_suite(
         crate::out::json_out(serde_json::to_value(v)?)?;
         return Ok(sum.exit());
     }
+    // herd's log on standard output; tsoser's lines on standard error.
+    let line = |text: String| {
+        if herd {
+            warn(&text)
+        } else {
+            outln!("{text}")
+        }
+    };
+    for r in &sum.rows {
+        match &r.herd {
+            Some(Ok(h)) => out!("{h}"),
+            Some(Err(e)) => warn(&format!("tsoser: {}: no herd report: {e}", r.test)),
+            None => {}
+        }
+    }
     for r in &sum.rows {
         if let Some(e) = &r.error {
-            outln!("ERROR     {}: {e}", r.test);
+            line(format!("ERROR     {}: {e}", r.test));
         } else if r.matches() == Some(false) {
-            outln!(
+            line(format!(
                 "MISMATCH  {}: condition {} (expected {})",
                 r.test,
                 r.holds.unwrap(),
                 r.expected.unwrap()
-            );
+            ));
         }
     }
     let verdicts = if expected.is_some() {
@@ -184,7 +222,7 @@ pub(crate) fn cmd_suite(
     } else {
         format!("{} explored (no --expected)", n - errors - unknown)
     };
-    outln!(
+    line(format!(
         "{n} tests under {}: {verdicts}, {errors} error{}, {unknown} unknown{}; {:.2} s",
         o.config.model.name().to_uppercase(),
         if errors == 1 { "" } else { "s" },
@@ -194,7 +232,7 @@ pub(crate) fn cmd_suite(
             String::new()
         },
         sum.seconds
-    );
+    ));
     Ok(sum.exit())
 }
 

@@ -89,7 +89,7 @@ fn run(cli: Cli) -> Result<u8> {
                 (true, args::ExploreFormat::Text) => args::ExploreFormat::Json,
                 (true, _) => {
                     return Err(anyhow::anyhow!(
-                        "--json and --format prog exclude each other"
+                        "--json and --format herd|prog exclude each other"
                     ))
                 }
             };
@@ -112,13 +112,20 @@ fn run(cli: Cli) -> Result<u8> {
             expected,
             bounds,
             robustness,
+            format,
             json,
         } => {
             let o = program::report::Options {
                 config: explore::config(&bounds)?,
                 robustness,
             };
-            explore::cmd_suite(&dir, expected.as_deref(), o, json)
+            let herd = format == args::SuiteFormat::Herd;
+            if herd && json {
+                return Err(anyhow::anyhow!(
+                    "--json and --format herd exclude each other"
+                ));
+            }
+            explore::cmd_suite(&dir, expected.as_deref(), o, json, herd)
         }
         Cmd::Convert {
             file,
