@@ -9,6 +9,8 @@
 //! the README quotes a long one: `TSOSER_FUZZ_ITERS=1000000 cargo test --release
 //! --all-features --test fuzz`).
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -231,6 +233,30 @@ fn fuzz_std() {
             ))
         },
         |e| e.line(),
+    );
+}
+
+/// The streaming path's scanner and lowering against the reader on mutated STD texts:
+/// the same events or the same error, and never a panic.
+#[test]
+fn fuzz_std_streaming() {
+    let c: Vec<Vec<u8>> = corpus(&["examples"], &["yaml"])
+        .iter()
+        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
+        .map(String::into_bytes)
+        .chain([b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(fence:T0)|8\n".to_vec()])
+        .collect();
+    fuzz(
+        "std streaming",
+        12,
+        &c,
+        |s| {
+            let (a, b) = (common::std_scanned(s), common::std_built(s));
+            assert_eq!(a, b, "the scanner and the reader differ");
+            a
+        },
+        |_| None,
     );
 }
 

@@ -445,59 +445,54 @@ pub struct Streamed {
 }
 
 /// The monitors `kinds` on an STD file in two streaming passes — the names, then the
-/// monitors — never holding the trace: sc-ser keeps O(k·(k + m + k·m)) integers for k
-/// threads and m variables; SOBER also one record per write (Fig. 2 walks back over the
-/// writes of a variable); `monitor_TSO` / `monitor_PSO` the stores still buffered.
+/// monitors — never holding the trace ([`crate::trace::std_scan`]: no allocation per
+/// line): sc-ser keeps O(k·(k + m + k·m)) integers for k threads and m variables;
+/// SOBER also one record per write (Fig. 2 walks back over the writes of a variable);
+/// `monitor_TSO` / `monitor_PSO` the stores still buffered.
 pub fn stream(
     path: &std::path::Path,
     kinds: &[Kind],
     max_memory: usize,
 ) -> Result<Streamed, StreamError> {
-    use crate::trace::std_format::{open_std, Lowering};
-    use std::collections::HashMap;
+    use crate::trace::std_scan::{for_each_line, IdLowering};
     let named = |error| crate::FileError {
         file: path.display().to_string(),
         error,
     };
-    let mut threads: HashMap<String, ThreadId> = HashMap::new();
-    let mut vars: HashMap<String, VarId> = HashMap::new();
-    let mut lowering = Lowering::default();
-    for ev in open_std(path)? {
-        for l in lowering.lower(&ev.map_err(named)?).map_err(named)? {
-            let n = ThreadId::new(threads.len());
-            threads.entry(l.thread).or_insert(n);
-            if l.op != Op::Fence {
-                let n = VarId::new(vars.len());
-                vars.entry(l.var).or_insert(n);
-            }
-        }
-    }
-    check_memory(kinds, threads.len(), vars.len(), max_memory).map_err(StreamError::Memory)?;
-    let mut suite = Suite::new(kinds, threads.len(), vars.len());
-    let mut current: TiVec<ThreadId, Option<String>> = vec![None; threads.len()].into();
+    let open =
+        || std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))));
+    let mut lowering = IdLowering::default();
+    let mut events = Vec::with_capacity(2);
+    for_each_line(open()?, |line, text| {
+        lowering.lower(line, text, &mut events)?;
+        Ok(true)
+    })
+    .map_err(named)?;
+    let (k, m) = (lowering.threads(), lowering.vars());
+    check_memory(kinds, k, m, max_memory).map_err(StreamError::Memory)?;
+    let mut suite = Suite::new(kinds, k, m);
     let mut out = Streamed {
-        threads: threads.len(),
-        variables: vars.len(),
+        threads: k,
+        variables: m,
         ..Streamed::default()
     };
-    let mut lowering = Lowering::default();
-    'lines: for ev in open_std(path)? {
-        let ev = ev.map_err(named)?;
-        for l in lowering.lower(&ev).map_err(named)? {
-            let t = threads[&l.thread];
-            let x = (l.op != Op::Fence).then(|| vars[&l.var]);
-            if l.txn.is_none() || current[t] != l.txn {
-                current[t] = l.txn;
-                suite.begin(t);
+    let mut lowering = IdLowering::default();
+    for_each_line(open()?, |line, text| {
+        lowering.lower(line, text, &mut events)?;
+        for e in &events {
+            if e.begins {
+                suite.begin(e.thread);
                 out.transactions += 1;
             }
-            suite.step(t, l.op, x);
+            suite.step(e.thread, e.op, e.var);
             out.events += 1;
             if suite.all_reported() {
-                break 'lines;
+                return Ok(false);
             }
         }
-    }
+        Ok(true)
+    })
+    .map_err(named)?;
     out.outcomes = suite.finish();
     Ok(out)
 }

@@ -7,6 +7,7 @@ pub mod gen;
 pub mod model;
 pub mod parse;
 pub mod std_format;
+pub mod std_scan;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 

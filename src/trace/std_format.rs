@@ -49,8 +49,39 @@ pub struct StdEvent {
     pub loc: String,
 }
 
-/// Parses one line (1-based `line` for errors).
-pub fn parse_line(text: &str, line: usize) -> Result<StdEvent, Error> {
+/// What an STD line does, borrowing its names from the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StdOpRef<'a> {
+    Read(&'a str),
+    Write(&'a str),
+    Acquire(&'a str),
+    Release(&'a str),
+    Fork(&'a str),
+    Join(&'a str),
+    Request(&'a str),
+    Begin(Option<&'a str>),
+    End,
+}
+
+impl StdOpRef<'_> {
+    fn to_owned(self) -> StdOp {
+        match self {
+            StdOpRef::Read(x) => StdOp::Read(x.into()),
+            StdOpRef::Write(x) => StdOp::Write(x.into()),
+            StdOpRef::Acquire(x) => StdOp::Acquire(x.into()),
+            StdOpRef::Release(x) => StdOp::Release(x.into()),
+            StdOpRef::Fork(x) => StdOp::Fork(x.into()),
+            StdOpRef::Join(x) => StdOp::Join(x.into()),
+            StdOpRef::Request(x) => StdOp::Request(x.into()),
+            StdOpRef::Begin(x) => StdOp::Begin(x.map(String::from)),
+            StdOpRef::End => StdOp::End,
+        }
+    }
+}
+
+/// Parses one line without copying it: (thread, operation, location), or the error
+/// naming `line` (1-based).
+pub fn parse_borrowed(text: &str, line: usize) -> Result<(&str, StdOpRef<'_>, &str), Error> {
     let bad = |message: String| Error::Format { line, message };
     let mut parts = text.trim().split('|');
     let (Some(thread), Some(opx), loc) = (parts.next(), parts.next(), parts.next()) else {
@@ -72,34 +103,40 @@ pub fn parse_line(text: &str, line: usize) -> Result<StdEvent, Error> {
         Some(_) => return Err(bad(format!("unclosed `(` in `{opx}`"))),
         None => (opx, ""),
     };
-    let need = |what: &str| -> Result<String, Error> {
+    let need = |what: &str| -> Result<&str, Error> {
         if arg.is_empty() {
             Err(bad(format!("`{name}` needs {what} in parentheses")))
         } else {
-            Ok(arg.to_string())
+            Ok(arg)
         }
     };
     let op = match name {
-        "r" => StdOp::Read(need("a variable")?),
-        "w" => StdOp::Write(need("a variable")?),
-        "acq" => StdOp::Acquire(need("a lock")?),
-        "rel" => StdOp::Release(need("a lock")?),
-        "fork" => StdOp::Fork(need("a thread")?),
-        "join" => StdOp::Join(need("a thread")?),
-        "req" => StdOp::Request(need("a lock")?),
-        "begin" => StdOp::Begin((!arg.is_empty()).then(|| arg.to_string())),
-        "end" => StdOp::End,
+        "r" => StdOpRef::Read(need("a variable")?),
+        "w" => StdOpRef::Write(need("a variable")?),
+        "acq" => StdOpRef::Acquire(need("a lock")?),
+        "rel" => StdOpRef::Release(need("a lock")?),
+        "fork" => StdOpRef::Fork(need("a thread")?),
+        "join" => StdOpRef::Join(need("a thread")?),
+        "req" => StdOpRef::Request(need("a lock")?),
+        "begin" => StdOpRef::Begin((!arg.is_empty()).then_some(arg)),
+        "end" => StdOpRef::End,
         other => {
             return Err(bad(format!(
                 "unknown operation `{other}` (r, w, acq, rel, fork, join, req, begin, end)"
             )))
         }
     };
+    Ok((thread, op, loc.unwrap_or("").trim()))
+}
+
+/// Parses one line (1-based `line` for errors).
+pub fn parse_line(text: &str, line: usize) -> Result<StdEvent, Error> {
+    let (thread, op, loc) = parse_borrowed(text, line)?;
     Ok(StdEvent {
         line,
         thread: thread.to_string(),
-        op,
-        loc: loc.unwrap_or("").trim().to_string(),
+        op: op.to_owned(),
+        loc: loc.to_string(),
     })
 }
 

@@ -160,3 +160,50 @@ pub fn paper_graph_naive(trace: &Trace) -> (ConflictGraph, Vec<(usize, usize)>) 
     undirected.sort_unstable();
     (directed, undirected)
 }
+
+/// An STD line's event as the monitors see it: thread, op, variable, whether it
+/// begins a transaction.
+#[allow(dead_code)]
+pub type Lowered = (usize, tsoser::trace::Op, Option<usize>, bool);
+
+/// The streaming path's lowering ([`tsoser::trace::std_scan`]) on `text`: its events as
+/// (thread, op, var, begins), or the error's line and message.
+#[allow(dead_code)]
+pub fn std_scanned(
+    text: &str,
+) -> Result<Vec<Lowered>, String> {
+    use tsoser::trace::std_scan::{for_each_line, IdLowering};
+    let mut l = IdLowering::default();
+    let (mut out, mut evs) = (Vec::new(), Vec::new());
+    for_each_line(text.as_bytes(), |line, t| {
+        l.lower(line, t, &mut evs)?;
+        out.extend(
+            evs.iter()
+                .map(|e| (e.thread.index(), e.op, e.var.map(|v| v.index()), e.begins)),
+        );
+        Ok(true)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// The reader's trace of `text` in the same shape: `begins` when an event's transaction
+/// differs from its thread's previous one (what the monitors are told).
+#[allow(dead_code)]
+pub fn std_built(
+    text: &str,
+) -> Result<Vec<Lowered>, String> {
+    let t = tsoser::trace::std_format::build(tsoser::trace::std_format::StdReader::new(
+        text.as_bytes(),
+    ))
+    .map_err(|e| e.to_string())?;
+    let mut current = vec![None; t.threads.len()];
+    Ok(t.events
+        .iter()
+        .map(|e| {
+            let begins = current[e.thread.index()] != Some(e.txn);
+            current[e.thread.index()] = Some(e.txn);
+            (e.thread.index(), e.op, e.var.map(|v| v.index()), begins)
+        })
+        .collect())
+}

@@ -1,0 +1,265 @@
+//! STD on the streaming path (`tsoser monitor FILE.std`): lines scanned in a large
+//! buffer and lowered straight to thread and variable indices, with no allocation per
+//! line — names are interned as they first appear, transaction names kept in reused
+//! buffers. The result is the event sequence [`super::std_format::build`] makes, with
+//! the same indices and the same errors (tested on generated and mutated files).
+
+use super::std_format::{parse_borrowed, StdOpRef};
+use super::{Op, ThreadId, VarId};
+use crate::Error;
+use rustc_hash::FxHashMap;
+use std::io::Read;
+
+/// The longest line read (a file without newlines is not an STD trace).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Calls `f(line, text)` on every line of `input` that is neither blank nor a `#`
+/// comment, with its 1-based number and its text trimmed; stops early when `f` returns
+/// `Ok(false)`.
+pub fn for_each_line<R: Read>(
+    mut input: R,
+    mut f: impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut start, mut end, mut line, mut eof) = (0usize, 0usize, 0usize, false);
+    loop {
+        // Every complete line in buf[start..end].
+        while let Some(n) = memchr::memchr(b'\n', &buf[start..end]) {
+            line += 1;
+            let text = &buf[start..start + n];
+            start += n + 1;
+            if !one(line, text, &mut f)? {
+                return Ok(());
+            }
+        }
+        if eof {
+            if start < end {
+                line += 1;
+                one(line, &buf[start..end], &mut f)?;
+            }
+            return Ok(());
+        }
+        // Keep the partial line, then read more behind it.
+        buf.copy_within(start..end, 0);
+        end -= start;
+        start = 0;
+        if end == buf.len() {
+            if buf.len() >= MAX_LINE {
+                return Err(Error::Format {
+                    line: line + 1,
+                    message: format!("a line longer than {MAX_LINE} bytes"),
+                });
+            }
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match input.read(&mut buf[end..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::Io(e)),
+            }
+        };
+        eof = n == 0;
+        end += n;
+    }
+}
+
+fn one(
+    line: usize,
+    bytes: &[u8],
+    f: &mut impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<bool, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Error::Format {
+        line,
+        message: "the line is not valid UTF-8".into(),
+    })?;
+    let t = text.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return Ok(true);
+    }
+    f(line, t)
+}
+
+/// One event in indices: its thread, operation and variable (none for a fence), and
+/// whether it starts a new transaction of its thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdEvent {
+    pub thread: ThreadId,
+    pub op: Op,
+    pub var: Option<VarId>,
+    pub begins: bool,
+}
+
+/// The transaction a thread's events are in: an outermost block's name (given, or
+/// the reader's `T.bN`), or none (each event its own).
+#[derive(Default)]
+struct Thread {
+    /// Its index, given at its first event (names on lines without events — a `begin`,
+    /// a `req` — get none yet, as in the reader).
+    id: Option<ThreadId>,
+    /// Block nesting depth, and the open block's name.
+    depth: usize,
+    name: String,
+    /// The transaction of the thread's last event (`None`: outside a block).
+    current: Option<()>,
+    current_name: String,
+}
+
+/// Lowers STD lines to [`IdEvent`]s as [`super::std_format::Lowering`] does, interning
+/// thread and variable names in order of first appearance.
+#[derive(Default)]
+pub struct IdLowering {
+    /// Every thread named, by name: its place in `threads`.
+    thread_ids: FxHashMap<String, u32>,
+    var_ids: FxHashMap<String, u32>,
+    threads: Vec<Thread>,
+    /// Threads with an index.
+    indexed: usize,
+    blocks: usize,
+    scratch: String,
+}
+
+impl IdLowering {
+    /// Threads and variables seen so far.
+    pub fn threads(&self) -> usize {
+        self.indexed
+    }
+    pub fn vars(&self) -> usize {
+        self.var_ids.len()
+    }
+
+    fn thread(&mut self, name: &str) -> usize {
+        if let Some(&t) = self.thread_ids.get(name) {
+            return t as usize;
+        }
+        let t = self.threads.len();
+        self.thread_ids.insert(name.to_string(), t as u32);
+        self.threads.push(Thread::default());
+        t
+    }
+
+    fn var(&mut self, name: &str) -> VarId {
+        if let Some(&x) = self.var_ids.get(name) {
+            return VarId::new(x as usize);
+        }
+        let x = self.var_ids.len();
+        self.var_ids.insert(name.to_string(), x as u32);
+        VarId::new(x)
+    }
+
+    /// The event of thread `t` with `op` on `var`: whether it begins a transaction.
+    fn event(&mut self, t: usize, op: Op, var: Option<VarId>, out: &mut Vec<IdEvent>) {
+        let th = &mut self.threads[t];
+        let id = *th.id.get_or_insert_with(|| {
+            self.indexed += 1;
+            ThreadId::new(self.indexed - 1)
+        });
+        let begins = if th.depth == 0 {
+            th.current = None;
+            true
+        } else if th.current.is_none() || th.current_name != th.name {
+            th.current = Some(());
+            th.current_name.clear();
+            th.current_name.push_str(&th.name);
+            true
+        } else {
+            false
+        };
+        out.push(IdEvent {
+            thread: id,
+            op,
+            var,
+            begins,
+        });
+    }
+
+    /// Lowers one line (already parsed) into `out` (cleared first).
+    pub fn lower(&mut self, line: usize, text: &str, out: &mut Vec<IdEvent>) -> Result<(), Error> {
+        out.clear();
+        let (thread, op, _) = parse_borrowed(text, line)?;
+        let t = self.thread(thread);
+        match op {
+            StdOpRef::Read(x) => {
+                let x = self.var(x);
+                self.event(t, Op::Rd, Some(x), out)
+            }
+            StdOpRef::Write(x) => {
+                let x = self.var(x);
+                self.event(t, Op::Wr, Some(x), out)
+            }
+            StdOpRef::Acquire(l) | StdOpRef::Release(l) => {
+                if l.strip_prefix("fence:") == Some(thread) {
+                    self.event(t, Op::Fence, None, out)
+                } else {
+                    let x = self.var(l);
+                    self.event(t, Op::Rmw, Some(x), out)
+                }
+            }
+            StdOpRef::Request(_) => {}
+            StdOpRef::Fork(u) | StdOpRef::Join(u) => {
+                if u == thread {
+                    return Err(Error::Format {
+                        line,
+                        message: format!("thread {thread} cannot fork or join itself"),
+                    });
+                }
+                let fork = matches!(op, StdOpRef::Fork(_));
+                // The other thread's block depth, without making it a thread yet (the
+                // reader interns it when its event is pushed).
+                let inside = self
+                    .thread_ids
+                    .get(u)
+                    .is_some_and(|&v| self.threads[v as usize].depth > 0);
+                if inside {
+                    return Err(Error::Format {
+                        line,
+                        message: format!(
+                            "thread {u} is inside an atomic block when forked or joined"
+                        ),
+                    });
+                }
+                let mut name = std::mem::take(&mut self.scratch);
+                name.clear();
+                name.push_str(if fork { "fork:" } else { "join:" });
+                name.push_str(u);
+                let x = self.var(&name);
+                self.scratch = name;
+                if fork {
+                    self.event(t, Op::Rmw, Some(x), out);
+                    let v = self.thread(u);
+                    self.event(v, Op::Rmw, Some(x), out);
+                } else {
+                    let v = self.thread(u);
+                    self.event(v, Op::Rmw, Some(x), out);
+                    self.event(t, Op::Rmw, Some(x), out);
+                }
+            }
+            StdOpRef::Begin(name) => {
+                let th = &mut self.threads[t];
+                if th.depth == 0 {
+                    self.blocks += 1;
+                    th.name.clear();
+                    match name {
+                        Some(n) => th.name.push_str(n),
+                        None => {
+                            use std::fmt::Write;
+                            let _ = write!(th.name, "{thread}.b{}", self.blocks);
+                        }
+                    }
+                }
+                th.depth += 1;
+            }
+            StdOpRef::End => {
+                let th = &mut self.threads[t];
+                if th.depth == 0 {
+                    return Err(Error::Format {
+                        line,
+                        message: format!("`end` of thread {thread} without a `begin`"),
+                    });
+                }
+                th.depth -= 1;
+            }
+        }
+        Ok(())
+    }
+}
