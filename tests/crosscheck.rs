@@ -135,6 +135,9 @@ impl Monitor for SoberWithoutRhb {
             _ => {}
         }
     }
+    fn grow(&mut self, k: usize, _m: usize) {
+        self.stored.resize(k, None);
+    }
     fn done(&self) -> bool {
         self.report.is_some()
     }

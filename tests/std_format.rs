@@ -94,7 +94,7 @@ fn bad_std_lines_exit_2_with_file_and_line() {
 proptest! {
     #![proptest_config(config(1500))]
 
-    /// Every monitor streamed over an STD file (two passes, no trace in memory) finds
+    /// Every monitor streamed over an STD file (one pass, no trace in memory) finds
     /// what it finds on the trace in memory, and sc-ser what `first_violation` does.
     #[test]
     fn streaming_monitors_agree_with_the_in_memory_ones(trace in traces(Params { min_events: 3, max_events: 12, threads: 3, vars: 2, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
@@ -113,6 +113,46 @@ proptest! {
         if quiet.outcomes[0].1 == Outcome::Clean {
             prop_assert_eq!(quiet.events, trace.len());
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(1000))]
+
+    /// The monitors grown as names appear ([`tsoser::monitor::Monitor::grow`], one
+    /// thread or variable at a time, or by jumps) report what monitors built for the
+    /// whole trace report; and so does the stream, whose variables grow by doubling
+    /// (more than 16 and 32 variables, threads that appear late).
+    #[test]
+    fn grown_monitors_are_the_monitors_of_the_whole_trace(trace in traces(Params { min_events: 10, max_events: 60, threads: 6, vars: 40, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
+        use tsoser::monitor::{run, stream, Kind, Suite};
+        let mut suite = Suite::new(&Kind::ALL, 0, 0);
+        let (mut k, mut m) = (0, 0);
+        let mut current = vec![None; trace.threads.len()];
+        for e in &trace.events {
+            let (k2, m2) = (k.max(e.thread.index() + 1), m.max(e.var.map_or(0, |x| x.index() + 1)));
+            if (k2, m2) != (k, m) {
+                suite.grow(k2, m2);
+                (k, m) = (k2, m2);
+            }
+            if current[e.thread.index()] != Some(e.txn) {
+                current[e.thread.index()] = Some(e.txn);
+                suite.begin(e.thread);
+            }
+            suite.step(e.thread, e.op, e.var);
+            if suite.all_reported() {
+                break;
+            }
+        }
+        prop_assert_eq!(suite.finish(), run(&trace, &Kind::ALL));
+        let dir = std::env::temp_dir().join(format!("tsoser-grow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t.std");
+        std::fs::write(&f, to_std(&trace).unwrap()).unwrap();
+        let back = tsoser::trace::std_format::read_std(&f).unwrap();
+        let s = stream(&f, &Kind::ALL, usize::MAX).unwrap();
+        prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL));
+        prop_assert_eq!((s.events, s.threads, s.variables), (back.len(), back.threads.len(), back.vars.len()));
     }
 }
 

@@ -63,6 +63,18 @@ pub struct Burnim {
 }
 
 impl Burnim {
+    /// Room for `n2 ≥ n` threads and `m2 ≥ m` variables: empty buffers for the new
+    /// threads, no buffered store to the new variables.
+    pub fn grow(&mut self, n2: usize, m2: usize) {
+        self.hb.grow(n2, m2);
+        self.buffers.resize(n2, VecDeque::new());
+        self.last.resize(m2.max(self.last.len()), None);
+        self.count.resize(m2.max(self.count.len()), 0);
+        self.dirty.resize(n2, Vec::new());
+        self.last_of.resize(n2, None);
+        self.dirty_cap.resize(n2, 64);
+    }
+
     pub fn new(model: Model, n: usize, m: usize) -> Burnim {
         Burnim {
             model,

@@ -14,6 +14,17 @@ use crate::trace::{EventId, Op, Trace};
 
 pub use crate::trace::model::HbKind;
 
+/// Rows of width `k` widened to `k2` (zeros after), `rows2` rows (zero rows after).
+pub(crate) fn widen(v: &[u32], k: usize, k2: usize, rows2: usize) -> Vec<u32> {
+    let mut out = vec![0; rows2 * k2];
+    if k > 0 {
+        for (r, row) in v.chunks_exact(k).enumerate() {
+            out[r * k2..r * k2 + k].copy_from_slice(row);
+        }
+    }
+    out
+}
+
 fn writes(op: Op) -> bool {
     matches!(op, Op::Wr | Op::Rmw)
 }
@@ -27,6 +38,7 @@ fn reads(op: Op) -> bool {
 /// ordered before that write).
 pub struct HbClock {
     k: usize,
+    m: usize,
     threads: Vec<u32>,
     last_write: Vec<u32>,
     reads_since: Vec<u32>,
@@ -36,10 +48,22 @@ impl HbClock {
     pub fn new(k: usize, m: usize) -> HbClock {
         HbClock {
             k,
+            m,
             threads: vec![0; k * k],
             last_write: vec![0; m * k],
             reads_since: vec![0; m * k],
         }
+    }
+
+    /// Room for `k2 ≥ k` threads and `m2 ≥ m` variables: every clock widened with
+    /// zeros (the new threads have done nothing), the new variables unwritten, unread.
+    pub fn grow(&mut self, k2: usize, m2: usize) {
+        let (k, m) = (self.k, self.m);
+        assert!(k2 >= k && m2 >= m, "threads and variables only grow");
+        self.threads = widen(&self.threads, k, k2, k2);
+        self.last_write = widen(&self.last_write, k, k2, m2);
+        self.reads_since = widen(&self.reads_since, k, k2, m2);
+        (self.k, self.m) = (k2, m2);
     }
 
     fn join(dst: &mut [u32], src: &[u32]) {

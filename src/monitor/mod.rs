@@ -103,6 +103,9 @@ pub trait Monitor {
     fn begin(&mut self, _t: ThreadId) {}
     /// Event `e` of thread `t` (its op and variable index).
     fn step(&mut self, e: EventId, t: ThreadId, op: Op, var: Option<VarId>);
+    /// From now on threads up to `k` and variables up to `m` (never fewer than
+    /// before): a stream meets names as it reads them ([`stream`]).
+    fn grow(&mut self, k: usize, m: usize);
     /// Whether the rest of the run can change nothing (it has reported).
     fn done(&self) -> bool;
     /// The outcome after the last event read.
@@ -190,6 +193,9 @@ impl Monitor for ScSerMonitor {
             self.1 = Some(e);
         }
     }
+    fn grow(&mut self, k: usize, m: usize) {
+        self.0.grow(k, m);
+    }
     fn done(&self) -> bool {
         self.1.is_some()
     }
@@ -203,6 +209,7 @@ trait Reports {
     type Report: Clone;
     fn kind(&self) -> Kind;
     fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) -> Option<Self::Report>;
+    fn grow(&mut self, k: usize, m: usize);
     fn outcome(r: Self::Report) -> Outcome;
 }
 
@@ -213,6 +220,9 @@ impl Reports for Sober {
     }
     fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) -> Option<SoberReport> {
         Sober::step(self, t, op, var)
+    }
+    fn grow(&mut self, k: usize, m: usize) {
+        Sober::grow(self, k, m)
     }
     fn outcome(r: SoberReport) -> Outcome {
         Outcome::Sober(r)
@@ -231,6 +241,9 @@ impl Reports for Burnim {
     fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) -> Option<BurnimReport> {
         Burnim::step(self, t, op, var)
     }
+    fn grow(&mut self, k: usize, m: usize) {
+        Burnim::grow(self, k, m)
+    }
     fn outcome(r: BurnimReport) -> Outcome {
         Outcome::Burnim(r)
     }
@@ -248,6 +261,9 @@ impl<M: Reports> Monitor for FirstReport<M> {
         if self.1.is_none() {
             self.1 = self.0.step(t, op, var);
         }
+    }
+    fn grow(&mut self, k: usize, m: usize) {
+        self.0.grow(k, m);
     }
     fn done(&self) -> bool {
         self.1.is_some()
@@ -290,6 +306,9 @@ impl Monitor for FencedMonitor {
     }
     fn step(&mut self, e: EventId, t: ThreadId, op: Op, _var: Option<VarId>) {
         self.txn_last[t] = Some((op, e));
+    }
+    fn grow(&mut self, k: usize, _m: usize) {
+        self.txn_last.resize(k, None);
     }
     fn done(&self) -> bool {
         false
@@ -352,6 +371,13 @@ impl Suite {
         self.next += 1;
         for m in &mut self.monitors {
             m.step(e, t, op, var);
+        }
+    }
+
+    /// From now on threads up to `k` and variables up to `m` ([`Monitor::grow`]).
+    pub fn grow(&mut self, k: usize, m: usize) {
+        for x in &mut self.monitors {
+            x.grow(k, m);
         }
     }
 
@@ -436,7 +462,11 @@ pub fn sc_ser_witness(trace: &Trace, at: EventId) -> Option<Verdict> {
 /// What a streaming run saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Streamed {
+    /// Events in the file (the rest of it is still read and checked after the monitors
+    /// have all reported: a malformed line is an input error wherever it is).
     pub events: usize,
+    /// Events fed to the monitors before they all reported.
+    pub monitored: usize,
     pub threads: usize,
     pub variables: usize,
     pub transactions: usize,
@@ -444,11 +474,13 @@ pub struct Streamed {
     pub outcomes: Vec<(Kind, Outcome)>,
 }
 
-/// The monitors `kinds` on an STD file in two streaming passes — the names, then the
-/// monitors — never holding the trace ([`crate::trace::std_scan`]: no allocation per
-/// line): sc-ser keeps O(k·(k + m + k·m)) integers for k threads and m variables;
-/// SOBER also one record per write (Fig. 2 walks back over the writes of a variable);
-/// `monitor_TSO` / `monitor_PSO` the stores still buffered.
+/// The monitors `kinds` on an STD file in one streaming pass, never holding the trace
+/// ([`crate::trace::std_scan`]: no allocation per line). Names are interned as they
+/// come and the monitors grow with them ([`Monitor::grow`]: threads one at a time,
+/// variables by doubling); their state is O(k·(k + m + k·m)) integers for k threads and
+/// m variables for sc-ser, plus one record per write for SOBER (Fig. 2 walks back over
+/// the writes of a variable) and the stores still buffered for `monitor_TSO` /
+/// `monitor_PSO`. Past the memory budget the stream stops: *unknown*.
 pub fn stream(
     path: &std::path::Path,
     kinds: &[Kind],
@@ -459,40 +491,55 @@ pub fn stream(
         file: path.display().to_string(),
         error,
     };
-    let open =
-        || std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))));
+    let file =
+        std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))))?;
     let mut lowering = IdLowering::default();
     let mut events = Vec::with_capacity(2);
-    for_each_line(open()?, |line, text| {
+    let mut suite = Suite::new(kinds, 0, 0);
+    // The monitors' room: threads exactly, variables with slack.
+    let (mut k, mut m) = (0, 0);
+    let mut too_big = None;
+    let mut out = Streamed::default();
+    let mut reported = false;
+    for_each_line(file, |line, text| {
         lowering.lower(line, text, &mut events)?;
-        Ok(true)
-    })
-    .map_err(named)?;
-    let (k, m) = (lowering.threads(), lowering.vars());
-    check_memory(kinds, k, m, max_memory).map_err(StreamError::Memory)?;
-    let mut suite = Suite::new(kinds, k, m);
-    let mut out = Streamed {
-        threads: k,
-        variables: m,
-        ..Streamed::default()
-    };
-    let mut lowering = IdLowering::default();
-    for_each_line(open()?, |line, text| {
-        lowering.lower(line, text, &mut events)?;
+        out.events += events.len();
+        if reported {
+            return Ok(true);
+        }
+        let (k2, need) = (lowering.threads(), lowering.vars());
+        if k2 > k || need > m {
+            let mut m2 = if need > m { need.max(2 * m).max(16) } else { m };
+            if check_memory(kinds, k2, m2, max_memory).is_err() {
+                m2 = need.max(m);
+            }
+            if let Err(why) = check_memory(kinds, k2, m2, max_memory) {
+                too_big = Some(why);
+                return Ok(false);
+            }
+            suite.grow(k2, m2);
+            (k, m) = (k2, m2);
+        }
         for e in &events {
             if e.begins {
                 suite.begin(e.thread);
                 out.transactions += 1;
             }
             suite.step(e.thread, e.op, e.var);
-            out.events += 1;
+            out.monitored += 1;
             if suite.all_reported() {
-                return Ok(false);
+                reported = true;
+                break;
             }
         }
         Ok(true)
     })
     .map_err(named)?;
+    if let Some(why) = too_big {
+        return Err(StreamError::Memory(why));
+    }
+    out.threads = lowering.threads();
+    out.variables = lowering.vars();
     out.outcomes = suite.finish();
     Ok(out)
 }

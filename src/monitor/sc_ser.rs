@@ -106,6 +106,72 @@ impl ScSer {
         }
     }
 
+    /// Room for `k2 ≥ k` threads and `m2 ≥ m` variables (a stream meets names as it
+    /// goes): slots renumbered — threads 0..k2, then W_x at k2 + x, then the read
+    /// slots in their order — and every clock widened with zeros (the new threads have
+    /// no transaction yet, the new variables no access).
+    pub fn grow(&mut self, k2: usize, m2: usize) {
+        use super::hb::widen;
+        let (k, m) = (self.k, self.m);
+        assert!(k2 >= k && m2 >= m, "threads and variables only grow");
+        if (k2, m2) == (k, m) {
+            return;
+        }
+        let slots = self.copied.len();
+        let reads = slots - (k + m);
+        let slots2 = k2 + m2 + reads;
+        let at = |s: usize| {
+            if s < k {
+                s
+            } else if s < k + m {
+                s - k + k2
+            } else {
+                s - (k + m) + (k2 + m2)
+            }
+        };
+        let move_rows = |v: &[u32]| {
+            let wide = widen(v, k, k2, slots);
+            let mut out = vec![0; slots2 * k2];
+            for s in 0..slots {
+                let t = at(s);
+                out[t * k2..(t + 1) * k2].copy_from_slice(&wide[s * k2..(s + 1) * k2]);
+            }
+            out
+        };
+        self.vals = move_rows(&self.vals);
+        self.mark = move_rows(&self.mark);
+        let mut copied = vec![0; slots2];
+        for (s, &c) in self.copied.iter().enumerate() {
+            copied[at(s)] = c;
+        }
+        self.copied = copied;
+        for list in &mut self.seen {
+            list.iter_mut().for_each(|s| *s = at(*s));
+        }
+        self.seen.resize_with(k2, || Vec::with_capacity(64));
+        let mut rslot = vec![0; k2 * m2];
+        let mut has_read = vec![false; k2 * m2];
+        for t in 0..k {
+            for x in 0..m {
+                let r = self.rslot[t * m + x];
+                rslot[t * m2 + x] = if r == 0 { 0 } else { at(r as usize) as u32 };
+                has_read[t * m2 + x] = self.has_read[t * m + x];
+            }
+        }
+        (self.rslot, self.has_read) = (rslot, has_read);
+        self.idx.resize(k2, 0);
+        self.last_writer.resize(m2, None);
+        self.readers.resize_with(m2, Vec::new);
+        self.scratch = vec![0; k2];
+        self.joined = vec![false; k2];
+        self.has.resize(k2, 0);
+        for _ in k..k2 {
+            self.stamp.push(self.next_stamp);
+            self.next_stamp += 1;
+        }
+        (self.k, self.m) = (k2, m2);
+    }
+
     fn w_slot(&self, x: usize) -> usize {
         self.k + x
     }

@@ -22,6 +22,7 @@ use crate::trace::{ThreadId, VarId};
 /// not with threads × addresses.
 pub struct Rhb {
     n: usize,
+    m: usize,
     lc: Vec<u32>,
     sc: Vec<u32>,
     mc2: Vec<u32>,
@@ -64,6 +65,7 @@ impl Rhb {
         let addrs = m + n;
         Rhb {
             n,
+            m,
             lc: vec![0; n * w],
             sc: vec![0; n * w],
             mc2: vec![0; addrs * w],
@@ -76,7 +78,50 @@ impl Rhb {
 
     /// The address of an event: its variable, or thread p's fence location.
     pub fn address(&self, p: usize, var: Option<usize>) -> usize {
-        var.unwrap_or(self.mc2.len() / (2 * self.n) - self.n + p)
+        var.unwrap_or(self.m + p)
+    }
+
+    /// Room for `n2 ≥ n` threads and `m2 ≥ m` variables: timestamps widened with zeros
+    /// (entries `2p`, `2p + 1` keep their places), the fence locations moved behind the
+    /// new variables, the new ones untouched.
+    pub fn grow(&mut self, n2: usize, m2: usize) {
+        use super::hb::widen;
+        let (n, m) = (self.n, self.m);
+        assert!(n2 >= n && m2 >= m, "threads and variables only grow");
+        let (w, w2) = (2 * n, 2 * n2);
+        self.lc = widen(&self.lc, w, w2, n2);
+        self.sc = widen(&self.sc, w, w2, n2);
+        // Addresses: variable x stays x, fence location m + p becomes m2 + p.
+        let addr = |a: usize| if a < m { a } else { a - m + m2 };
+        let old = widen(&self.mc2, w, w2, m + n);
+        let mut mc2 = vec![0; (m2 + n2) * w2];
+        for a in 0..m + n {
+            let b = addr(a);
+            mc2[b * w2..(b + 1) * w2].copy_from_slice(&old[a * w2..(a + 1) * w2]);
+        }
+        self.mc2 = mc2;
+        // Arena offsets are multiples of w: chunk i moves to i·w2.
+        let off = |o: u32| {
+            if w == 0 {
+                o
+            } else {
+                (o as usize / w * w2) as u32
+            }
+        };
+        let mut il = vec![None; m2 + n2];
+        let mut stores = vec![Vec::new(); m2 + n2];
+        for a in 0..m + n {
+            il[addr(a)] = self.il[a].map(off);
+            stores[addr(a)] = std::mem::take(&mut self.stores[a])
+                .into_iter()
+                .map(|(q, o)| (q, off(o)))
+                .collect();
+        }
+        (self.il, self.stores) = (il, stores);
+        let chunks = if w == 0 { 0 } else { self.arena.len() / w };
+        self.arena = widen(&self.arena, w, w2, chunks);
+        self.ts = vec![0; w2];
+        (self.n, self.m) = (n2, m2);
     }
 
     fn slot(&mut self, off: Option<u32>) -> u32 {
@@ -198,6 +243,15 @@ impl Sober {
             last_read: vec![None; n],
             next: 0,
         }
+    }
+
+    /// Room for `n2 ≥ n` threads and `m2 ≥ m` variables (see [`Rhb::grow`]).
+    pub fn grow(&mut self, n2: usize, m2: usize) {
+        self.rhb.grow(n2, m2);
+        self.hb.grow(n2, m2);
+        self.writes.resize(m2.max(self.writes.len()), Vec::new());
+        self.last.resize(n2, None);
+        self.last_read.resize(n2, None);
     }
 
     /// The next event of the SC run; `Some` when Fig. 2 returns false at it.

@@ -169,9 +169,7 @@ pub type Lowered = (usize, tsoser::trace::Op, Option<usize>, bool);
 /// The streaming path's lowering ([`tsoser::trace::std_scan`]) on `text`: its events as
 /// (thread, op, var, begins), or the error's line and message.
 #[allow(dead_code)]
-pub fn std_scanned(
-    text: &str,
-) -> Result<Vec<Lowered>, String> {
+pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
     use tsoser::trace::std_scan::{for_each_line, IdLowering};
     let mut l = IdLowering::default();
     let (mut out, mut evs) = (Vec::new(), Vec::new());
@@ -190,9 +188,7 @@ pub fn std_scanned(
 /// The reader's trace of `text` in the same shape: `begins` when an event's transaction
 /// differs from its thread's previous one (what the monitors are told).
 #[allow(dead_code)]
-pub fn std_built(
-    text: &str,
-) -> Result<Vec<Lowered>, String> {
+pub fn std_built(text: &str) -> Result<Vec<Lowered>, String> {
     let t = tsoser::trace::std_format::build(tsoser::trace::std_format::StdReader::new(
         text.as_bytes(),
     ))

@@ -45,7 +45,10 @@ fn monitor_cell(r: &Report, kind: Kind) -> (String, Check) {
     } else {
         check
     };
-    (format!("{}/{} {mark}", m.reports, r.sc_reports.len()), check)
+    (
+        format!("{}/{} {mark}", m.reports, r.sc_reports.len()),
+        check,
+    )
 }
 
 fn cell(c: &Check) -> (String, Check) {

@@ -87,10 +87,10 @@ pub(crate) fn cmd_monitor(
 fn answer(file: &Path, which: MonitorKind, want_stats: bool) -> Result<Answer> {
     let kinds = which.kinds();
     let mut stats = Stats::default();
-    // An STD file is streamed (two passes, no trace in memory); the trace is built only
+    // An STD file is streamed (one pass, no trace in memory); the trace is built only
     // to explain a report, and then the in-memory run must agree with the streamed one.
-    // A named pipe can be read once only: it is read into memory, not streamed in
-    // two passes (bug: monitor_reads_a_named_pipe).
+    // A named pipe is read into memory (bug: monitor_reads_a_named_pipe; the explanation
+    // of a report reads the file's prefix again).
     let regular = std::fs::metadata(file).is_ok_and(|m| m.is_file());
     let (outcomes, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std && regular {
         let budget = tsoser::mem::default_budget();
@@ -143,9 +143,9 @@ fn answer(file: &Path, which: MonitorKind, want_stats: bool) -> Result<Answer> {
                 if !same {
                     return Ok(Answer::Internal(format!("the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes)));
                 }
-                (s.outcomes, Some(trace), info, s.events)
+                (s.outcomes, Some(trace), info, s.monitored)
             }
-            None => (s.outcomes, None, info, s.events),
+            None => (s.outcomes, None, info, s.monitored),
         }
     } else {
         let trace = stats.time("parse", || load(file))?;
