@@ -101,13 +101,7 @@ impl Rhb {
         }
         self.mc2 = mc2;
         // Arena offsets are multiples of w: chunk i moves to i·w2.
-        let off = |o: u32| {
-            if w == 0 {
-                o
-            } else {
-                (o as usize / w * w2) as u32
-            }
-        };
+        let off = |o: u32| (o as usize).checked_div(w).map_or(o, |i| (i * w2) as u32);
         let mut il = vec![None; m2 + n2];
         let mut stores = vec![Vec::new(); m2 + n2];
         for a in 0..m + n {
@@ -118,7 +112,7 @@ impl Rhb {
                 .collect();
         }
         (self.il, self.stores) = (il, stores);
-        let chunks = if w == 0 { 0 } else { self.arena.len() / w };
+        let chunks = self.arena.len().checked_div(w).unwrap_or(0);
         self.arena = widen(&self.arena, w, w2, chunks);
         self.ts = vec![0; w2];
         (self.n, self.m) = (n2, m2);
