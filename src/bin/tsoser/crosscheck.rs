@@ -121,6 +121,15 @@ impl Sensitivity {
     }
 }
 
+/// Advances the progress bar when a program is done, panicked or not.
+struct Tick<'a>(&'a indicatif::ProgressBar);
+
+impl Drop for Tick<'_> {
+    fn drop(&mut self) {
+        self.0.inc(1);
+    }
+}
+
 pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     if !(a.timeout > 0.0 && a.timeout <= crate::check::MAX_TIMEOUT) {
         bail!("--timeout takes a positive number of seconds");
@@ -146,7 +155,19 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         .filter(|c| c.1.is_none() || model.is_none() || c.1 == model)
         .collect();
     let mut code = if inputs.errors.is_empty() { OK } else { USAGE };
+    // Progress on standard error when it is a terminal (indicatif draws nothing else).
+    let bar = indicatif::ProgressBar::new(inputs.files.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} programs, {elapsed_precise} elapsed, about {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    if inputs.files.len() < 2 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
     let results: Vec<(String, Result<Report, String>)> = map_files(&inputs.files, |f| {
+        let _tick = Tick(&bar);
         tsoser::program::parse::read_program(f)
             .map(|p| {
                 // Only their number is printed: a corpus of thousands of programs
@@ -167,6 +188,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         (f.display().to_string(), r)
     })
     .collect();
+    bar.finish_and_clear();
     // Per column: agree, disagree, unknown, n/a (a SOBER or fenced miss is unknown's
     // neighbour: counted as "misses").
     let mut summary: BTreeMap<usize, [usize; 5]> = BTreeMap::new();
