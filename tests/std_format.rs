@@ -91,6 +91,26 @@ fn bad_std_lines_exit_2_with_file_and_line() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `trace` written as STD to a file of its own, read back, and every monitor streamed
+/// over it: (the file, the trace read back, the streamed outcomes).
+fn streamed(
+    tag: &str,
+    trace: &tsoser::trace::Trace,
+) -> (
+    std::path::PathBuf,
+    tsoser::trace::Trace,
+    tsoser::monitor::Streamed,
+) {
+    use tsoser::monitor::{stream, Kind};
+    let dir = std::env::temp_dir().join(format!("tsoser-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("t.std");
+    std::fs::write(&f, to_std(trace).unwrap()).unwrap();
+    let back = tsoser::trace::std_format::read_std(&f).unwrap();
+    let s = stream(&f, &Kind::ALL, usize::MAX).unwrap();
+    (f, back, s)
+}
+
 proptest! {
     #![proptest_config(config(1500))]
 
@@ -99,12 +119,7 @@ proptest! {
     #[test]
     fn streaming_monitors_agree_with_the_in_memory_ones(trace in traces(Params { min_events: 3, max_events: 12, threads: 3, vars: 2, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
         use tsoser::monitor::{run, sc_ser::first_violation, stream, Kind, Outcome};
-        let dir = std::env::temp_dir().join(format!("tsoser-stream-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("t.std");
-        std::fs::write(&f, to_std(&trace).unwrap()).unwrap();
-        let back = tsoser::trace::std_format::read_std(&f).unwrap();
-        let s = stream(&f, &Kind::ALL, usize::MAX).unwrap();
+        let (f, back, s) = streamed("stream", &trace);
         prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL));
         let sc = match s.outcomes[0].1 { Outcome::ScSer(i) => Some(i), _ => None };
         prop_assert_eq!(sc, first_violation(&back));
@@ -125,7 +140,7 @@ proptest! {
     /// (more than 16 and 32 variables, threads that appear late).
     #[test]
     fn grown_monitors_are_the_monitors_of_the_whole_trace(trace in traces(Params { min_events: 10, max_events: 60, threads: 6, vars: 40, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
-        use tsoser::monitor::{run, stream, Kind, Suite};
+        use tsoser::monitor::{run, Kind, Suite};
         let mut suite = Suite::new(&Kind::ALL, 0, 0);
         let (mut k, mut m) = (0, 0);
         let mut current = vec![None; trace.threads.len()];
@@ -145,12 +160,7 @@ proptest! {
             }
         }
         prop_assert_eq!(suite.finish(), run(&trace, &Kind::ALL));
-        let dir = std::env::temp_dir().join(format!("tsoser-grow-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("t.std");
-        std::fs::write(&f, to_std(&trace).unwrap()).unwrap();
-        let back = tsoser::trace::std_format::read_std(&f).unwrap();
-        let s = stream(&f, &Kind::ALL, usize::MAX).unwrap();
+        let (_, back, s) = streamed("grow", &trace);
         prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL));
         prop_assert_eq!((s.events, s.threads, s.variables), (back.len(), back.threads.len(), back.vars.len()));
     }

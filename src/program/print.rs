@@ -29,6 +29,20 @@ fn word(name: &str, fallback: String) -> String {
     }
 }
 
+/// Each name as [`word`] keeps it (else `PREFIX<i>`), made distinct by suffixes (the
+/// condition finds `0:r` as thread `P0` too, so thread names must not collide).
+fn distinct<'a>(names: impl Iterator<Item = &'a str>, prefix: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, name) in names.enumerate() {
+        let mut n = word(name, format!("{prefix}{i}"));
+        while out.contains(&n) {
+            n = format!("{n}_{i}");
+        }
+        out.push(n);
+    }
+    out
+}
+
 /// The names a printed program uses: threads, per-thread registers, locations.
 struct Names {
     threads: Vec<String>,
@@ -38,38 +52,13 @@ struct Names {
 
 impl Names {
     fn new(p: &Program) -> Names {
-        let mut threads: Vec<String> = Vec::new();
-        for (t, th) in p.threads.iter().enumerate() {
-            let mut n = word(&th.name, format!("T{t}"));
-            // The condition finds `0:r` as thread `P0` too: keep names distinct.
-            while threads.contains(&n) {
-                n = format!("{n}_{t}");
-            }
-            threads.push(n);
-        }
+        let threads = distinct(p.threads.iter().map(|t| t.name.as_str()), "T");
         let regs = p
             .threads
             .iter()
-            .map(|th| {
-                let mut out: Vec<String> = Vec::new();
-                for (r, name) in th.regs.iter().enumerate() {
-                    let mut n = word(name, format!("r_{r}"));
-                    while out.contains(&n) {
-                        n = format!("{n}_{r}");
-                    }
-                    out.push(n);
-                }
-                out
-            })
+            .map(|th| distinct(th.regs.iter().map(String::as_str), "r_"))
             .collect();
-        let mut locs: Vec<String> = Vec::new();
-        for (x, name) in p.locs.iter().enumerate() {
-            let mut n = word(name, format!("m_{x}"));
-            while locs.contains(&n) {
-                n = format!("{n}_{x}");
-            }
-            locs.push(n);
-        }
+        let locs = distinct(p.locs.iter().map(String::as_str), "m_");
         Names {
             threads,
             regs,
