@@ -106,6 +106,11 @@ pub trait Monitor {
     /// From now on threads up to `k` and variables up to `m` (never fewer than
     /// before): a stream meets names as it reads them ([`stream`]).
     fn grow(&mut self, k: usize, m: usize);
+    /// Whether its answer is still exact: a monitor that forgets what no known thread
+    /// can need (SOBER's write records) is not once a new thread appears.
+    fn exact(&self) -> bool {
+        true
+    }
     /// Whether the rest of the run can change nothing (it has reported).
     fn done(&self) -> bool;
     /// The outcome after the last event read.
@@ -210,6 +215,9 @@ trait Reports {
     fn kind(&self) -> Kind;
     fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) -> Option<Self::Report>;
     fn grow(&mut self, k: usize, m: usize);
+    fn exact(&self) -> bool {
+        true
+    }
     fn outcome(r: Self::Report) -> Outcome;
 }
 
@@ -223,6 +231,9 @@ impl Reports for Sober {
     }
     fn grow(&mut self, k: usize, m: usize) {
         Sober::grow(self, k, m)
+    }
+    fn exact(&self) -> bool {
+        Sober::exact(self)
     }
     fn outcome(r: SoberReport) -> Outcome {
         Outcome::Sober(r)
@@ -264,6 +275,9 @@ impl<M: Reports> Monitor for FirstReport<M> {
     }
     fn grow(&mut self, k: usize, m: usize) {
         self.0.grow(k, m);
+    }
+    fn exact(&self) -> bool {
+        self.0.exact()
     }
     fn done(&self) -> bool {
         self.1.is_some()
@@ -381,6 +395,11 @@ impl Suite {
         }
     }
 
+    /// Whether every monitor's answer is still exact ([`Monitor::exact`]).
+    pub fn exact(&self) -> bool {
+        self.monitors.iter().all(|m| m.exact())
+    }
+
     /// Whether every monitor has reported (nothing more to learn from the run).
     pub fn all_reported(&self) -> bool {
         self.monitors.iter().all(|m| m.done())
@@ -477,10 +496,11 @@ pub struct Streamed {
 /// The monitors `kinds` on an STD file in one streaming pass, never holding the trace
 /// ([`crate::trace::std_scan`]: no allocation per line). Names are interned as they
 /// come and the monitors grow with them ([`Monitor::grow`]: threads one at a time,
-/// variables by doubling); their state is O(k·(k + m + k·m)) integers for k threads and
-/// m variables for sc-ser, plus one record per write for SOBER (Fig. 2 walks back over
-/// the writes of a variable) and the stores still buffered for `monitor_TSO` /
-/// `monitor_PSO`. Past the memory budget the stream stops: *unknown*.
+/// variables by doubling). Their state is O(k·(k + m + k·m)) integers for k threads and
+/// m variables for sc-ser; SOBER's write records are pruned below every thread's
+/// frontier (a thread that first appears after a pruning makes the stream run again,
+/// knowing every thread from a first pass over the names); `monitor_TSO` /
+/// `monitor_PSO` hold the stores still buffered. Past the memory budget: *unknown*.
 pub fn stream(
     path: &std::path::Path,
     kinds: &[Kind],
@@ -491,14 +511,55 @@ pub fn stream(
         file: path.display().to_string(),
         error,
     };
-    let file =
-        std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))))?;
+    let open =
+        || std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))));
+    match stream_pass(open()?, kinds, max_memory, None).map_err(named)? {
+        Pass::Done(out) => Ok(out),
+        Pass::TooBig(why) => Err(StreamError::Memory(why)),
+        Pass::Inexact => {
+            // Every name first, then the monitors built for all of them.
+            let mut lowering = IdLowering::default();
+            let mut events = Vec::new();
+            for_each_line(open()?, |line, text| {
+                lowering.lower(line, text, &mut events)?;
+                Ok(true)
+            })
+            .map_err(named)?;
+            let size = (lowering.threads(), lowering.vars());
+            match stream_pass(open()?, kinds, max_memory, Some(size)).map_err(named)? {
+                Pass::Done(out) => Ok(out),
+                Pass::TooBig(why) => Err(StreamError::Memory(why)),
+                Pass::Inexact => unreachable!("no monitor grows when built for every name"),
+            }
+        }
+    }
+}
+
+/// How a streaming pass ended.
+enum Pass {
+    Done(Streamed),
+    TooBig(String),
+    /// A monitor grew after forgetting what a new thread could need.
+    Inexact,
+}
+
+/// One pass of [`stream`]: the monitors built for `size` (threads, variables), or
+/// grown as names come when `None`.
+fn stream_pass(
+    file: std::fs::File,
+    kinds: &[Kind],
+    max_memory: usize,
+    size: Option<(usize, usize)>,
+) -> Result<Pass, crate::Error> {
+    use crate::trace::std_scan::{for_each_line, IdLowering};
     let mut lowering = IdLowering::default();
     let mut events = Vec::with_capacity(2);
-    let mut suite = Suite::new(kinds, 0, 0);
-    // The monitors' room: threads exactly, variables with slack.
-    let (mut k, mut m) = (0, 0);
-    let mut too_big = None;
+    let (mut k, mut m) = size.unwrap_or((0, 0));
+    if let Err(why) = check_memory(kinds, k, m, max_memory) {
+        return Ok(Pass::TooBig(why));
+    }
+    let mut suite = Suite::new(kinds, k, m);
+    let mut stop: Option<Pass> = None;
     let mut out = Streamed::default();
     let mut reported = false;
     for_each_line(file, |line, text| {
@@ -509,16 +570,21 @@ pub fn stream(
         }
         let (k2, need) = (lowering.threads(), lowering.vars());
         if k2 > k || need > m {
+            // The monitors' room: threads exactly, variables with slack.
             let mut m2 = if need > m { need.max(2 * m).max(16) } else { m };
             if check_memory(kinds, k2, m2, max_memory).is_err() {
                 m2 = need.max(m);
             }
             if let Err(why) = check_memory(kinds, k2, m2, max_memory) {
-                too_big = Some(why);
+                stop = Some(Pass::TooBig(why));
                 return Ok(false);
             }
             suite.grow(k2, m2);
             (k, m) = (k2, m2);
+            if !suite.exact() {
+                stop = Some(Pass::Inexact);
+                return Ok(false);
+            }
         }
         for e in &events {
             if e.begins {
@@ -533,13 +599,12 @@ pub fn stream(
             }
         }
         Ok(true)
-    })
-    .map_err(named)?;
-    if let Some(why) = too_big {
-        return Err(StreamError::Memory(why));
+    })?;
+    if let Some(p) = stop {
+        return Ok(p);
     }
     out.threads = lowering.threads();
     out.variables = lowering.vars();
     out.outcomes = suite.finish();
-    Ok(out)
+    Ok(Pass::Done(out))
 }

@@ -217,11 +217,23 @@ struct WriteRec {
     event: EventId,
 }
 
+/// Records of a variable kept before its first pruning.
+const PRUNE_FIRST: usize = 64;
+
 /// Fig. 2 as an online monitor.
 pub struct Sober {
     rhb: Rhb,
     hb: HbClock,
+    /// Per variable: its write records, but for the `dropped` oldest ones — those below
+    /// every thread's frontier (see [`Sober::prune`]).
     writes: Vec<Vec<WriteRec>>,
+    dropped: Vec<usize>,
+    /// Per variable: the number of records at which to prune next.
+    prune_at: Vec<usize>,
+    /// Whether a record was ever dropped, and whether the monitor is still exact: a
+    /// thread that first appears after a drop ([`Sober::grow`]) could have needed it.
+    pruned: bool,
+    exact: bool,
     last: Vec<Option<EventId>>,
     last_read: Vec<Option<EventId>>,
     next: EventId,
@@ -233,6 +245,10 @@ impl Sober {
             rhb: Rhb::new(n, m),
             hb: HbClock::new(n, m),
             writes: vec![Vec::new(); m],
+            dropped: vec![0; m],
+            prune_at: vec![PRUNE_FIRST; m],
+            pruned: false,
+            exact: true,
             last: vec![None; n],
             last_read: vec![None; n],
             next: 0,
@@ -243,9 +259,68 @@ impl Sober {
     pub fn grow(&mut self, n2: usize, m2: usize) {
         self.rhb.grow(n2, m2);
         self.hb.grow(n2, m2);
-        self.writes.resize(m2.max(self.writes.len()), Vec::new());
+        let m2 = m2.max(self.writes.len());
+        self.writes.resize(m2, Vec::new());
+        self.dropped.resize(m2, 0);
+        let fill = if self.prune_at.first() == Some(&usize::MAX) {
+            usize::MAX
+        } else {
+            PRUNE_FIRST
+        };
+        self.prune_at.resize(m2, fill);
+        if self.pruned && n2 > self.last.len() {
+            self.exact = false;
+        }
         self.last.resize(n2, None);
         self.last_read.resize(n2, None);
+    }
+
+    /// [`Sober::new`] that keeps every write record (the reference of the pruning's test).
+    pub fn unpruned(n: usize, m: usize) -> Sober {
+        let mut s = Sober::new(n, m);
+        s.prune_at = vec![usize::MAX; m];
+        s
+    }
+
+    /// Write records held (all variables).
+    pub fn records(&self) -> usize {
+        self.writes.iter().map(Vec::len).sum()
+    }
+
+    /// Whether the answer is still exact: false once a thread appeared after write
+    /// records were dropped (a stream then runs again knowing every thread).
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Drops variable `a`'s records below every thread's frontier. Thread p's walk
+    /// (Fig. 2 lines 5–15) stops at the first record, from the newest, that is p's own
+    /// (lines 8–9) or rhb-before p's last read (lines 10–11); both stay true as the run
+    /// goes on (p's `lc` only grows), so p never walks past the newest such record
+    /// again. Records older than every thread's are dropped; a thread with none (one
+    /// that has not run, say) keeps them all.
+    fn prune(&mut self, a: usize) {
+        let recs = &self.writes[a];
+        let mut cut = recs.len();
+        for p in 0..self.last.len() {
+            let lr = self.rhb.last_read(p);
+            let stop = recs
+                .iter()
+                .rposition(|w| w.thread as usize == p || lr[2 * w.thread as usize + 1] >= w.rhb);
+            match stop {
+                Some(j) => cut = cut.min(j),
+                None => {
+                    cut = 0;
+                    break;
+                }
+            }
+        }
+        if cut > 0 {
+            self.writes[a].drain(..cut);
+            self.dropped[a] += cut;
+            self.pruned = true;
+        }
+        self.prune_at[a] = (2 * self.writes[a].len()).max(PRUNE_FIRST);
     }
 
     /// The next event of the SC run; `Some` when Fig. 2 returns false at it.
@@ -256,10 +331,12 @@ impl Sober {
         let mut report = None;
         if let (Op::Rd, Some(a)) = (op, var) {
             // lines 5–15
-            let reads = self.writes[a].len();
+            let base = self.dropped[a];
+            let reads = base + self.writes[a].len();
             let lr = self.rhb.last_read(p);
-            for c in (1..=reads).rev() {
-                let w = self.writes[a][c - 1];
+            // Every thread's walk stops at or above the oldest record kept.
+            for c in (base + 1..=reads).rev() {
+                let w = self.writes[a][c - 1 - base];
                 if w.thread as usize == p {
                     break; // lines 8–9 (the paper's `i(write(E,a,c))` is its processor)
                 }
@@ -292,6 +369,9 @@ impl Sober {
                 hb,
                 event: e,
             });
+            if self.writes[x].len() >= self.prune_at[x] {
+                self.prune(x);
+            }
         }
         if op != Op::Wr {
             self.last_read[p] = Some(e);
