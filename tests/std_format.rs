@@ -380,3 +380,36 @@ fn the_scanner_reads_long_lines_and_refuses_invalid_text() {
     .unwrap_err();
     assert_eq!(e.to_string(), "2: the line is not valid UTF-8");
 }
+
+/// Bug streaming_checks_transaction_names (found by the 10⁶-input fuzz run): a block
+/// name used by two threads is an input error for the reader; the streaming lowering,
+/// which keeps no names, accepted it and monitored the file. Now it notices the reuse
+/// (hashes of the given names) and hands the file to the reader, which refuses it.
+#[test]
+fn streaming_checks_transaction_names() {
+    let text =
+        "t0|begin(T0)|0\nt0|w(x)|0\nt1|begin(T0)|3\nt2|r(x)|1\nt1|r(x)|4\nt0|end|5\nt1|end|5\n";
+    let want = built(text);
+    assert!(
+        want.as_ref()
+            .unwrap_err()
+            .contains("belongs to thread `t0`"),
+        "{want:?}"
+    );
+    assert_eq!(scanned(text), want);
+    let dir = std::env::temp_dir().join(format!("tsoser-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("two.std");
+    std::fs::write(&f, text).unwrap();
+    let o = tsoser(&["monitor", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("two.std:5: event #2: transaction `T0` belongs to thread `t0`"),
+        "{}",
+        stderr(&o)
+    );
+    // A name reused by its own thread after another transaction: the same.
+    let text = "a|begin(X)|1\na|r(x)|2\na|end|3\na|w(y)|4\na|begin(X)|5\na|r(x)|6\na|end|7\n";
+    assert!(built(text).unwrap_err().contains("resumes"));
+    assert_eq!(scanned(text), built(text));
+}

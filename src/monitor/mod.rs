@@ -513,22 +513,47 @@ pub fn stream(
     };
     let open =
         || std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))));
+    // The reader decides when the lowering cannot (its errors, or the trace in memory).
+    let by_reader = || -> Result<Streamed, StreamError> {
+        let trace = crate::trace::std_format::read_std(path)?;
+        let (k, m) = (trace.threads.len(), trace.vars.len());
+        check_memory(kinds, k, m, max_memory).map_err(StreamError::Memory)?;
+        let outcomes = run(&trace, kinds);
+        let monitored = outcomes
+            .iter()
+            .map(|(_, o)| o.at().map_or(trace.len(), |i| i + 1))
+            .max()
+            .unwrap_or(0);
+        Ok(Streamed {
+            events: trace.len(),
+            monitored,
+            threads: k,
+            variables: m,
+            transactions: trace.txns.len(),
+            outcomes,
+        })
+    };
     match stream_pass(open()?, kinds, max_memory, None).map_err(named)? {
         Pass::Done(out) => Ok(out),
         Pass::TooBig(why) => Err(StreamError::Memory(why)),
+        Pass::Ambiguous => by_reader(),
         Pass::Inexact => {
             // Every name first, then the monitors built for all of them.
             let mut lowering = IdLowering::default();
             let mut events = Vec::new();
             for_each_line(open()?, |line, text| {
                 lowering.lower(line, text, &mut events)?;
-                Ok(true)
+                Ok(!lowering.ambiguous)
             })
             .map_err(named)?;
+            if lowering.ambiguous {
+                return by_reader();
+            }
             let size = (lowering.threads(), lowering.vars());
             match stream_pass(open()?, kinds, max_memory, Some(size)).map_err(named)? {
                 Pass::Done(out) => Ok(out),
                 Pass::TooBig(why) => Err(StreamError::Memory(why)),
+                Pass::Ambiguous => by_reader(),
                 Pass::Inexact => unreachable!("no monitor grows when built for every name"),
             }
         }
@@ -541,6 +566,9 @@ enum Pass {
     TooBig(String),
     /// A monitor grew after forgetting what a new thread could need.
     Inexact,
+    /// The file might break the reader's rules on transaction names
+    /// ([`crate::trace::std_scan::IdLowering::ambiguous`]).
+    Ambiguous,
 }
 
 /// One pass of [`stream`]: the monitors built for `size` (threads, variables), or
@@ -564,6 +592,10 @@ fn stream_pass(
     let mut reported = false;
     for_each_line(file, |line, text| {
         lowering.lower(line, text, &mut events)?;
+        if lowering.ambiguous {
+            stop = Some(Pass::Ambiguous);
+            return Ok(false);
+        }
         out.events += events.len();
         if reported {
             return Ok(true);

@@ -82,6 +82,9 @@ impl StdOpRef<'_> {
 /// Parses one line without copying it: (thread, operation, location), or the error
 /// naming `line` (1-based).
 pub fn parse_borrowed(text: &str, line: usize) -> Result<(&str, StdOpRef<'_>, &str), Error> {
+    if let Some(ok) = parse_plain(text) {
+        return Ok(ok);
+    }
     let bad = |message: String| Error::Format { line, message };
     let mut parts = text.trim().split('|');
     let (Some(thread), Some(opx), loc) = (parts.next(), parts.next(), parts.next()) else {
@@ -127,6 +130,60 @@ pub fn parse_borrowed(text: &str, line: usize) -> Result<(&str, StdOpRef<'_>, &s
         }
     };
     Ok((thread, op, loc.unwrap_or("").trim()))
+}
+
+/// [`parse_borrowed`]'s answer for the common line — `T|op(arg)|loc` or `T|op|loc`
+/// in ASCII with no white space around any field, no empty field and a known
+/// operation — found with a byte scan; `None` sends every other line (and every
+/// error) to the general parser.
+fn parse_plain(text: &str) -> Option<(&str, StdOpRef<'_>, &str)> {
+    let b = text.as_bytes();
+    let plain = |s: &[u8]| {
+        !s.is_empty()
+            && !s[0].is_ascii_whitespace()
+            && !s[s.len() - 1].is_ascii_whitespace()
+            && s.is_ascii()
+    };
+    let i = memchr::memchr(b'|', b)?;
+    let j = i + 1 + memchr::memchr(b'|', &b[i + 1..])?;
+    if memchr::memchr(b'|', &b[j + 1..]).is_some() {
+        return None;
+    }
+    let (thread, opx, loc) = (&b[..i], &b[i + 1..j], &b[j + 1..]);
+    if !plain(thread) || !plain(opx) || !(loc.is_empty() || plain(loc)) {
+        return None;
+    }
+    let (name, arg) = match memchr::memchr(b'(', opx) {
+        Some(k) if opx[opx.len() - 1] == b')' => {
+            let arg = &opx[k + 1..opx.len() - 1];
+            if !plain(arg) {
+                return None;
+            }
+            (&opx[..k], arg)
+        }
+        Some(_) => return None,
+        None => (opx, &b""[..]),
+    };
+    // Every slice starts and ends at an ASCII byte of a UTF-8 `text`: valid `str`s.
+    let s = |x: &[u8]| {
+        let off = x.as_ptr() as usize - b.as_ptr() as usize;
+        &text[off..off + x.len()]
+    };
+    let need = (!arg.is_empty()).then(|| s(arg));
+    let op = match name {
+        b"r" => StdOpRef::Read(need?),
+        b"w" => StdOpRef::Write(need?),
+        b"acq" => StdOpRef::Acquire(need?),
+        b"rel" => StdOpRef::Release(need?),
+        b"fork" => StdOpRef::Fork(need?),
+        b"join" => StdOpRef::Join(need?),
+        b"req" => StdOpRef::Request(need?),
+        b"begin" => StdOpRef::Begin(need),
+        b"end" => StdOpRef::End,
+        _ => return None,
+    };
+    let loc = if loc.is_empty() { "" } else { s(loc) };
+    Some((s(thread), op, loc))
 }
 
 /// Parses one line (1-based `line` for errors).

@@ -97,11 +97,17 @@ struct Thread {
     /// Its index, given at its first event (names on lines without events — a `begin`,
     /// a `req` — get none yet, as in the reader).
     id: Option<ThreadId>,
-    /// Block nesting depth, and the open block's name.
+    /// Block nesting depth, and the open block's name and number (a count of the
+    /// thread's outermost blocks).
     depth: usize,
     name: String,
-    /// The transaction of the thread's last event (`None`: outside a block).
-    current: Option<()>,
+    /// Whether the open block's name was given (`begin(NAME)`), not made up.
+    named: bool,
+    block: u64,
+    /// The transaction of the thread's last event: the block it was in (its number and
+    /// name), or `None` outside a block. Two blocks in a row with the same name are one
+    /// transaction, as in the reader; the names are compared once a block.
+    current: Option<u64>,
     current_name: String,
 }
 
@@ -117,6 +123,25 @@ pub struct IdLowering {
     indexed: usize,
     blocks: usize,
     scratch: String,
+    /// The last thread looked up (lines of one thread often come in runs).
+    last: Option<(String, usize)>,
+    /// Hashes of the given block names that began a transaction; whether a block
+    /// without a name was seen; whether a given name looks made up (`X.bN`).
+    names: rustc_hash::FxHashSet<u64>,
+    bare: bool,
+    made_up_shape: bool,
+    /// Set when the file might break the reader's rules on transaction names (a name
+    /// reused or given to two threads, or one that could collide with a made-up `X.bN`
+    /// or `@N`): the lowering cannot tell in constant memory, so the caller must read
+    /// the file with the reader, which decides (a 64-bit hash collision only sends a
+    /// well-formed file down that slower path).
+    pub ambiguous: bool,
+}
+
+/// Whether `name` has the shape of a made-up block name `X.bN`.
+fn made_up(name: &str) -> bool {
+    name.rsplit_once(".b")
+        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
 }
 
 impl IdLowering {
@@ -129,7 +154,16 @@ impl IdLowering {
     }
 
     fn thread(&mut self, name: &str) -> usize {
+        if let Some((n, t)) = &self.last {
+            if n == name {
+                return *t;
+            }
+        }
         if let Some(&t) = self.thread_ids.get(name) {
+            let last = self.last.get_or_insert_with(|| (String::new(), 0));
+            last.0.clear();
+            last.0.push_str(name);
+            last.1 = t as usize;
             return t as usize;
         }
         let t = self.threads.len();
@@ -157,13 +191,32 @@ impl IdLowering {
         let begins = if th.depth == 0 {
             th.current = None;
             true
-        } else if th.current.is_none() || th.current_name != th.name {
-            th.current = Some(());
+        } else if th.current == Some(th.block) {
+            false
+        } else {
+            // A new block: a new transaction unless the previous event was in a block
+            // of the same name.
+            let same = th.current.is_some() && th.current_name == th.name;
+            th.current = Some(th.block);
             th.current_name.clear();
             th.current_name.push_str(&th.name);
-            true
-        } else {
-            false
+            if !same {
+                if th.named {
+                    use std::hash::BuildHasher;
+                    let h = rustc_hash::FxBuildHasher.hash_one(th.name.as_str());
+                    let shape = made_up(&th.name);
+                    self.made_up_shape |= shape;
+                    if !self.names.insert(h) || th.name.starts_with('@') || (shape && self.bare) {
+                        self.ambiguous = true;
+                    }
+                } else {
+                    self.bare = true;
+                    if self.made_up_shape {
+                        self.ambiguous = true;
+                    }
+                }
+            }
+            !same
         };
         out.push(IdEvent {
             thread: id,
@@ -238,6 +291,8 @@ impl IdLowering {
                 let th = &mut self.threads[t];
                 if th.depth == 0 {
                     self.blocks += 1;
+                    th.block += 1;
+                    th.named = name.is_some();
                     th.name.clear();
                     match name {
                         Some(n) => th.name.push_str(n),

@@ -173,8 +173,13 @@ pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
     use tsoser::trace::std_scan::{for_each_line, IdLowering};
     let mut l = IdLowering::default();
     let (mut out, mut evs) = (Vec::new(), Vec::new());
+    let mut ambiguous = false;
     for_each_line(text.as_bytes(), |line, t| {
         l.lower(line, t, &mut evs)?;
+        if l.ambiguous {
+            ambiguous = true;
+            return Ok(false);
+        }
         out.extend(
             evs.iter()
                 .map(|e| (e.thread.index(), e.op, e.var.map(|v| v.index()), e.begins)),
@@ -182,6 +187,10 @@ pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
         Ok(true)
     })
     .map_err(|e| e.to_string())?;
+    // What the stream does then: read the file with the reader.
+    if ambiguous {
+        return std_built(text);
+    }
     Ok(out)
 }
 
