@@ -495,7 +495,7 @@ pub struct Streamed {
 
 /// The monitors `kinds` on an STD file in one streaming pass, never holding the trace
 /// ([`crate::trace::std_scan`]: no allocation per line). Names are interned as they
-/// come and the monitors grow with them ([`Monitor::grow`]: threads one at a time,
+/// come and the monitors grow with them ([`Monitor::grow`]: threads by a quarter,
 /// variables by doubling). Their state is O(k·(k + m + k·m)) integers for k threads and
 /// m variables for sc-ser; SOBER's write records are pruned below every thread's
 /// frontier (a thread that first appears after a pruning makes the stream run again,
@@ -600,12 +600,27 @@ fn stream_pass(
         if reported {
             return Ok(true);
         }
-        let (k2, need) = (lowering.threads(), lowering.vars());
-        if k2 > k || need > m {
-            // The monitors' room: threads exactly, variables with slack.
+        let (have, need) = (lowering.threads(), lowering.vars());
+        if have > k || need > m {
+            // The monitors' room: threads with a quarter of slack (each costs every
+            // clock an entry), variables with as many again (they cost memory only);
+            // exactly what is needed when the slack would not fit.
+            let mut k2 = if have > k { have.max(k + k / 4 + 1) } else { k };
             let mut m2 = if need > m { need.max(2 * m).max(16) } else { m };
             if check_memory(kinds, k2, m2, max_memory).is_err() {
+                // As many threads as fit beside the variables needed (near the budget,
+                // growing one thread at a time would copy the state once a thread).
                 m2 = need.max(m);
+                let (mut lo, mut hi) = (have.max(k), k2);
+                while lo < hi {
+                    let mid = lo + (hi - lo).div_ceil(2);
+                    if check_memory(kinds, mid, m2, max_memory).is_ok() {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                k2 = lo;
             }
             if let Err(why) = check_memory(kinds, k2, m2, max_memory) {
                 stop = Some(Pass::TooBig(why));

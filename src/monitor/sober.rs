@@ -234,6 +234,11 @@ pub struct Sober {
     /// thread that first appears after a drop ([`Sober::grow`]) could have needed it.
     pruned: bool,
     exact: bool,
+    /// Whether every thread of the run is known from the start (built for them, never
+    /// grown): then a thread that has not run yet holds the pruning back. A grown
+    /// monitor prunes for the threads that have run, and is no longer exact if another
+    /// one runs after a pruning.
+    known: bool,
     last: Vec<Option<EventId>>,
     last_read: Vec<Option<EventId>>,
     next: EventId,
@@ -249,6 +254,7 @@ impl Sober {
             prune_at: vec![PRUNE_FIRST; m],
             pruned: false,
             exact: true,
+            known: true,
             last: vec![None; n],
             last_read: vec![None; n],
             next: 0,
@@ -268,9 +274,7 @@ impl Sober {
             PRUNE_FIRST
         };
         self.prune_at.resize(m2, fill);
-        if self.pruned && n2 > self.last.len() {
-            self.exact = false;
-        }
+        self.known = false;
         self.last.resize(n2, None);
         self.last_read.resize(n2, None);
     }
@@ -287,8 +291,9 @@ impl Sober {
         self.writes.iter().map(Vec::len).sum()
     }
 
-    /// Whether the answer is still exact: false once a thread appeared after write
-    /// records were dropped (a stream then runs again knowing every thread).
+    /// Whether the answer is still exact: false once, in a grown monitor, a thread ran
+    /// for the first time after write records were dropped (a stream then runs again
+    /// knowing every thread).
     pub fn exact(&self) -> bool {
         self.exact
     }
@@ -298,11 +303,15 @@ impl Sober {
     /// (lines 8–9) or rhb-before p's last read (lines 10–11); both stay true as the run
     /// goes on (p's `lc` only grows), so p never walks past the newest such record
     /// again. Records older than every thread's are dropped; a thread with none (one
-    /// that has not run, say) keeps them all.
+    /// that has not run, say) keeps them all — in a grown monitor, only the threads
+    /// that have run count ([`Sober::exact`]).
     fn prune(&mut self, a: usize) {
         let recs = &self.writes[a];
         let mut cut = recs.len();
         for p in 0..self.last.len() {
+            if !self.known && self.last[p].is_none() {
+                continue;
+            }
             let lr = self.rhb.last_read(p);
             let stop = recs
                 .iter()
@@ -326,6 +335,9 @@ impl Sober {
     /// The next event of the SC run; `Some` when Fig. 2 returns false at it.
     pub fn step(&mut self, p: ThreadId, op: Op, var: Option<VarId>) -> Option<SoberReport> {
         let (p, var) = (p.index(), var.map(VarId::index));
+        if !self.known && self.pruned && self.last[p].is_none() {
+            self.exact = false;
+        }
         let e = self.next;
         self.next += 1;
         let mut report = None;
