@@ -173,9 +173,26 @@ impl Report {
     /// the fenced monitor's misses are sensitivities the papers state, not bugs), as
     /// (question, evidence).
     pub fn disagreements(&self) -> Vec<(String, String)> {
+        self.answers(|c| match c {
+            Check::Fails(why) => Some(why),
+            _ => None,
+        })
+    }
+
+    /// Every question left unknown within the bounds, as (question, why).
+    pub fn unknowns(&self) -> Vec<(String, String)> {
+        self.answers(|c| match c {
+            Check::Unknown(why) => Some(why),
+            _ => None,
+        })
+    }
+
+    /// The questions whose answer `pick` keeps, with what it keeps (a miss of SOBER or
+    /// the fenced monitor counts as neither a disagreement nor an unknown).
+    fn answers(&self, pick: impl Fn(&Check) -> Option<&String>) -> Vec<(String, String)> {
         let mut d = Vec::new();
         let mut push = |q: &str, c: &Check| {
-            if let Check::Fails(why) = c {
+            if let Some(why) = pick(c) {
                 d.push((q.to_string(), why.clone()));
             }
         };

@@ -255,6 +255,26 @@ fn the_command_tabulates_and_summarises() {
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["robust_tso"], false);
     assert_eq!(rows[1]["summary"]["disagreements"], 0);
+    assert_eq!(rows[0]["unknown"], serde_json::json!([]));
+    // A bound that cuts the runs: the questions that need them all are unknown, each
+    // with the reason.
+    let o = tsoser_exits(
+        &[
+            "crosscheck",
+            "examples/programs/burnim-fig6.prog",
+            "--max-traces",
+            "5",
+            "--json",
+        ],
+        0,
+    );
+    let row: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    let unknown = row["unknown"].as_array().unwrap();
+    assert!(
+        unknown.iter().any(|u| u["question"] == "deciders"
+            && u["reason"] == "more distinct traces than --max-traces"),
+        "{row}"
+    );
     // A program that does not parse is an input error naming its line; the rest run.
     let d = std::env::temp_dir().join(format!("tsoser-cc-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();

@@ -273,6 +273,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
                 "tso_runs": r.tso_runs, "tso_runs_unserializable": r.tso_runs_unserializable,
                 "deciders": r.deciders.name(),
                 "disagreements": r.disagreements().iter().map(|(q, w)| json!({"question": q, "evidence": w})).collect::<Vec<_>>(),
+                "unknown": r.unknowns().iter().map(|(q, w)| json!({"question": q, "reason": w})).collect::<Vec<_>>(),
             });
             outln!("{v}");
         } else {
