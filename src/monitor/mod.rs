@@ -478,6 +478,16 @@ pub fn sc_ser_witness(trace: &Trace, at: EventId) -> Option<Verdict> {
     Some(Verdict::Violation(Box::new(Witness::Sc { cycle })))
 }
 
+/// How many of a run's `n` events the monitors read before they all stopped (each
+/// stops at its report).
+pub fn events_read(outcomes: &[(Kind, Outcome)], n: usize) -> usize {
+    outcomes
+        .iter()
+        .map(|(_, o)| o.at().map_or(n, |i| i + 1))
+        .max()
+        .unwrap_or(0)
+}
+
 /// What a streaming run saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Streamed {
@@ -519,11 +529,7 @@ pub fn stream(
         let (k, m) = (trace.threads.len(), trace.vars.len());
         check_memory(kinds, k, m, max_memory).map_err(StreamError::Memory)?;
         let outcomes = run(&trace, kinds);
-        let monitored = outcomes
-            .iter()
-            .map(|(_, o)| o.at().map_or(trace.len(), |i| i + 1))
-            .max()
-            .unwrap_or(0);
+        let monitored = events_read(&outcomes, trace.len());
         Ok(Streamed {
             events: trace.len(),
             monitored,

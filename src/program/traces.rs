@@ -39,12 +39,6 @@ pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crat
     b.build()
 }
 
-/// The trace of a replayed run, with values.
-pub fn run_trace(p: &Program, run: &super::explore::Run) -> Result<Trace, crate::Error> {
-    let steps: Vec<Issued> = run.events.iter().map(|e| (e.effect, e.txn)).collect();
-    trace_of(p, &steps, true)
-}
-
 /// A run (with its commits) as an execution of its trace (docs/semantics.md §2): each
 /// store's commit placed where the run committed it. Err says why (a bug of the
 /// explorer or of the execution rules, never of the input).

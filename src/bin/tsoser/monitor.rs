@@ -159,11 +159,7 @@ fn answer(file: &Path, which: MonitorKind, want_stats: bool) -> Result<Answer> {
             monitor::Suite::new(&kinds, trace.threads.len(), trace.vars.len())
         });
         let outcomes = stats.time("monitor", || monitor::run_suite(suite, &trace));
-        let seen = outcomes
-            .iter()
-            .map(|(_, o)| o.at().map_or(trace.len(), |i| i + 1))
-            .max()
-            .unwrap_or(0);
+        let seen = monitor::events_read(&outcomes, trace.len());
         let info = tsoser::json::TraceInfo::of(&trace);
         (outcomes, Some(trace), info, seen)
     };
