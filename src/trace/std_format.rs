@@ -133,17 +133,16 @@ pub fn parse_borrowed(text: &str, line: usize) -> Result<(&str, StdOpRef<'_>, &s
 }
 
 /// [`parse_borrowed`]'s answer for the common line — `T|op(arg)|loc` or `T|op|loc`
-/// in ASCII with no white space around any field, no empty field and a known
+/// with no white space around any field, no empty field and a known
 /// operation — found with a byte scan; `None` sends every other line (and every
 /// error) to the general parser.
 fn parse_plain(text: &str) -> Option<(&str, StdOpRef<'_>, &str)> {
     let b = text.as_bytes();
-    let plain = |s: &[u8]| {
-        !s.is_empty()
-            && !s[0].is_ascii_whitespace()
-            && !s[s.len() - 1].is_ascii_whitespace()
-            && s.is_ascii()
-    };
+    // A field the general parser would not trim: it starts and ends with a printable
+    // ASCII byte (white space, control bytes and non-ASCII ends take the general path,
+    // which trims as `str::trim` does — `\x0B` and U+00A0 too).
+    let edge = |c: u8| (b'!'..=b'~').contains(&c);
+    let plain = |s: &[u8]| !s.is_empty() && edge(s[0]) && edge(s[s.len() - 1]);
     let i = memchr::memchr(b'|', b)?;
     let j = i + 1 + memchr::memchr(b'|', &b[i + 1..])?;
     if memchr::memchr(b'|', &b[j + 1..]).is_some() {
@@ -164,7 +163,8 @@ fn parse_plain(text: &str) -> Option<(&str, StdOpRef<'_>, &str)> {
         Some(_) => return None,
         None => (opx, &b""[..]),
     };
-    // Every slice starts and ends at an ASCII byte of a UTF-8 `text`: valid `str`s.
+    // Every slice starts after and ends before an ASCII byte of a UTF-8 `text` (or at
+    // its ends): valid `str`s.
     let s = |x: &[u8]| {
         let off = x.as_ptr() as usize - b.as_ptr() as usize;
         &text[off..off + x.len()]

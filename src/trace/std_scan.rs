@@ -23,13 +23,23 @@ pub fn for_each_line<R: Read>(
     let mut buf = vec![0u8; 1 << 20];
     let (mut start, mut end, mut line, mut eof) = (0usize, 0usize, 0usize, false);
     loop {
-        // Every complete line in buf[start..end].
-        while let Some(n) = memchr::memchr(b'\n', &buf[start..end]) {
-            line += 1;
-            let text = &buf[start..start + n];
-            start += n + 1;
-            if !one(line, text, &mut f)? {
-                return Ok(());
+        // Every complete line in buf[start..end], validated as UTF-8 at once (line by
+        // line only to name the line of an error).
+        if let Some(last) = memchr::memrchr(b'\n', &buf[start..end]) {
+            let region = &buf[start..start + last + 1];
+            start += last + 1;
+            let whole = std::str::from_utf8(region).ok();
+            let mut from = 0;
+            for n in memchr::memchr_iter(b'\n', region) {
+                line += 1;
+                let more = match whole {
+                    Some(text) => text_line(line, &text[from..n], &mut f)?,
+                    None => one(line, &region[from..n], &mut f)?,
+                };
+                if !more {
+                    return Ok(());
+                }
+                from = n + 1;
             }
         }
         if eof {
@@ -73,7 +83,22 @@ fn one(
         line,
         message: "the line is not valid UTF-8".into(),
     })?;
-    let t = text.trim();
+    text_line(line, text, f)
+}
+
+/// `f` on `text` trimmed, unless it is blank or a comment.
+fn text_line(
+    line: usize,
+    text: &str,
+    f: &mut impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<bool, Error> {
+    // Most lines start and end with a printable ASCII byte: nothing to trim.
+    let b = text.as_bytes();
+    let printable = |c: u8| (b'!'..=b'~').contains(&c);
+    let t = match (b.first(), b.last()) {
+        (Some(&x), Some(&y)) if printable(x) && printable(y) => text,
+        _ => text.trim(),
+    };
     if t.is_empty() || t.starts_with('#') {
         return Ok(true);
     }
@@ -104,6 +129,14 @@ struct Thread {
     /// Whether the open block's name was given (`begin(NAME)`), not made up.
     named: bool,
     block: u64,
+    /// The open block's name split as `X.N` (X's place in `threads`, N a number written
+    /// without leading zeros), when it has that shape. Such names are not hashed: each
+    /// X's numbers must come in increasing order (the names `convert` writes do), so a
+    /// reuse shows as a number not above the last ([`Thread::last_number`]).
+    numbered: Option<(usize, u64)>,
+    /// The highest N of the names `X.N` (this thread's name for X) that began a
+    /// transaction.
+    last_number: Option<u64>,
     /// The transaction of the thread's last event: the block it was in (its number and
     /// name), or `None` outside a block. Two blocks in a row with the same name are one
     /// transaction, as in the reader; the names are compared once a block.
@@ -111,22 +144,69 @@ struct Thread {
     current_name: String,
 }
 
+/// A name of at most 15 bytes as one integer: its bytes, then its length in the last
+/// byte (so comparing and hashing it is a few instructions, with no call to `memcmp`).
+fn short(name: &str) -> Option<u128> {
+    let b = name.as_bytes();
+    (b.len() < 16).then(|| {
+        let mut a = [0u8; 16];
+        a[..b.len()].copy_from_slice(b);
+        a[15] = b.len() as u8;
+        u128::from_le_bytes(a)
+    })
+}
+
+/// Names and their indices: short names as integers ([`short`]), long ones as strings.
+#[derive(Default)]
+struct Names {
+    short: FxHashMap<u128, u32>,
+    long: FxHashMap<Box<str>, u32>,
+}
+
+impl Names {
+    fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+
+    fn get(&self, name: &str) -> Option<usize> {
+        match short(name) {
+            Some(s) => self.short.get(&s),
+            None => self.long.get(name),
+        }
+        .map(|&i| i as usize)
+    }
+
+    /// `name`'s index, `next` (which the caller gives as the number of names) if new.
+    fn intern(&mut self, name: &str, short: Option<u128>, next: usize) -> usize {
+        let i = match short {
+            Some(s) => *self.short.entry(s).or_insert(next as u32),
+            None => match self.long.get(name) {
+                Some(&i) => i,
+                None => *self.long.entry(name.into()).or_insert(next as u32),
+            },
+        };
+        i as usize
+    }
+}
+
 /// Lowers STD lines to [`IdEvent`]s as [`super::std_format::Lowering`] does, interning
 /// thread and variable names in order of first appearance.
 #[derive(Default)]
 pub struct IdLowering {
     /// Every thread named, by name: its place in `threads`.
-    thread_ids: FxHashMap<String, u32>,
-    var_ids: FxHashMap<String, u32>,
+    thread_ids: Names,
+    var_ids: Names,
     threads: Vec<Thread>,
     /// Threads with an index.
     indexed: usize,
     blocks: usize,
     scratch: String,
-    /// The last thread looked up (lines of one thread often come in runs).
-    last: Option<(String, usize)>,
-    /// Hashes of the given block names that began a transaction; whether a block
-    /// without a name was seen; whether a given name looks made up (`X.bN`).
+    /// The last thread looked up, if its name is short (lines of one thread often come
+    /// in runs).
+    last: Option<(u128, usize)>,
+    /// Hashes of the given block names that began a transaction, except those of the
+    /// shape `X.N` (see [`Thread::numbered`]); whether a block without a name was seen;
+    /// whether a given name looks made up (`X.bN`).
     names: rustc_hash::FxHashSet<u64>,
     bare: bool,
     made_up_shape: bool,
@@ -136,6 +216,15 @@ pub struct IdLowering {
     /// the file with the reader, which decides (a 64-bit hash collision only sends a
     /// well-formed file down that slower path).
     pub ambiguous: bool,
+}
+
+/// `name` split as `X.N`, N a number without leading zeros (the names `convert` gives
+/// blocks).
+fn numbered(name: &str) -> Option<(&str, u64)> {
+    let (x, n) = name.rsplit_once('.')?;
+    let canonical =
+        !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
+    Some((x, n.parse().ok().filter(|_| canonical)?))
 }
 
 /// Whether `name` has the shape of a made-up block name `X.bN`.
@@ -154,31 +243,23 @@ impl IdLowering {
     }
 
     fn thread(&mut self, name: &str) -> usize {
-        if let Some((n, t)) = &self.last {
-            if n == name {
-                return *t;
+        let short = short(name);
+        if let (Some((n, t)), Some(s)) = (self.last, short) {
+            if n == s {
+                return t;
             }
         }
-        if let Some(&t) = self.thread_ids.get(name) {
-            let last = self.last.get_or_insert_with(|| (String::new(), 0));
-            last.0.clear();
-            last.0.push_str(name);
-            last.1 = t as usize;
-            return t as usize;
+        let t = self.thread_ids.intern(name, short, self.threads.len());
+        if t == self.threads.len() {
+            self.threads.push(Thread::default());
         }
-        let t = self.threads.len();
-        self.thread_ids.insert(name.to_string(), t as u32);
-        self.threads.push(Thread::default());
+        self.last = short.map(|s| (s, t));
         t
     }
 
     fn var(&mut self, name: &str) -> VarId {
-        if let Some(&x) = self.var_ids.get(name) {
-            return VarId::new(x as usize);
-        }
-        let x = self.var_ids.len();
-        self.var_ids.insert(name.to_string(), x as u32);
-        VarId::new(x)
+        let n = self.var_ids.len();
+        VarId::new(self.var_ids.intern(name, short(name), n))
     }
 
     /// The event of thread `t` with `op` on `var`: whether it begins a transaction.
@@ -200,16 +281,26 @@ impl IdLowering {
             th.current = Some(th.block);
             th.current_name.clear();
             th.current_name.push_str(&th.name);
-            if !same {
-                if th.named {
+            let at = th.name.starts_with('@');
+            match (same, th.named, th.numbered) {
+                (true, ..) => {}
+                (false, true, Some((x, n))) => {
+                    let last = &mut self.threads[x].last_number;
+                    if last.is_some_and(|l| n <= l) || at {
+                        self.ambiguous = true;
+                    }
+                    *last = Some(n);
+                }
+                (false, true, None) => {
                     use std::hash::BuildHasher;
                     let h = rustc_hash::FxBuildHasher.hash_one(th.name.as_str());
                     let shape = made_up(&th.name);
                     self.made_up_shape |= shape;
-                    if !self.names.insert(h) || th.name.starts_with('@') || (shape && self.bare) {
+                    if !self.names.insert(h) || at || (shape && self.bare) {
                         self.ambiguous = true;
                     }
-                } else {
+                }
+                (false, false, _) => {
                     self.bare = true;
                     if self.made_up_shape {
                         self.ambiguous = true;
@@ -262,7 +353,7 @@ impl IdLowering {
                 let inside = self
                     .thread_ids
                     .get(u)
-                    .is_some_and(|&v| self.threads[v as usize].depth > 0);
+                    .is_some_and(|v| self.threads[v].depth > 0);
                 if inside {
                     return Err(Error::Format {
                         line,
@@ -288,11 +379,20 @@ impl IdLowering {
                 }
             }
             StdOpRef::Begin(name) => {
+                let outermost = self.threads[t].depth == 0;
+                // A name `X.N` of another thread's X makes X a thread entry (without an
+                // index) to keep X's numbers.
+                let numbered = match name.and_then(numbered).filter(|_| outermost) {
+                    Some((x, n)) if x == thread => Some((t, n)),
+                    Some((x, n)) => Some((self.thread(x), n)),
+                    None => None,
+                };
                 let th = &mut self.threads[t];
-                if th.depth == 0 {
+                if outermost {
                     self.blocks += 1;
                     th.block += 1;
                     th.named = name.is_some();
+                    th.numbered = numbered;
                     th.name.clear();
                     match name {
                         Some(n) => th.name.push_str(n),

@@ -194,6 +194,20 @@ pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
     Ok(out)
 }
 
+/// Whether the streaming lowering hands `text` to the reader (a possible reuse of a
+/// block name).
+#[allow(dead_code)]
+pub fn std_ambiguous(text: &str) -> bool {
+    use tsoser::trace::std_scan::{for_each_line, IdLowering};
+    let mut l = IdLowering::default();
+    let mut evs = Vec::new();
+    let _ = for_each_line(text.as_bytes(), |line, t| {
+        l.lower(line, t, &mut evs)?;
+        Ok(!l.ambiguous)
+    });
+    l.ambiguous
+}
+
 /// The reader's trace of `text` in the same shape: `begins` when an event's transaction
 /// differs from its thread's previous one (what the monitors are told).
 #[allow(dead_code)]

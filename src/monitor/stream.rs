@@ -1,0 +1,383 @@
+//! The monitors on an STD file streamed in one pass ([`stream`]): one thread scans and
+//! lowers the lines ([`crate::trace::std_scan`]) while another runs the monitors on the
+//! events, handed over in batches.
+
+use super::{check_memory, events_read, run, Kind, Outcome, StreamError, Suite};
+use crate::trace::std_scan::{for_each_line, IdEvent, IdLowering};
+
+/// What a streaming run saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Streamed {
+    /// Events in the file (the rest of it is still read and checked after the monitors
+    /// have all reported: a malformed line is an input error wherever it is).
+    pub events: usize,
+    /// Events fed to the monitors before they all reported.
+    pub monitored: usize,
+    pub threads: usize,
+    pub variables: usize,
+    pub transactions: usize,
+    /// Each monitor's outcome; event indices are those of the trace `read_std` builds.
+    pub outcomes: Vec<(Kind, Outcome)>,
+}
+
+/// The monitors `kinds` on an STD file in one streaming pass, never holding the trace
+/// ([`crate::trace::std_scan`]: no allocation per line). Names are interned as they
+/// come and the monitors grow with them ([`super::Monitor::grow`]: threads by a
+/// quarter, variables by doubling). Their state is O(k·(k + m + k·m)) integers for k
+/// threads and m variables for sc-ser; SOBER's write records are pruned below every
+/// thread's frontier (a thread that first appears after a pruning makes the stream run
+/// again, knowing every thread from a first pass over the names); `monitor_TSO` /
+/// `monitor_PSO` hold the stores still buffered. Past the memory budget: *unknown*.
+pub fn stream(
+    path: &std::path::Path,
+    kinds: &[Kind],
+    max_memory: usize,
+) -> Result<Streamed, StreamError> {
+    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    stream_on(path, kinds, max_memory, parallel)
+}
+
+/// [`stream`], with the lowering on a thread of its own or not.
+fn stream_on(
+    path: &std::path::Path,
+    kinds: &[Kind],
+    max_memory: usize,
+    parallel: bool,
+) -> Result<Streamed, StreamError> {
+    let named = |error| crate::FileError {
+        file: path.display().to_string(),
+        error,
+    };
+    let open =
+        || std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))));
+    // The reader decides when the lowering cannot (its errors, or the trace in memory).
+    let by_reader = || -> Result<Streamed, StreamError> {
+        let trace = crate::trace::std_format::read_std(path)?;
+        let (k, m) = (trace.threads.len(), trace.vars.len());
+        check_memory(kinds, k, m, max_memory).map_err(StreamError::Memory)?;
+        let outcomes = run(&trace, kinds);
+        let monitored = events_read(&outcomes, trace.len());
+        Ok(Streamed {
+            events: trace.len(),
+            monitored,
+            threads: k,
+            variables: m,
+            transactions: trace.txns.len(),
+            outcomes,
+        })
+    };
+    match stream_pass(open()?, kinds, max_memory, None, parallel).map_err(named)? {
+        Pass::Done(out) => Ok(out),
+        Pass::TooBig(why) => Err(StreamError::Memory(why)),
+        Pass::Ambiguous => by_reader(),
+        Pass::Inexact => {
+            // Every name first, then the monitors built for all of them.
+            let mut lowering = IdLowering::default();
+            let mut events = Vec::new();
+            for_each_line(open()?, |line, text| {
+                lowering.lower(line, text, &mut events)?;
+                Ok(!lowering.ambiguous)
+            })
+            .map_err(named)?;
+            if lowering.ambiguous {
+                return by_reader();
+            }
+            let size = (lowering.threads(), lowering.vars());
+            match stream_pass(open()?, kinds, max_memory, Some(size), parallel).map_err(named)? {
+                Pass::Done(out) => Ok(out),
+                Pass::TooBig(why) => Err(StreamError::Memory(why)),
+                Pass::Ambiguous => by_reader(),
+                Pass::Inexact => unreachable!("no monitor grows when built for every name"),
+            }
+        }
+    }
+}
+
+/// How a streaming pass ended.
+enum Pass {
+    Done(Streamed),
+    TooBig(String),
+    /// A monitor grew after forgetting what a new thread could need.
+    Inexact,
+    /// The file might break the reader's rules on transaction names
+    /// ([`crate::trace::std_scan::IdLowering::ambiguous`]).
+    Ambiguous,
+}
+
+/// Events handed from the lowering to the monitors at a time.
+const BATCH: usize = 4096;
+
+/// One pass of [`stream`]: the monitors built for `size` (threads, variables), or
+/// grown as names come when `None`. When `parallel`, the lowering runs on a thread of
+/// its own, a few batches ahead of the monitors (joined before returning).
+fn stream_pass(
+    file: std::fs::File,
+    kinds: &[Kind],
+    max_memory: usize,
+    size: Option<(usize, usize)>,
+    parallel: bool,
+) -> Result<Pass, crate::Error> {
+    let (k, m) = size.unwrap_or((0, 0));
+    if let Err(why) = check_memory(kinds, k, m, max_memory) {
+        return Ok(Pass::TooBig(why));
+    }
+    let mut monitors = Monitors {
+        suite: Suite::new(kinds, k, m),
+        kinds,
+        max_memory,
+        k,
+        m,
+        out: Streamed::default(),
+        reported: false,
+        stop: None,
+    };
+    let lowered = if parallel {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<IdEvent>>(4);
+        let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Vec<IdEvent>>(8);
+        std::thread::scope(|scope| {
+            let lowering = scope.spawn(move || {
+                lower(file, &mut |batch| {
+                    let next = empty_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                    // A closed channel: the monitors have stopped.
+                    full_tx.send(std::mem::replace(batch, next)).is_ok()
+                })
+            });
+            for mut batch in full_rx {
+                if !monitors.take(&batch) {
+                    break;
+                }
+                batch.clear();
+                let _ = empty_tx.try_send(batch);
+            }
+            // Dropping the receiver (at the end of the loop's scope) stops the lowering.
+            lowering.join().expect("the lowering thread does not panic")
+        })
+    } else {
+        lower(file, &mut |batch| {
+            let more = monitors.take(batch);
+            batch.clear();
+            more
+        })
+    };
+    // The monitors' stop comes first: it was at an event before any later error.
+    if let Some(p) = monitors.stop {
+        return Ok(p);
+    }
+    let lowered = lowered?;
+    if lowered.ambiguous {
+        return Ok(Pass::Ambiguous);
+    }
+    let mut out = monitors.out;
+    (out.threads, out.variables) = (lowered.threads, lowered.vars);
+    out.outcomes = monitors.suite.finish();
+    Ok(Pass::Done(out))
+}
+
+/// What [`lower`] found at the end of the file (or where it stopped).
+struct Lowered {
+    threads: usize,
+    vars: usize,
+    /// It stopped at a line that might break the reader's rules (that line's events
+    /// are not handed over).
+    ambiguous: bool,
+}
+
+/// Scans and lowers `file`, handing full batches of events to `take` (which leaves an
+/// empty batch in their place and says whether to go on) and the last one at the end.
+fn lower(
+    file: std::fs::File,
+    take: &mut dyn FnMut(&mut Vec<IdEvent>) -> bool,
+) -> Result<Lowered, crate::Error> {
+    let mut lowering = IdLowering::default();
+    let mut events = Vec::with_capacity(2);
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut stopped = false;
+    for_each_line(file, |line, text| {
+        lowering.lower(line, text, &mut events)?;
+        if lowering.ambiguous {
+            return Ok(false);
+        }
+        batch.extend_from_slice(&events);
+        if batch.len() >= BATCH && !take(&mut batch) {
+            stopped = true;
+            return Ok(false);
+        }
+        Ok(true)
+    })?;
+    if !stopped && !batch.is_empty() {
+        take(&mut batch);
+    }
+    Ok(Lowered {
+        threads: lowering.threads(),
+        vars: lowering.vars(),
+        ambiguous: lowering.ambiguous,
+    })
+}
+
+/// The monitors' side of a pass: the suite, grown as events name new threads and
+/// variables, and what it saw.
+struct Monitors<'a> {
+    suite: Suite,
+    kinds: &'a [Kind],
+    max_memory: usize,
+    /// The threads and variables the suite has room for.
+    k: usize,
+    m: usize,
+    out: Streamed,
+    /// Every monitor has reported: the rest of the file is only counted.
+    reported: bool,
+    stop: Option<Pass>,
+}
+
+impl Monitors<'_> {
+    /// Runs the monitors on `batch`; false when the pass must stop ([`Self::stop`]).
+    fn take(&mut self, batch: &[IdEvent]) -> bool {
+        self.out.events += batch.len();
+        if self.reported {
+            return true;
+        }
+        for e in batch {
+            // Indices come in order of first appearance: an index past the room is the
+            // next name.
+            let have = e.thread.index() + 1;
+            let need = e.var.map_or(0, |x| x.index() + 1);
+            if (have > self.k || need > self.m) && !self.grow(have, need) {
+                return false;
+            }
+            if e.begins {
+                self.suite.begin(e.thread);
+                self.out.transactions += 1;
+            }
+            self.suite.step(e.thread, e.op, e.var);
+            self.out.monitored += 1;
+            if self.suite.all_reported() {
+                self.reported = true;
+                break;
+            }
+        }
+        true
+    }
+
+    /// Room for `have` threads and `need` variables: threads with a quarter of slack
+    /// (each costs every clock an entry), variables with as many again (they cost
+    /// memory only); exactly what is needed when the slack would not fit. False (and
+    /// [`Self::stop`] set) past the budget or when a monitor turns inexact.
+    fn grow(&mut self, have: usize, need: usize) -> bool {
+        let (k, m, kinds, budget) = (self.k, self.m, self.kinds, self.max_memory);
+        let mut k2 = if have > k { have.max(k + k / 4 + 1) } else { k };
+        let mut m2 = if need > m { need.max(2 * m).max(16) } else { m };
+        if check_memory(kinds, k2, m2, budget).is_err() {
+            // As many threads as fit beside the variables needed (near the budget,
+            // growing one thread at a time would copy the state once a thread).
+            m2 = need.max(m);
+            let (mut lo, mut hi) = (have.max(k), k2);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                if check_memory(kinds, mid, m2, budget).is_ok() {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            k2 = lo;
+        }
+        if let Err(why) = check_memory(kinds, k2, m2, budget) {
+            self.stop = Some(Pass::TooBig(why));
+            return false;
+        }
+        self.suite.grow(k2, m2);
+        (self.k, self.m) = (k2, m2);
+        if !self.suite.exact() {
+            self.stop = Some(Pass::Inexact);
+            return false;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// A random STD file of `n` lines on up to `k` threads (thread `i` first appears
+    /// around line 1000·i when `late`, on 3 variables: SOBER prunes before it does): accesses, fences, locks, blocks (named `T.N` in
+    /// order, named freely, or not); `junk` 1 adds a malformed line now and then, 2
+    /// reuses a block name.
+    fn text(rng: &mut rand_chacha::ChaCha8Rng, n: usize, k: usize, late: bool, junk: u8) -> String {
+        let mut s = String::new();
+        let mut depth = vec![0usize; k];
+        let mut blocks = vec![0usize; k];
+        for i in 0..n {
+            let t = rng.random_range(0..if late { k.min(1 + i / 1000) } else { k });
+            let x = rng.random_range(0..if late { 3 } else { 12 });
+            let line = match rng.random_range(0..14) {
+                0..=4 => format!("t{t}|r(x{x})|{i}"),
+                5..=8 => format!("t{t}|w(x{x})|{i}"),
+                9 => format!("t{t}|acq(fence:t{t})|{i}"),
+                10 if depth[t] == 0 => {
+                    depth[t] += 1;
+                    blocks[t] += 1;
+                    match rng.random_range(0..3) {
+                        0 => format!("t{t}|begin|{i}"),
+                        1 => format!("t{t}|begin(t{t}.{})|{i}", blocks[t]),
+                        _ if junk == 2 && rng.random_range(0..50) == 0 => {
+                            format!("t{t}|begin(b)|{i}")
+                        }
+                        _ => format!("t{t}|begin(b{t}-{})|{i}", blocks[t]),
+                    }
+                }
+                11 | 12 if depth[t] > 0 => {
+                    depth[t] -= 1;
+                    format!("t{t}|end|{i}")
+                }
+                13 if junk == 1 && rng.random_range(0..200) == 0 => format!("t{t}|frob(x)|{i}"),
+                _ => format!("t{t}|acq(l{})|{i}", x % 3),
+            };
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// The lowering on a thread of its own (batches handed over) and in line give the
+    /// same outcomes, counts and errors — on files of several batches, with violations
+    /// early and late, input errors, reused names, budgets that stop the pass, and
+    /// SOBER turning inexact as threads appear.
+    #[test]
+    fn the_lowering_thread_changes_nothing() {
+        let dir = std::env::temp_dir().join(format!("tsoser-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let all = [Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso, Kind::Fenced];
+        // How the first passes ended: the test must see every way.
+        let mut seen = std::collections::BTreeSet::new();
+        for round in 0..40 {
+            let n = [10, 3000, 9000, 20000][round % 4];
+            let k = [2, 8, 40][round % 3];
+            let f = dir.join(format!("{round}.std"));
+            let (late, junk) = (round % 2 == 1, [0, 0, 0, 1, 2][round % 5]);
+            std::fs::write(&f, text(&mut rng, n, k, late, junk)).unwrap();
+            for kinds in [&all[..1], &all[1..2], &all[..]] {
+                for budget in [1 << 30, 20_000] {
+                    let file = std::fs::File::open(&f).unwrap();
+                    seen.insert(match stream_pass(file, kinds, budget, None, true) {
+                        Ok(Pass::Done(_)) => "done",
+                        Ok(Pass::TooBig(_)) => "too big",
+                        Ok(Pass::Inexact) => "inexact",
+                        Ok(Pass::Ambiguous) => "ambiguous",
+                        Err(_) => "error",
+                    });
+                    let a = stream_on(&f, kinds, budget, true);
+                    let b = stream_on(&f, kinds, budget, false);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "round {round}");
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        let want = ["ambiguous", "done", "error", "inexact", "too big"];
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), want);
+    }
+}
