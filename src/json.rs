@@ -165,10 +165,15 @@ pub struct ExploreReport {
     pub complete: bool,
     /// Why it did not finish.
     pub incomplete: Option<String>,
+    /// `states` or `dpor`.
+    pub engine: &'static str,
+    /// Distinct states (states engine) or events executed (dpor).
     pub states: usize,
+    /// The dpor engine's counts (null with the states engine).
+    pub dpor: Option<DporJson>,
     pub outcomes: Vec<OutcomeJson>,
     pub condition: Option<ConditionJson>,
-    /// Runs cut by `assume` or the unrolling bound.
+    /// Runs (dpor: maximal executions) cut by `assume` or the unrolling bound.
     pub cut: u64,
     pub assertion_failure: Option<FailureJson>,
     /// Null under SC or with `--no-robustness`.
@@ -176,8 +181,16 @@ pub struct ExploreReport {
     pub exit: u8,
 }
 
-/// One final outcome: the observed values, the runs reaching it, whether it satisfies
-/// the condition.
+/// What the dpor engine explored: maximal executions, and those that ended with every
+/// enabled process asleep.
+#[derive(Clone, Debug, Serialize)]
+pub struct DporJson {
+    pub executions: u64,
+    pub sleep_blocked: u64,
+}
+
+/// One final outcome: the observed values, the runs reaching it (dpor: the executions
+/// explored that reach it), whether it satisfies the condition.
 #[derive(Clone, Debug, Serialize)]
 pub struct OutcomeJson {
     pub values: serde_json::Map<String, Value>,

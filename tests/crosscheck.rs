@@ -167,6 +167,7 @@ fn random_programs_agree_and_a_mutated_sober_is_caught() {
         weights: [5, 5, 1, 1, 1],
         txns: true,
         fenced: false,
+        control: 0,
     });
     let mut runner = TestRunner::new(common::config(150));
     let config = Config {

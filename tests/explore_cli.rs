@@ -726,3 +726,64 @@ fn herd_format_from_the_command_line() {
         2,
     );
 }
+
+/// `--engine dpor` from the command line: the states engine's exit codes on the
+/// examples, its budget as *unknown*, the witness and failure that replay, and the
+/// JSON's engine counts.
+#[test]
+fn the_dpor_engine_answers_as_the_states_engine() {
+    for (file, model, want) in [
+        ("sb.prog", "tso", 1),
+        ("sb.prog", "sc", 0),
+        ("sb-fenced.prog", "tso", 0),
+        ("mp.prog", "tso", 0),
+        ("mp.prog", "pso", 1),
+        ("dekker.prog", "tso", 1),
+        ("dekker-fenced.prog", "tso", 0),
+        ("peterson-fenced.prog", "tso", 0),
+    ] {
+        let f = format!("examples/programs/{file}");
+        let states = tsoser(&["explore", &f, "--model", model]);
+        let dpor = tsoser(&["explore", &f, "--model", model, "--engine", "dpor"]);
+        assert_eq!(states.status.code(), Some(want), "{file} {model}");
+        assert_eq!(
+            dpor.status.code(),
+            Some(want),
+            "{file} {model}: {}",
+            stdout(&dpor)
+        );
+    }
+    tsoser_exits(
+        &[
+            "explore",
+            "examples/programs/sb-fenced.prog",
+            "--engine",
+            "dpor",
+            "--max-executions",
+            "1",
+        ],
+        3,
+    );
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/dekker.prog",
+        "--engine",
+        "dpor",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["engine"], "dpor");
+    assert!(v["dpor"]["executions"].as_u64().unwrap() > 0);
+    assert!(v["dpor"]["sleep_blocked"].as_u64().is_some());
+    for w in [
+        v["robustness"]["witness"]["schedule"].as_str().unwrap(),
+        v["assertion_failure"]["schedule"].as_str().unwrap(),
+    ] {
+        let r = tsoser(&["explore", "examples/programs/dekker.prog", "--replay", w]);
+        assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    }
+    let s = tsoser(&["explore", "examples/programs/sb.prog", "--json"]);
+    let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+    assert_eq!(s["engine"], "states");
+    assert!(s["dpor"].is_null());
+}

@@ -25,6 +25,7 @@ fn opts(model: Model) -> Options {
     Options {
         config: Config::new(model),
         robustness: true,
+        engine: tsoser::program::report::Engine::States,
     }
 }
 

@@ -34,6 +34,8 @@ pub struct Config {
     pub unroll: u32,
     /// Distinct states (with the robustness search: state–frontier pairs).
     pub max_states: usize,
+    /// Executions the DPOR engine may explore ([`super::dpor`]).
+    pub max_executions: u64,
     /// Bytes the search may hold ([`crate::mem::default_budget`] by default).
     pub max_memory: usize,
 }
@@ -45,6 +47,7 @@ impl Config {
             model,
             unroll: 4,
             max_states: 2_000_000,
+            max_executions: 10_000_000,
             max_memory: crate::mem::default_budget(),
         }
     }
@@ -53,6 +56,12 @@ impl Config {
     }
     pub fn max_states(self, max_states: usize) -> Config {
         Config { max_states, ..self }
+    }
+    pub fn max_executions(self, max_executions: u64) -> Config {
+        Config {
+            max_executions,
+            ..self
+        }
     }
     pub fn max_memory(self, max_memory: usize) -> Config {
         Config { max_memory, ..self }
@@ -166,6 +175,8 @@ pub enum Incomplete {
     Spin,
     /// The states held passed the memory budget.
     Memory,
+    /// `--max-executions` executions (the DPOR engine).
+    MaxExecutions,
 }
 
 impl Incomplete {
@@ -179,6 +190,7 @@ impl Incomplete {
             Incomplete::Spin => format!(
                 "a register-only loop ran {MAX_LOCAL_STEPS} steps without touching memory (lower --unroll)"
             ),
+            Incomplete::MaxExecutions => "the --max-executions budget ran out".into(),
             Incomplete::Memory => {
                 "the states held passed the memory budget (--max-memory; half the available memory by default)".into()
             }
@@ -210,8 +222,22 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// The initial state, settled.
+    /// The initial state, settled: the first thread's failed assertion if any, else
+    /// the first spin, else the first cut (every thread settles, so the answer does not
+    /// depend on the threads' order).
     pub fn initial(&self) -> (State, Settled) {
+        let (s, each) = self.initial_each();
+        let first = |f: fn(&Settled) -> bool| each.iter().copied().find(f);
+        let st = first(|s| matches!(s, Settled::Failed(..)))
+            .or(first(|s| *s == Settled::Spin))
+            .or(first(|s| *s == Settled::Cut))
+            .unwrap_or(Settled::Ok);
+        (s, st)
+    }
+
+    /// The initial state with every thread's register-only prefix run, and how each
+    /// thread's ended.
+    pub fn initial_each(&self) -> (State, Vec<Settled>) {
         let k = self.p.threads.len();
         let mut s = State {
             pc: vec![0; k],
@@ -227,14 +253,8 @@ impl<'p> Machine<'p> {
             depth: vec![0; k],
             txns: vec![0; k],
         };
-        let mut st = Settled::Ok;
-        for t in 0..k {
-            st = self.settle(&mut s, t);
-            if st != Settled::Ok {
-                break;
-            }
-        }
-        (s, st)
+        let each = (0..k).map(|t| self.settle(&mut s, t)).collect();
+        (s, each)
     }
 
     pub fn reg(&self, s: &State, t: usize, r: Reg) -> Val {

@@ -5,9 +5,11 @@
 //! - [`parse`]: tsoser's own program text format (`.prog`).
 //! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
 //! - [`explore`]: every run under SC, TSO or PSO, with state memoisation and a budget.
+//! - [`dpor`]: the same answers by source-DPOR over chronological traces (Abdulla et al.).
 //! - [`robust`]: robustness — a TSO/PSO run whose happens-before has a cycle.
 //! - [`suite`]: a directory of litmus tests against expected verdicts.
 
+pub mod dpor;
 pub mod explore;
 pub mod gen;
 pub mod herd;

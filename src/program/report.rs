@@ -1,10 +1,30 @@
 //! What `tsoser explore` prints: outcomes, the final condition, assertion failures and
 //! robustness, as text and as the stable JSON documented in the README.
 
+use super::dpor::{explore_dpor, DporStats};
 use super::explore::{explore, replay, schedule_text, Config, Exploration, Machine, Model, Step};
 use super::robust::{check_witness, hb_cycle, robust, Robustness};
 use super::Program;
 use serde_json::{json, Value};
+
+/// How the runs are explored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// Every interleaving, states memoised ([`super::explore`], [`super::robust`]).
+    #[default]
+    States,
+    /// Source-DPOR over chronological traces ([`super::dpor`]).
+    Dpor,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::States => "states",
+            Engine::Dpor => "dpor",
+        }
+    }
+}
 
 /// Options of an exploration.
 #[derive(Clone, Copy, Debug)]
@@ -13,6 +33,7 @@ pub struct Options {
     pub config: Config,
     /// Also decide robustness (TSO/PSO).
     pub robustness: bool,
+    pub engine: Engine,
 }
 
 /// An explored program, ready to print.
@@ -25,6 +46,8 @@ pub struct Report {
     pub failure_text: Vec<String>,
     /// Why robustness is unknown, when not for the budget.
     pub robustness_note: Option<String>,
+    /// The dpor engine's counts.
+    pub dpor: Option<DporStats>,
     pub exit: u8,
 }
 
@@ -32,27 +55,43 @@ pub struct Report {
 /// (a witness that does not re-check) or a robustness search too wide.
 pub fn run(p: &Program, o: Options) -> Result<Report, String> {
     let c = &o.config;
-    let exploration = explore(p, c);
     let mut robustness_note = None;
-    let robustness = if o.robustness && c.model != Model::Sc {
-        match robust(p, c) {
-            Ok(r) => {
-                robustness_note = r.incomplete.map(|i| i.describe());
-                Some(r)
-            }
-            // Too wide for the frontier matrix: robustness stays unknown (exit 3).
-            Err(e) => {
-                robustness_note = Some(e.to_string());
-                Some(Robustness {
-                    robust: None,
-                    witness: None,
-                    states: 0,
-                    incomplete: None,
-                })
-            }
+    let mut dpor = None;
+    let (exploration, robustness) = match o.engine {
+        Engine::Dpor => {
+            let d = explore_dpor(p, c, o.robustness && c.model != Model::Sc);
+            robustness_note = d
+                .robustness
+                .as_ref()
+                .and_then(|r| r.incomplete)
+                .map(|i| i.describe());
+            dpor = Some(d.stats);
+            (d.exploration, d.robustness)
         }
-    } else {
-        None
+        Engine::States => {
+            let exploration = explore(p, c);
+            let robustness = if o.robustness && c.model != Model::Sc {
+                match robust(p, c) {
+                    Ok(r) => {
+                        robustness_note = r.incomplete.map(|i| i.describe());
+                        Some(r)
+                    }
+                    // Too wide for the frontier matrix: robustness stays unknown (exit 3).
+                    Err(e) => {
+                        robustness_note = Some(e.to_string());
+                        Some(Robustness {
+                            robust: None,
+                            witness: None,
+                            states: 0,
+                            incomplete: None,
+                        })
+                    }
+                }
+            } else {
+                None
+            };
+            (exploration, robustness)
+        }
     };
     let m = Machine::new(p, o.config.model, o.config.unroll);
     let mut witness_text = Vec::new();
@@ -98,6 +137,7 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
         cycle_text,
         failure_text,
         robustness_note,
+        dpor,
         exit,
     })
 }
@@ -138,12 +178,21 @@ fn holds(p: &Program, e: &Exploration, vals: &[i64]) -> Option<bool> {
 pub fn text(p: &Program, file: &str, r: &Report) -> String {
     let e = &r.exploration;
     let model = e.model.name().to_uppercase();
+    let explored = match &r.dpor {
+        None => format!("{} states", e.states),
+        Some(d) => format!(
+            "{} execution{} explored by DPOR ({} sleep-set blocked, {} events)",
+            d.executions,
+            if d.executions == 1 { "" } else { "s" },
+            d.sleep_blocked,
+            d.events
+        ),
+    };
     let mut s = format!(
-        "{} ({file}) under {model}: {} outcome{}, {} states{}\n",
+        "{} ({file}) under {model}: {} outcome{}, {explored}{}\n",
         p.name,
         e.outcomes.len(),
         if e.outcomes.len() == 1 { "" } else { "s" },
-        e.states,
         match e.incomplete {
             None => String::new(),
             Some(i) => format!(" — unknown: {}; results partial", i.describe()),
@@ -157,10 +206,12 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             Some(true) => "  *",
             _ => "",
         };
-        let count = match *runs {
-            1 => "1 run".to_string(),
-            u64::MAX => "≥ 2⁶⁴−1 runs: the count saturated".to_string(),
-            n => format!("{n} runs"),
+        let count = match (*runs, r.dpor.is_some()) {
+            (1, false) => "1 run".to_string(),
+            (u64::MAX, false) => "≥ 2⁶⁴−1 runs: the count saturated".to_string(),
+            (n, false) => format!("{n} runs"),
+            (1, true) => "1 execution explored".to_string(),
+            (n, true) => format!("{n} executions explored"),
         };
         s += &format!("  {}  ({count}){mark}\n", outcome_text(p, e, vals));
     }
@@ -185,7 +236,12 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         }
     }
     if e.cut > 0 {
-        s += &format!("runs cut by assume or the unrolling bound: {}\n", e.cut);
+        let what = if r.dpor.is_some() {
+            "executions"
+        } else {
+            "runs"
+        };
+        s += &format!("{what} cut by assume or the unrolling bound: {}\n", e.cut);
     }
     if r.failure_text.is_empty() {
         if p.threads
@@ -208,14 +264,14 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         match rb.robust {
             Some(true) if e.outcomes.is_empty() && e.failure.is_none() => {
                 s += &format!(
-                    "robust: yes for the run prefixes within --unroll (no run terminates; {} states with happens-before)\n",
-                    rb.states
+                    "robust: yes for the run prefixes within --unroll (no run terminates; {})\n",
+                    searched(r, rb)
                 )
             }
             Some(true) => {
                 s += &format!(
-                    "robust: yes — every {model} run is SC ({} states with happens-before)\n",
-                    rb.states
+                    "robust: yes — every {model} run is SC ({})\n",
+                    searched(r, rb)
                 )
             }
             None => {
@@ -225,7 +281,8 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             Some(false) => {
                 let w = rb.witness.as_ref().unwrap();
                 s += &format!(
-                    "robust: NO — a shortest {model} run whose happens-before has a cycle ({} steps; replay with --replay \"{}\"):\n",
+                    "robust: NO — a {}{model} run whose happens-before has a cycle ({} steps; replay with --replay \"{}\"):\n",
+                    if r.dpor.is_some() { "" } else { "shortest " },
                     w.len(),
                     schedule_text(p, w)
                 );
@@ -240,6 +297,17 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         }
     }
     s
+}
+
+/// What the robustness search went through.
+fn searched(r: &Report, rb: &Robustness) -> String {
+    match r.dpor {
+        Some(_) => format!(
+            "{} executions checked for a happens-before cycle",
+            rb.states
+        ),
+        None => format!("{} states with happens-before", rb.states),
+    }
 }
 
 /// The litmus test's own answer for this model (`with tso: ~exists;`), and whether
@@ -311,7 +379,12 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
         model: e.model.name(),
         complete: e.complete,
         incomplete: e.incomplete.map(|i| i.describe()),
+        engine: if r.dpor.is_some() { "dpor" } else { "states" },
         states: e.states,
+        dpor: r.dpor.map(|d| DporJson {
+            executions: d.executions,
+            sleep_blocked: d.sleep_blocked,
+        }),
         outcomes,
         condition,
         cut: e.cut,

@@ -18,6 +18,10 @@ pub struct ProgParams {
     pub txns: bool,
     /// With `txns`: end every transaction with a fence (transaction-fenced).
     pub fenced: bool,
+    /// Weight of each control instruction on the last loaded register: `assume`,
+    /// `assert`, and a retry (`if r == v goto` that load, bounded by `--unroll`). 0:
+    /// none, so every run prefix extends to a complete run.
+    pub control: u32,
 }
 
 impl Default for ProgParams {
@@ -29,6 +33,7 @@ impl Default for ProgParams {
             weights: [5, 5, 1, 1, 1],
             txns: false,
             fenced: false,
+            control: 0,
         }
     }
 }
@@ -41,6 +46,11 @@ enum Gen {
     Rmw(usize, u8, i64),
     /// Skip the next instruction when the last loaded register equals the value.
     Skip(i64),
+    /// `assume` / `assert` that the last loaded register differs from the value.
+    Assume(i64),
+    Assert(i64),
+    /// Run the last load again while its register equals the value.
+    Retry(i64),
 }
 
 fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
@@ -52,6 +62,9 @@ fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
         w[2] => Just(Gen::Fence),
         w[3] => (0..l, 0..3u8, 0..3i64).prop_map(|(x, k, v)| Gen::Rmw(x, k, v)),
         w[4] => (0..2i64).prop_map(Gen::Skip),
+        p.control => (0..3i64).prop_map(Gen::Assume),
+        p.control => (0..3i64).prop_map(Gen::Assert),
+        p.control => (0..2i64).prop_map(Gen::Retry),
     ]
 }
 
@@ -82,7 +95,9 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
         if p.txns {
             th.push(Instr::Begin, 0);
         }
+        // The last loaded register and the index of its load.
         let mut last: Option<Reg> = None;
+        let mut last_at = 0;
         let mut n = 0;
         for (i, g) in gens.iter().enumerate() {
             if p.txns && i == *cut && i > 0 {
@@ -96,6 +111,7 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
             match *g {
                 Gen::Load(x) => {
                     let r = fresh(&mut th, &mut n);
+                    last_at = th.code.len();
                     th.push(Instr::Load(r, x), i + 1);
                     last = Some(r);
                 }
@@ -108,8 +124,20 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
                         1 => RmwKind::FetchAdd(Operand::Const(1)),
                         _ => RmwKind::Cas(Operand::Const(v), Operand::Const(2)),
                     };
+                    last_at = th.code.len();
                     th.push(Instr::Rmw(r, x, kind, None), i + 1);
                     last = Some(r);
+                }
+                Gen::Assume(v) | Gen::Assert(v) | Gen::Retry(v) => {
+                    if let Some(r) = last {
+                        let e = |op| Expr::Bin(op, Operand::Reg(r), Operand::Const(v));
+                        let i2 = match *g {
+                            Gen::Assume(_) => Instr::Assume(e(BinOp::Ne)),
+                            Gen::Assert(_) => Instr::Assert(e(BinOp::Ne)),
+                            _ => Instr::Branch(e(BinOp::Eq), last_at),
+                        };
+                        th.push(i2, i + 1);
+                    }
                 }
                 Gen::Skip(v) => {
                     if let Some(r) = last {

@@ -387,17 +387,30 @@ pub(crate) enum Cmd {
     },
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum EngineArg {
+    States,
+    Dpor,
+}
+
 /// The model and bounds of `explore` and `suite` (each test of a suite has its own).
 #[derive(clap::Args)]
 pub(crate) struct Bounds {
     #[arg(long, value_enum, default_value = "tso")]
     pub(crate) model: ProgModel,
+    /// `states`: every interleaving, states memoised (the oracle); `dpor`: source-DPOR
+    /// over chronological traces (Abdulla et al.), one execution per trace or close.
+    #[arg(long, value_enum, default_value = "states")]
+    pub(crate) engine: EngineArg,
     /// Times a backward branch may be taken per thread before the run is cut.
     #[arg(long, default_value_t = 4)]
     pub(crate) unroll: u32,
-    /// Distinct states before the answer is unknown (exit 3).
+    /// Distinct states before the answer is unknown (exit 3; the states engine).
     #[arg(long, default_value_t = 2_000_000)]
     pub(crate) max_states: usize,
+    /// Executions before the answer is unknown (exit 3; the dpor engine).
+    #[arg(long, default_value_t = 10_000_000)]
+    pub(crate) max_executions: u64,
     /// MiB the search may hold before the answer is unknown (exit 3)
     /// [default: half the memory available].
     #[arg(long, value_name = "MIB")]

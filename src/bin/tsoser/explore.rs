@@ -15,7 +15,8 @@ use tsoser::trace;
 pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
     let mut c = explore::Config::new(b.model.model())
         .unroll(b.unroll)
-        .max_states(b.max_states);
+        .max_states(b.max_states)
+        .max_executions(b.max_executions);
     if let Some(mib) = b.max_memory {
         if mib == 0 || mib > 1 << 30 {
             bail!("--max-memory takes 1 to 2^30 MiB");
@@ -23,6 +24,14 @@ pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
         c = c.max_memory(mib << 20);
     }
     Ok(c)
+}
+
+/// The engine of `--engine`.
+pub(crate) fn engine(b: &Bounds) -> program::report::Engine {
+    match b.engine {
+        crate::args::EngineArg::States => program::report::Engine::States,
+        crate::args::EngineArg::Dpor => program::report::Engine::Dpor,
+    }
 }
 
 pub(crate) fn cmd_explore(

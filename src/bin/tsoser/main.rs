@@ -96,6 +96,7 @@ fn run(cli: Cli) -> Result<u8> {
             let o = program::report::Options {
                 config: explore::config(&bounds)?,
                 robustness: !no_robustness,
+                engine: explore::engine(&bounds),
             };
             explore::cmd_explore(
                 &file,
@@ -118,6 +119,7 @@ fn run(cli: Cli) -> Result<u8> {
             let o = program::report::Options {
                 config: explore::config(&bounds)?,
                 robustness,
+                engine: explore::engine(&bounds),
             };
             let herd = format == args::SuiteFormat::Herd;
             if herd && json {

@@ -1,0 +1,700 @@
+//! `explore --engine dpor`: source-DPOR (Abdulla, Aronis, Jonsson & Sagonas, POPL'14,
+//! Algorithm 1) over the happens-before of *chronological traces* (Abdulla, Aronis,
+//! Atig, Jonsson, Leonardsson & Sagonas, TACAS'15, §3 and App. 0.B–0.C), for SC, TSO
+//! and PSO.
+//!
+//! A run is a sequence of events of *processes*: the threads and, under TSO, one
+//! auxiliary process upd(t) per thread that commits t's stores in order (PSO: one
+//! upd(t, x) per thread and location). Each event gets a vector clock as App. 0.B
+//! computes it:
+//! - a load from memory follows the last write to its location (a commit, a locked
+//!   instruction, an SC store) unless that write is a commit of its own thread (no
+//!   src-ct edge); a load forwarded from the buffer waits in its entry and is seen by
+//!   the commits after that entry's;
+//! - a commit follows its store (su), the previous write to the location (uu) and the
+//!   latest load of each other thread that read the location (cf-ct);
+//! - a fence (and a locked instruction, which drains the same way) follows its
+//!   thread's commits (uf).
+//!
+//! Two events *race* when one is a direct src-ct, uu or cf-ct predecessor of the other,
+//! from another process, with no event between them in happens-before. Each race adds
+//! an initial of the reversed run to the backtrack set where it begins (source sets);
+//! sleep sets skip what a sibling explored. Threads stopped by a false `assume` or the
+//! unrolling bound are blocked (the others go on); such executions give no outcome,
+//! and a failed assertion counts only when no stopped thread lies in its past (the
+//! states engine drops a run at its first cut).
+
+use super::explore::{replay, Config, Effect, Exploration, Failure, Incomplete, Machine, Model};
+use super::explore::{Settled, State, Step};
+use super::robust::{hb_cycle, Robustness};
+use super::{Instr, Program, Val};
+use rustc_hash::FxHashMap as HashMap;
+
+/// What the DPOR engine counts besides the exploration's answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DporStats {
+    /// Maximal executions explored (complete, cut or failed; not sleep-set blocked).
+    pub executions: u64,
+    /// Executions that ended with every enabled process asleep (sleep-set blocked).
+    pub sleep_blocked: u64,
+    /// Maximal executions with a thread stopped by `assume` or the unrolling bound.
+    pub cut: u64,
+    /// Events executed, over all executions.
+    pub events: u64,
+}
+
+/// The processes of a model: threads `0..k`, then the auxiliary committers.
+#[derive(Clone, Copy)]
+struct Procs {
+    k: usize,
+    m: usize,
+    model: Model,
+}
+
+impl Procs {
+    fn count(self) -> usize {
+        match self.model {
+            Model::Sc => self.k,
+            Model::Tso => 2 * self.k,
+            Model::Pso => self.k + self.k * self.m,
+        }
+    }
+
+    /// The committer of thread t's stores to x.
+    fn upd(self, t: usize, x: usize) -> usize {
+        match self.model {
+            Model::Pso => self.k + t * self.m + x,
+            _ => self.k + t,
+        }
+    }
+
+    /// The thread a process is, or whose stores it commits.
+    fn owner(self, p: usize) -> usize {
+        match (p < self.k, self.model) {
+            (true, _) => p,
+            (false, Model::Pso) => (p - self.k) / self.m,
+            (false, _) => p - self.k,
+        }
+    }
+
+    /// The step process p takes in state s, if it is enabled.
+    fn step(
+        self,
+        s: &State,
+        blocked: &[Option<(Block, u32)>],
+        m: &Machine,
+        p: usize,
+    ) -> Option<Step> {
+        if p < self.k {
+            let th = &m.p.threads[p];
+            let i = th.code.get(s.pc[p] as usize)?;
+            if blocked[p].is_some() {
+                return None;
+            }
+            let ok = match (self.model, i) {
+                (Model::Sc, _) => true,
+                (_, Instr::Fence) | (Model::Tso, Instr::Rmw(..)) => s.buf[p].is_empty(),
+                (Model::Pso, Instr::Rmw(_, x, ..)) => s.buf[p].iter().all(|e| e.0 != *x),
+                _ => true,
+            };
+            return ok.then_some(Step::Exec(p));
+        }
+        let t = self.owner(p);
+        match self.model {
+            Model::Sc => None,
+            Model::Tso => s.buf[t].first().map(|&(x, _)| Step::Commit(t, x)),
+            Model::Pso => {
+                let x = (p - self.k) % self.m;
+                s.buf[t]
+                    .iter()
+                    .any(|e| e.0 == x)
+                    .then_some(Step::Commit(t, x))
+            }
+        }
+    }
+}
+
+/// Why a thread stopped for good.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Block {
+    /// A false `assume` or the unrolling bound.
+    Cut,
+    Failed,
+    Spin,
+}
+
+/// An event of the current execution.
+struct Event {
+    proc: u32,
+    /// Its number among its process's events, from 1.
+    idx: u32,
+    step: Step,
+    clock: Box<[u32]>,
+}
+
+/// What the clocks need beside the machine state (App. 0.B's auxiliary configuration).
+#[derive(Clone)]
+struct Aux {
+    /// Per process: its last event.
+    last: Vec<Option<u32>>,
+    /// Per thread, aligned with the machine's buffer: each store's event and the latest
+    /// load forwarded from it.
+    buf: Vec<Vec<(u32, Option<u32>)>>,
+    /// Per location: the last write to memory, and each thread's latest load of it
+    /// that memory has seen (from memory, or forwarded from an entry since committed).
+    writer: Vec<Option<u32>>,
+    readers: Vec<Vec<Option<u32>>>,
+    /// Per thread: why and after which of its events it stopped.
+    blocked: Vec<Option<(Block, u32)>>,
+}
+
+impl Aux {
+    fn bytes(&self) -> usize {
+        use crate::mem::vec_bytes;
+        vec_bytes(&self.last)
+            + vec_bytes(&self.buf)
+            + self.buf.iter().map(vec_bytes).sum::<usize>()
+            + vec_bytes(&self.writer)
+            + self.readers.iter().map(vec_bytes).sum::<usize>()
+            + vec_bytes(&self.blocked)
+    }
+}
+
+/// A set of processes.
+#[derive(Clone, Default)]
+struct Procset(Vec<u64>);
+
+impl Procset {
+    fn contains(&self, p: usize) -> bool {
+        self.0.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 == 1)
+    }
+    fn insert(&mut self, p: usize) {
+        if self.0.len() <= p / 64 {
+            self.0.resize(p / 64 + 1, 0);
+        }
+        self.0[p / 64] |= 1 << (p % 64);
+    }
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| i * 64 + b)
+        })
+    }
+}
+
+/// A point of the current execution: the state before its next event.
+struct Level {
+    state: State,
+    aux: Aux,
+    backtrack: Procset,
+    sleep: Procset,
+}
+
+/// The memory access of a process's next event, for sleep sets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Reads location x from memory.
+    Read(usize),
+    /// Writes location x in memory (a commit, an SC store, a locked instruction).
+    Write(usize),
+    /// Touches only its own thread's buffer (a buffered store, a forwarded load, a fence).
+    Own,
+}
+
+/// What [`explore_dpor`] found.
+#[derive(Clone, Debug)]
+pub struct Dpored {
+    pub exploration: Exploration,
+    pub stats: DporStats,
+    /// Under TSO/PSO when asked: whether every run is SC, with a run whose
+    /// happens-before has a cycle (not always a shortest one: the first execution found
+    /// with a cycle, cut to its shortest cyclic prefix, each step it does without dropped).
+    pub robustness: Option<Robustness>,
+}
+
+/// Explores `p` under `c.model` with source-DPOR: the outcomes of complete executions,
+/// the first assertion failure found, the counts, and robustness when `robustness`
+/// (each execution's run checked for a happens-before cycle, [`hb_cycle`], until one
+/// is found).
+pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
+    let m = Machine::new(p, c.model, c.unroll);
+    let mut x = Dpor {
+        m: &m,
+        procs: Procs {
+            k: p.threads.len(),
+            m: p.locs.len(),
+            model: c.model,
+        },
+        places: p.observed(),
+        levels: Vec::new(),
+        events: Vec::new(),
+        outcomes: HashMap::default(),
+        failure: None,
+        stats: DporStats::default(),
+        incomplete: None,
+        max_executions: c.max_executions,
+        max_memory: c.max_memory,
+        bytes: 0,
+        robustness: robustness && c.model != Model::Sc,
+        witness: None,
+    };
+    x.run();
+    let mut outcomes: Vec<(Vec<Val>, u64)> = x.outcomes.into_iter().collect();
+    outcomes.sort();
+    let exploration = Exploration {
+        model: c.model,
+        places: x.places,
+        outcomes,
+        states: x.stats.events as usize,
+        complete: x.incomplete.is_none(),
+        incomplete: x.incomplete,
+        failure: x.failure,
+        cut: x.stats.cut,
+    };
+    let robustness = robustness.then(|| Robustness {
+        robust: match (&x.witness, c.model) {
+            (_, Model::Sc) | (Some(_), _) => Some(x.witness.is_none()),
+            (None, _) => x.incomplete.is_none().then_some(true),
+        },
+        witness: x.witness,
+        states: x.stats.executions as usize,
+        incomplete: x.incomplete,
+    });
+    Dpored {
+        exploration,
+        stats: x.stats,
+        robustness,
+    }
+}
+
+struct Dpor<'a, 'p> {
+    m: &'a Machine<'p>,
+    procs: Procs,
+    places: Vec<super::Place>,
+    levels: Vec<Level>,
+    /// The current execution: event i leads from level i to level i + 1.
+    events: Vec<Event>,
+    outcomes: HashMap<Vec<Val>, u64>,
+    failure: Option<Failure>,
+    stats: DporStats,
+    incomplete: Option<Incomplete>,
+    max_executions: u64,
+    max_memory: usize,
+    /// Bytes held by the levels and events.
+    bytes: usize,
+    /// Whether to look for a happens-before cycle, and the run found with one.
+    robustness: bool,
+    witness: Option<Vec<Step>>,
+}
+
+impl Dpor<'_, '_> {
+    fn run(&mut self) {
+        let (k, n, nl) = (self.procs.k, self.procs.count(), self.procs.m);
+        let (state, settled) = self.m.initial_each();
+        if let Some(t) = settled
+            .iter()
+            .position(|s| matches!(s, Settled::Failed(..)))
+        {
+            let Settled::Failed(_, pc) = settled[t] else {
+                unreachable!()
+            };
+            self.failure = Some(Failure {
+                thread: t,
+                pc,
+                line: self.m.p.threads[t].lines[pc],
+                schedule: Vec::new(),
+            });
+            return;
+        }
+        if settled.contains(&Settled::Spin) {
+            self.incomplete = Some(Incomplete::Spin);
+            return;
+        }
+        if settled.contains(&Settled::Cut) {
+            self.stats.cut += 1;
+            return;
+        }
+        let aux = Aux {
+            last: vec![None; n],
+            buf: vec![Vec::new(); k],
+            writer: vec![None; nl],
+            readers: vec![vec![None; k]; nl],
+            blocked: vec![None; k],
+        };
+        self.push_level(state, aux, Procset::default());
+        while let Some(top) = self.levels.last() {
+            let next = top.backtrack.iter().find(|&q| !top.sleep.contains(q));
+            let Some(q) = next else {
+                let level = self.levels.pop().expect("a level");
+                self.bytes -= level_bytes(&level);
+                if let Some(e) = self.events.pop() {
+                    self.bytes -= event_bytes(&e);
+                    let parent = self.levels.last_mut().expect("the event's level");
+                    parent.sleep.insert(e.proc as usize);
+                }
+                continue;
+            };
+            if self.incomplete.is_some() {
+                // Out of budget: unwind without exploring more.
+                let top = self.levels.last_mut().expect("a level");
+                top.backtrack = Procset::default();
+                continue;
+            }
+            self.take(q);
+        }
+    }
+
+    /// Runs process q from the top level, records the races of its event, and pushes
+    /// the level after it.
+    fn take(&mut self, q: usize) {
+        let top = self.levels.len() - 1;
+        let level = &self.levels[top];
+        let step = self
+            .procs
+            .step(&level.state, &level.aux.blocked, self.m, q)
+            .expect("a backtrack process is enabled");
+        let mut state = level.state.clone();
+        let mut aux = level.aux.clone();
+        // Sleep set of the next level: the sleeping processes independent of q here.
+        let a = self.access(&level.state, &level.aux, q);
+        let mut sleep = Procset::default();
+        for r in level.sleep.iter() {
+            let b = self.access(&level.state, &level.aux, r);
+            if !self.dependent(q, a, r, b) {
+                sleep.insert(r);
+            }
+        }
+        let (effect, settled) = self.m.apply(&mut state, step);
+        let (event, races) = self.clock(&mut aux, q, step, effect);
+        self.stats.events += 1;
+        for &r in &races {
+            self.reverse(r as usize, &event);
+        }
+        let t = self.procs.owner(q);
+        let idx = event.idx;
+        match settled {
+            Settled::Ok => {}
+            Settled::Cut => aux.blocked[t] = Some((Block::Cut, idx)),
+            Settled::Spin => {
+                self.incomplete.get_or_insert(Incomplete::Spin);
+                aux.blocked[t] = Some((Block::Spin, idx));
+            }
+            Settled::Failed(t, pc) => {
+                aux.blocked[t] = Some((Block::Failed, idx));
+                self.failed(&aux, &event, t, pc);
+            }
+        }
+        self.bytes += event_bytes(&event);
+        self.events.push(event);
+        self.push_level(state, aux, sleep);
+    }
+
+    /// A new level: its first process to explore, or the end of the execution.
+    fn push_level(&mut self, state: State, aux: Aux, sleep: Procset) {
+        let mut level = Level {
+            state,
+            aux,
+            backtrack: Procset::default(),
+            sleep,
+        };
+        let n = self.procs.count();
+        let enabled: Vec<usize> = (0..n)
+            .filter(|&p| {
+                self.procs
+                    .step(&level.state, &level.aux.blocked, self.m, p)
+                    .is_some()
+            })
+            .collect();
+        match enabled.iter().find(|&&p| !level.sleep.contains(p)) {
+            Some(&p) => level.backtrack.insert(p),
+            None if !enabled.is_empty() => self.stats.sleep_blocked += 1,
+            None => self.end(&level),
+        }
+        if self.stats.executions + self.stats.sleep_blocked >= self.max_executions {
+            self.incomplete.get_or_insert(Incomplete::MaxExecutions);
+        }
+        self.bytes += level_bytes(&level);
+        if self.bytes > self.max_memory {
+            self.incomplete.get_or_insert(Incomplete::Memory);
+        }
+        self.levels.push(level);
+    }
+
+    /// A maximal execution ends: its outcome, unless a thread stopped; and, for
+    /// robustness, its run checked for a happens-before cycle.
+    fn end(&mut self, level: &Level) {
+        self.stats.executions += 1;
+        if self.robustness && self.witness.is_none() {
+            self.witness = self.cycle(&level.aux);
+        }
+        let blocked = &level.aux.blocked;
+        if blocked.iter().flatten().any(|b| b.0 != Block::Failed) {
+            self.stats.cut += 1;
+        } else if blocked.iter().all(Option::is_none) {
+            debug_assert!(
+                self.m.is_final(&level.state),
+                "no process enabled, yet not final"
+            );
+            let vals = self.m.observe(&level.state, &self.places);
+            *self.outcomes.entry(vals).or_insert(0) += 1;
+        }
+    }
+
+    /// A short run with a happens-before cycle (a prefix of, then steps dropped from,
+    /// the run made of the events with no stopped thread in their past (the runs the states engine follows, which
+    /// end at a thread's first stop), if that run has a cycle.
+    fn cycle(&self, aux: &Aux) -> Option<Vec<Step>> {
+        let stopped = |e: &Event| {
+            aux.blocked
+                .iter()
+                .enumerate()
+                .any(|(u, b)| b.is_some_and(|(_, c)| e.clock[u] >= c))
+        };
+        let steps: Vec<Step> = self
+            .events
+            .iter()
+            .filter(|e| !stopped(e))
+            .map(|e| e.step)
+            .collect();
+        // Whether a schedule is a run with a cycle (a step out of place: no).
+        let cyclic = |w: &[Step]| replay(self.m, w).is_ok_and(|run| hb_cycle(&run).is_some());
+        if !cyclic(&steps) {
+            return None;
+        }
+        // A cycle stays when the run goes on: the shortest cyclic prefix, by halving;
+        // then each step the cycle does without, dropped (up to 200 steps).
+        let (mut lo, mut hi) = (0, steps.len());
+        while lo + 1 < hi {
+            let mid = (lo + hi) / 2;
+            if cyclic(&steps[..mid]) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let mut w = steps[..hi].to_vec();
+        if w.len() <= 200 {
+            let mut i = w.len();
+            while i > 0 {
+                i -= 1;
+                let mut shorter = w.clone();
+                shorter.remove(i);
+                if cyclic(&shorter) {
+                    w = shorter;
+                }
+            }
+        }
+        Some(w)
+    }
+
+    /// A failed assertion after `event`: the first one whose past holds no stopped
+    /// thread is the failure, with its past as the schedule.
+    fn failed(&mut self, aux: &Aux, event: &Event, t: usize, pc: usize) {
+        if self.failure.is_some() {
+            return;
+        }
+        let cut_before =
+            aux.blocked.iter().enumerate().any(
+                |(u, b)| matches!(b, Some((Block::Cut | Block::Spin, c)) if event.clock[u] >= *c),
+            );
+        if cut_before {
+            return;
+        }
+        let mut schedule: Vec<Step> = self
+            .events
+            .iter()
+            .filter(|e| event.clock[e.proc as usize] >= e.idx)
+            .map(|e| e.step)
+            .collect();
+        schedule.push(event.step);
+        self.failure = Some(Failure {
+            thread: t,
+            pc,
+            line: self.m.p.threads[t].lines[pc],
+            schedule,
+        });
+    }
+
+    /// The clock of process q's event (App. 0.B), the auxiliary state after it, and the
+    /// earlier events it races with.
+    fn clock(&self, aux: &mut Aux, q: usize, step: Step, effect: Effect) -> (Event, Vec<u32>) {
+        let n = self.events.len() as u32;
+        let procs = self.procs;
+        let mut base: Vec<u32> = match aux.last[q] {
+            Some(e) => self.events[e as usize].clock.to_vec(),
+            None => vec![0; procs.count()],
+        };
+        base[q] += 1;
+        let idx = base[q];
+        // Direct predecessors other than program order: (event, whether it can race).
+        let mut preds: Vec<(u32, bool)> = Vec::new();
+        // A fence or locked instruction: after its thread's commits (uf).
+        let drain = |preds: &mut Vec<(u32, bool)>, aux: &Aux, t: usize| match procs.model {
+            Model::Sc => {}
+            Model::Tso => preds.extend(aux.last[procs.upd(t, 0)].map(|e| (e, false))),
+            Model::Pso => {
+                for x in 0..procs.m {
+                    preds.extend(aux.last[procs.upd(t, x)].map(|e| (e, false)));
+                }
+            }
+        };
+        // A write to memory: after the last write and other threads' loads.
+        let write = |preds: &mut Vec<(u32, bool)>, aux: &mut Aux, t: usize, x: usize| {
+            preds.extend(aux.writer[x].map(|e| (e, true)));
+            for (u, r) in aux.readers[x].iter().enumerate() {
+                if u != t {
+                    preds.extend(r.map(|e| (e, true)));
+                }
+            }
+            aux.writer[x] = Some(n);
+        };
+        match effect {
+            Effect::Load {
+                t,
+                forwarded: Some(i),
+                ..
+            } => aux.buf[t][i].1 = Some(n),
+            Effect::Load { t, x, .. } => {
+                if let Some(w) = aux.writer[x] {
+                    let wp = self.events[w as usize].proc as usize;
+                    if wp < procs.k || procs.owner(wp) != t {
+                        preds.push((w, true));
+                    }
+                }
+                aux.readers[x][t] = Some(n);
+            }
+            Effect::Store { t, x, .. } => {
+                if procs.model == Model::Sc {
+                    write(&mut preds, aux, t, x);
+                } else {
+                    aux.buf[t].push((n, None));
+                }
+            }
+            Effect::Fence { t } => drain(&mut preds, aux, t),
+            Effect::Rmw { t, x, .. } => {
+                match procs.model {
+                    Model::Pso => preds.extend(aux.last[procs.upd(t, x)].map(|e| (e, false))),
+                    _ => drain(&mut preds, aux, t),
+                }
+                write(&mut preds, aux, t, x);
+            }
+            Effect::Commit { t, x, index } => {
+                let (store, forwarded) = aux.buf[t].remove(index);
+                preds.push((store, false));
+                write(&mut preds, aux, t, x);
+                if let Some(l) = forwarded {
+                    aux.readers[x][t] = Some(l);
+                }
+            }
+        }
+        let mut clock = base.clone();
+        for &(e, _) in &preds {
+            for (c, &d) in clock.iter_mut().zip(self.events[e as usize].clock.iter()) {
+                *c = (*c).max(d);
+            }
+        }
+        // A race: a racing predecessor of another process that no other direct
+        // predecessor already follows.
+        let mut races = Vec::new();
+        for (i, &(e, racy)) in preds.iter().enumerate() {
+            let ev = &self.events[e as usize];
+            let ep = ev.proc as usize;
+            // A thread's events and its own commits never race: they are ordered by
+            // the buffer (a commit before the fence or locked instruction that waits
+            // for it; a load and its own thread's commits are unrelated).
+            if !racy || procs.owner(ep) == procs.owner(q) || races.contains(&e) {
+                continue;
+            }
+            let covered = base[ep] >= ev.idx
+                || preds.iter().enumerate().any(|(j, &(d, _))| {
+                    j != i && d != e && self.events[d as usize].clock[ep] >= ev.idx
+                });
+            if !covered {
+                races.push(e);
+            }
+        }
+        aux.last[q] = Some(n);
+        let event = Event {
+            proc: q as u32,
+            idx,
+            step,
+            clock: clock.into_boxed_slice(),
+        };
+        (event, races)
+    }
+
+    /// Race of event `r` with the new `event`: unless an initial of the reversed run
+    /// (the events after `r` not after it in happens-before, then `event`) is already
+    /// in the backtrack set where `r` was taken, add one (POPL'14 Alg. 1, lines 6–10).
+    fn reverse(&mut self, r: usize, event: &Event) {
+        let (rp, ri) = (self.events[r].proc as usize, self.events[r].idx);
+        let n = self.procs.count();
+        // Each process's first event in the reversed run (its number).
+        let mut first = vec![u32::MAX; n];
+        let mut initials = Vec::new();
+        let rest = self.events[r + 1..]
+            .iter()
+            .filter(|e| e.clock[rp] < ri)
+            .chain(std::iter::once(event));
+        for e in rest {
+            let p = e.proc as usize;
+            if first[p] != u32::MAX {
+                continue;
+            }
+            let after = (0..n).any(|u| u != p && first[u] != u32::MAX && e.clock[u] >= first[u]);
+            first[p] = e.idx;
+            if !after {
+                initials.push(p);
+            }
+        }
+        let level = &mut self.levels[r];
+        if initials.iter().any(|&p| level.backtrack.contains(p)) {
+            return;
+        }
+        let pick = initials
+            .iter()
+            .copied()
+            .find(|&p| !level.sleep.contains(p))
+            .or(initials.first().copied());
+        if let Some(p) = pick {
+            level.backtrack.insert(p);
+        }
+    }
+
+    /// The memory access of process p's next event in state s.
+    fn access(&self, s: &State, aux: &Aux, p: usize) -> Option<Access> {
+        let step = self.procs.step(s, &aux.blocked, self.m, p)?;
+        Some(match step {
+            Step::Commit(_, x) => Access::Write(x),
+            Step::Exec(t) => match self.m.p.threads[t].code[s.pc[t] as usize] {
+                Instr::Load(_, x) if s.buf[t].iter().any(|e| e.0 == x) => Access::Own,
+                Instr::Load(_, x) => Access::Read(x),
+                Instr::Store(x, _) if self.procs.model == Model::Sc => Access::Write(x),
+                Instr::Rmw(_, x, ..) => Access::Write(x),
+                _ => Access::Own,
+            },
+        })
+    }
+
+    /// Whether the next events of p and q may not commute (conservatively: a process
+    /// and its thread's committers always may).
+    fn dependent(&self, p: usize, a: Option<Access>, q: usize, b: Option<Access>) -> bool {
+        if self.procs.owner(p) == self.procs.owner(q) {
+            return true;
+        }
+        match (a, b) {
+            (Some(Access::Write(x)), Some(Access::Write(y) | Access::Read(y)))
+            | (Some(Access::Read(x)), Some(Access::Write(y))) => x == y,
+            _ => false,
+        }
+    }
+}
+
+fn level_bytes(l: &Level) -> usize {
+    std::mem::size_of::<Level>() + l.state.bytes() + l.aux.bytes() + 16
+}
+
+fn event_bytes(e: &Event) -> usize {
+    std::mem::size_of::<Event>() + 4 * e.clock.len()
+}
