@@ -86,18 +86,7 @@ impl Procs {
         p: usize,
     ) -> Option<Step> {
         if p < self.k {
-            let th = &m.p.threads[p];
-            let i = th.code.get(s.pc[p] as usize)?;
-            if blocked[p].is_some() {
-                return None;
-            }
-            let ok = match (self.model, i) {
-                (Model::Sc, _) => true,
-                (_, Instr::Fence) | (Model::Tso, Instr::Rmw(..)) => s.buf[p].is_empty(),
-                (Model::Pso, Instr::Rmw(_, x, ..)) => s.buf[p].iter().all(|e| e.0 != *x),
-                _ => true,
-            };
-            return ok.then_some(Step::Exec(p));
+            return (blocked[p].is_none() && m.can_exec(s, p)).then_some(Step::Exec(p));
         }
         let t = self.owner(p);
         match self.model {
@@ -291,29 +280,26 @@ struct Dpor<'a, 'p> {
 impl Dpor<'_, '_> {
     fn run(&mut self) {
         let (k, n, nl) = (self.procs.k, self.procs.count(), self.procs.m);
-        let (state, settled) = self.m.initial_each();
-        if let Some(t) = settled
-            .iter()
-            .position(|s| matches!(s, Settled::Failed(..)))
-        {
-            let Settled::Failed(_, pc) = settled[t] else {
-                unreachable!()
-            };
-            self.failure = Some(Failure {
-                thread: t,
-                pc,
-                line: self.m.p.threads[t].lines[pc],
-                schedule: Vec::new(),
-            });
-            return;
-        }
-        if settled.contains(&Settled::Spin) {
-            self.incomplete = Some(Incomplete::Spin);
-            return;
-        }
-        if settled.contains(&Settled::Cut) {
-            self.stats.cut += 1;
-            return;
+        let (state, settled) = self.m.initial();
+        match settled {
+            Settled::Ok => {}
+            Settled::Failed(t, pc) => {
+                self.failure = Some(Failure {
+                    thread: t,
+                    pc,
+                    line: self.m.p.threads[t].lines[pc],
+                    schedule: Vec::new(),
+                });
+                return;
+            }
+            Settled::Spin => {
+                self.incomplete = Some(Incomplete::Spin);
+                return;
+            }
+            Settled::Cut => {
+                self.stats.cut += 1;
+                return;
+            }
         }
         let aux = Aux {
             last: vec![None; n],
@@ -445,16 +431,10 @@ impl Dpor<'_, '_> {
     /// the run made of the events with no stopped thread in their past (the runs the states engine follows, which
     /// end at a thread's first stop), if that run has a cycle.
     fn cycle(&self, aux: &Aux) -> Option<Vec<Step>> {
-        let stopped = |e: &Event| {
-            aux.blocked
-                .iter()
-                .enumerate()
-                .any(|(u, b)| b.is_some_and(|(_, c)| e.clock[u] >= c))
-        };
         let steps: Vec<Step> = self
             .events
             .iter()
-            .filter(|e| !stopped(e))
+            .filter(|e| !stopped_before(aux, e, |_| true))
             .map(|e| e.step)
             .collect();
         // Whether a schedule is a run with a cycle (a step out of place: no).
@@ -494,11 +474,8 @@ impl Dpor<'_, '_> {
         if self.failure.is_some() {
             return;
         }
-        let cut_before =
-            aux.blocked.iter().enumerate().any(
-                |(u, b)| matches!(b, Some((Block::Cut | Block::Spin, c)) if event.clock[u] >= *c),
-            );
-        if cut_before {
+        // A failure in its past was found first (its own past is in this one's).
+        if stopped_before(aux, event, |why| why != Block::Failed) {
             return;
         }
         let mut schedule: Vec<Step> = self
@@ -689,6 +666,14 @@ impl Dpor<'_, '_> {
             _ => false,
         }
     }
+}
+
+/// Whether a thread stopped (for a reason `counts`) at or before `e` in happens-before.
+fn stopped_before(aux: &Aux, e: &Event, counts: impl Fn(Block) -> bool) -> bool {
+    aux.blocked
+        .iter()
+        .enumerate()
+        .any(|(u, b)| b.is_some_and(|(why, c)| counts(why) && e.clock[u] >= c))
 }
 
 fn level_bytes(l: &Level) -> usize {

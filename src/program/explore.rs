@@ -226,18 +226,6 @@ impl<'p> Machine<'p> {
     /// the first spin, else the first cut (every thread settles, so the answer does not
     /// depend on the threads' order).
     pub fn initial(&self) -> (State, Settled) {
-        let (s, each) = self.initial_each();
-        let first = |f: fn(&Settled) -> bool| each.iter().copied().find(f);
-        let st = first(|s| matches!(s, Settled::Failed(..)))
-            .or(first(|s| *s == Settled::Spin))
-            .or(first(|s| *s == Settled::Cut))
-            .unwrap_or(Settled::Ok);
-        (s, st)
-    }
-
-    /// The initial state with every thread's register-only prefix run, and how each
-    /// thread's ended.
-    pub fn initial_each(&self) -> (State, Vec<Settled>) {
         let k = self.p.threads.len();
         let mut s = State {
             pc: vec![0; k],
@@ -253,8 +241,13 @@ impl<'p> Machine<'p> {
             depth: vec![0; k],
             txns: vec![0; k],
         };
-        let each = (0..k).map(|t| self.settle(&mut s, t)).collect();
-        (s, each)
+        let each: Vec<Settled> = (0..k).map(|t| self.settle(&mut s, t)).collect();
+        let first = |f: fn(&Settled) -> bool| each.iter().copied().find(f);
+        let st = first(|s| matches!(s, Settled::Failed(..)))
+            .or(first(|s| *s == Settled::Spin))
+            .or(first(|s| *s == Settled::Cut))
+            .unwrap_or(Settled::Ok);
+        (s, st)
     }
 
     pub fn reg(&self, s: &State, t: usize, r: Reg) -> Val {
@@ -337,24 +330,29 @@ impl<'p> Machine<'p> {
                 .all(|(t, &pc)| pc as usize == self.p.threads[t].code.len())
     }
 
+    /// Whether thread t has a memory instruction next that the model lets run in s
+    /// (`fence` and locked instructions wait for the buffer to drain: all of it, or
+    /// under PSO a locked instruction for its own location's).
+    pub fn can_exec(&self, s: &State, t: usize) -> bool {
+        let Some(i) = self.p.threads[t].code.get(s.pc[t] as usize) else {
+            return false;
+        };
+        match (self.model, i) {
+            (Model::Sc, _) => true,
+            (_, Instr::Fence) | (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
+            (Model::Pso, Instr::Rmw(_, x, ..)) => s.buf[t].iter().all(|e| e.0 != *x),
+            _ => true,
+        }
+    }
+
     /// The steps enabled in s, in a fixed order (threads, then commits).
     pub fn enabled(&self, s: &State, out: &mut Vec<Step>) {
         out.clear();
-        for (t, th) in self.p.threads.iter().enumerate() {
-            let Some(i) = th.code.get(s.pc[t] as usize) else {
-                continue;
-            };
-            let ok = match (self.model, i) {
-                (Model::Sc, _) => true,
-                (_, Instr::Fence) => s.buf[t].is_empty(),
-                (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
-                (Model::Pso, Instr::Rmw(_, x, ..)) => s.buf[t].iter().all(|e| e.0 != *x),
-                _ => true,
-            };
-            if ok {
-                out.push(Step::Exec(t));
-            }
-        }
+        out.extend(
+            (0..self.p.threads.len())
+                .filter(|&t| self.can_exec(s, t))
+                .map(Step::Exec),
+        );
         for (t, b) in s.buf.iter().enumerate() {
             match self.model {
                 Model::Sc => {}

@@ -132,17 +132,22 @@ pub fn parse_borrowed(text: &str, line: usize) -> Result<(&str, StdOpRef<'_>, &s
     Ok((thread, op, loc.unwrap_or("").trim()))
 }
 
+/// Whether a text starting (or ending) with byte `c` surely keeps it under
+/// `str::trim`: a printable ASCII byte (white space, control bytes and the bytes of
+/// non-ASCII characters, U+00A0 say, may be trimmed).
+pub fn untrimmed_end(c: u8) -> bool {
+    (b'!'..=b'~').contains(&c)
+}
+
 /// [`parse_borrowed`]'s answer for the common line — `T|op(arg)|loc` or `T|op|loc`
 /// with no white space around any field, no empty field and a known
 /// operation — found with a byte scan; `None` sends every other line (and every
 /// error) to the general parser.
 fn parse_plain(text: &str) -> Option<(&str, StdOpRef<'_>, &str)> {
     let b = text.as_bytes();
-    // A field the general parser would not trim: it starts and ends with a printable
-    // ASCII byte (white space, control bytes and non-ASCII ends take the general path,
-    // which trims as `str::trim` does — `\x0B` and U+00A0 too).
-    let edge = |c: u8| (b'!'..=b'~').contains(&c);
-    let plain = |s: &[u8]| !s.is_empty() && edge(s[0]) && edge(s[s.len() - 1]);
+    // A field the general parser would not trim ([`untrimmed_end`]; other ends take
+    // the general path, which trims as `str::trim` does — `\x0B` and U+00A0 too).
+    let plain = |s: &[u8]| !s.is_empty() && untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]);
     let i = memchr::memchr(b'|', b)?;
     let j = i + 1 + memchr::memchr(b'|', &b[i + 1..])?;
     if memchr::memchr(b'|', &b[j + 1..]).is_some() {

@@ -4,7 +4,7 @@
 //! buffers. The result is the event sequence [`super::std_format::build`] makes, with
 //! the same indices and the same errors (tested on generated and mutated files).
 
-use super::std_format::{parse_borrowed, StdOpRef};
+use super::std_format::{parse_borrowed, untrimmed_end, StdOpRef};
 use super::{Op, ThreadId, VarId};
 use crate::Error;
 use rustc_hash::FxHashMap;
@@ -94,9 +94,8 @@ fn text_line(
 ) -> Result<bool, Error> {
     // Most lines start and end with a printable ASCII byte: nothing to trim.
     let b = text.as_bytes();
-    let printable = |c: u8| (b'!'..=b'~').contains(&c);
     let t = match (b.first(), b.last()) {
-        (Some(&x), Some(&y)) if printable(x) && printable(y) => text,
+        (Some(&x), Some(&y)) if untrimmed_end(x) && untrimmed_end(y) => text,
         _ => text.trim(),
     };
     if t.is_empty() || t.starts_with('#') {
