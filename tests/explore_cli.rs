@@ -764,6 +764,15 @@ fn the_dpor_engine_answers_as_the_states_engine() {
         ],
         3,
     );
+    // The dpor engine's budget is refused, not ignored, with the states engine.
+    let o = tsoser(&[
+        "explore",
+        "examples/programs/sb.prog",
+        "--max-executions",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--engine dpor"), "{}", stderr(&o));
     let o = tsoser(&[
         "explore",
         "examples/programs/dekker.prog",

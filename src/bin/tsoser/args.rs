@@ -408,9 +408,10 @@ pub(crate) struct Bounds {
     /// Distinct states before the answer is unknown (exit 3; the states engine).
     #[arg(long, default_value_t = 2_000_000)]
     pub(crate) max_states: usize,
-    /// Executions before the answer is unknown (exit 3; the dpor engine).
-    #[arg(long, default_value_t = 10_000_000)]
-    pub(crate) max_executions: u64,
+    /// Executions before the answer is unknown (exit 3; `--engine dpor` only)
+    /// [default: 10⁷].
+    #[arg(long)]
+    pub(crate) max_executions: Option<u64>,
     /// MiB the search may hold before the answer is unknown (exit 3)
     /// [default: half the memory available].
     #[arg(long, value_name = "MIB")]

@@ -15,8 +15,14 @@ use tsoser::trace;
 pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
     let mut c = explore::Config::new(b.model.model())
         .unroll(b.unroll)
-        .max_states(b.max_states)
-        .max_executions(b.max_executions);
+        .max_states(b.max_states);
+    match (b.max_executions, b.engine) {
+        (Some(n), crate::args::EngineArg::Dpor) => c = c.max_executions(n),
+        (Some(_), crate::args::EngineArg::States) => {
+            bail!("--max-executions bounds the dpor engine: add --engine dpor")
+        }
+        (None, _) => {}
+    }
     if let Some(mib) = b.max_memory {
         if mib == 0 || mib > 1 << 30 {
             bail!("--max-memory takes 1 to 2^30 MiB");
