@@ -1,5 +1,6 @@
 //! The explorer: the Dat3M x86 suite under TSO (outcomes and conditions, as `tsoser
-//! suite`), and the bakery under PSO with and without the robustness search.
+//! suite`), the bakery under PSO with and without the robustness search, and three
+//! of the TACAS'15 benchmarks by each engine.
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
 use tsoser::program::explore::{explore, Config, Model};
@@ -59,5 +60,27 @@ fn suite(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, suite);
+/// Three of Table 1's benchmarks (Abdulla et al., TACAS'15) under TSO, by each engine:
+/// the states engine (outcomes, assertions) and the dpor engine (the same answers).
+fn tacas15(c: &mut Criterion) {
+    use tsoser::program::dpor::explore_dpor;
+    let mut g = c.benchmark_group("tacas15-tso");
+    g.sample_size(10);
+    for name in ["dekker.pso", "lamport.pso", "stack_safe"] {
+        let p = read_program(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/tacas15/{name}.prog")),
+        )
+        .unwrap();
+        let config = Config::new(Model::Tso).unroll(p.unroll.unwrap_or(4));
+        g.bench_function(format!("{name}/states"), |b| {
+            b.iter(|| explore(&p, &config).states)
+        });
+        g.bench_function(format!("{name}/dpor"), |b| {
+            b.iter(|| explore_dpor(&p, &config, false).stats.executions)
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, suite, tacas15);
 criterion_main!(benches);

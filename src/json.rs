@@ -173,8 +173,13 @@ pub struct ExploreReport {
     pub dpor: Option<DporJson>,
     pub outcomes: Vec<OutcomeJson>,
     pub condition: Option<ConditionJson>,
-    /// Runs (dpor: maximal executions) cut by `assume` or the unrolling bound.
+    /// Runs (dpor: maximal executions) cut by `assume` or a `lock` found taken.
     pub cut: u64,
+    /// Runs (dpor: maximal executions) cut by the unrolling bound: when not 0, the
+    /// answers hold up to the bound (`--unroll`, or the program's `unroll`).
+    pub bound_hit: u64,
+    /// The unrolling bound used.
+    pub unroll: u32,
     pub assertion_failure: Option<FailureJson>,
     /// Null under SC or with `--no-robustness`.
     pub robustness: Option<RobustnessJson>,

@@ -38,6 +38,30 @@ const ERRORS: &[(&str, &str, &str)] = &[
     ),
     ("cmp-label.litmus", ":5:", "not the label `L`"),
     (
+        "not-an-array.prog",
+        ":3:",
+        "`a` is not an array (declare it: `array a[N]`)",
+    ),
+    (
+        "element-out-of-range.prog",
+        ":3:",
+        "`a[2]` is outside `a[0..2]`",
+    ),
+    (
+        "array-as-scalar.prog",
+        ":3:",
+        "`a` is an array: name an element",
+    ),
+    ("join-unknown.prog", ":3:", "`join Q`: no thread `Q`"),
+    ("join-cycle.prog", ":5:", "closes a cycle of joins"),
+    (
+        "zero-copies.prog",
+        ":1:",
+        "a thread is copied 1 to 64 times",
+    ),
+    ("array-twice.prog", ":2:", "`a` is declared twice"),
+    ("bad-unroll.prog", ":1:", "`unroll` takes 0 to 2^32-1"),
+    (
         "bad-with.litmus",
         ":7:",
         "expected `tso: exists;` or `~exists;`, found `maybe`",
@@ -795,4 +819,61 @@ fn the_dpor_engine_answers_as_the_states_engine() {
     let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
     assert_eq!(s["engine"], "states");
     assert!(s["dpor"].is_null());
+}
+
+/// The unrolling bound is reported when hit (text and JSON), a program's own `unroll`
+/// is the default, and an array index out of bounds fails the run (exit 1) with a
+/// schedule to it, under both engines.
+#[test]
+fn bound_hits_and_index_failures_are_reported() {
+    let dir = std::env::temp_dir().join(format!("tsoser-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spin = dir.join("spin.prog");
+    std::fs::write(
+        &spin,
+        "unroll 2\nthread P0 {\nL:\n  r = [x]\n  if r == 0 goto L\n}\nthread P1 {\n  [x] = 1\n}\n",
+    )
+    .unwrap();
+    let oob = dir.join("oob.prog");
+    std::fs::write(&oob, "array a[2]\nthread P0 {\n  r = [x]\n  r = r + 1\n  [a[r]] = 1\n}\nthread P1 {\n  [x] = 1\n}\n").unwrap();
+    for engine in ["states", "dpor"] {
+        let o = tsoser(&[
+            "explore",
+            spin.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{engine}: {}", stderr(&o));
+        let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(j["unroll"], 2, "{engine}");
+        assert!(j["bound_hit"].as_u64().unwrap() > 0, "{engine}: {j}");
+        assert_eq!(j["cut"], 0, "{engine}");
+        let o = tsoser(&[
+            "explore",
+            spin.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--unroll",
+            "0",
+        ]);
+        assert!(
+            stdout(&o).contains("BOUND HIT: "),
+            "{engine}: {}",
+            stdout(&o)
+        );
+        assert!(
+            stdout(&o).contains("(--unroll 0)"),
+            "{engine}: {}",
+            stdout(&o)
+        );
+        let o = tsoser(&["explore", oob.to_str().unwrap(), "--engine", engine]);
+        assert_eq!(o.status.code(), Some(1), "{engine}: {}", stdout(&o));
+        assert!(
+            stdout(&o).contains("P0: `[a[r]] = 1`: index out of bounds (line 5)"),
+            "{engine}: {}",
+            stdout(&o)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

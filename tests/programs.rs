@@ -26,6 +26,7 @@ fn opts(model: Model) -> Options {
         config: Config::new(model),
         robustness: true,
         engine: tsoser::program::report::Engine::States,
+        program_unroll: false,
     }
 }
 

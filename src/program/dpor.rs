@@ -37,8 +37,12 @@ pub struct DporStats {
     pub executions: u64,
     /// Executions that ended with every enabled process asleep (sleep-set blocked).
     pub sleep_blocked: u64,
-    /// Maximal executions with a thread stopped by `assume` or the unrolling bound.
+    /// Complete executions: every thread ran to its end (each gives an outcome).
+    pub complete: u64,
+    /// Maximal executions with a thread stopped by `assume` (or a `lock` found taken).
     pub cut: u64,
+    /// Maximal executions with a thread stopped by the unrolling bound.
+    pub bound: u64,
     /// Events executed, over all executions.
     pub events: u64,
 }
@@ -78,15 +82,9 @@ impl Procs {
     }
 
     /// The step process p takes in state s, if it is enabled.
-    fn step(
-        self,
-        s: &State,
-        blocked: &[Option<(Block, u32)>],
-        m: &Machine,
-        p: usize,
-    ) -> Option<Step> {
+    fn step(self, s: &State, aux: &Aux, m: &Machine, p: usize) -> Option<Step> {
         if p < self.k {
-            return (blocked[p].is_none() && m.can_exec(s, p)).then_some(Step::Exec(p));
+            return (aux.blocked[p].is_none() && m.can_exec(s, p)).then_some(Step::Exec(p));
         }
         let t = self.owner(p);
         match self.model {
@@ -106,8 +104,10 @@ impl Procs {
 /// Why a thread stopped for good.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Block {
-    /// A false `assume` or the unrolling bound.
+    /// A false `assume` (or a `lock` found taken).
     Cut,
+    /// The unrolling bound.
+    Bound,
     Failed,
     Spin,
 }
@@ -187,7 +187,9 @@ enum Access {
     Read(usize),
     /// Writes location x in memory (a commit, an SC store, a locked instruction).
     Write(usize),
-    /// Touches only its own thread's buffer (a buffered store, a forwarded load, a fence).
+    /// Reads location x from its own thread's buffer.
+    Forward(usize),
+    /// Touches no memory: a buffered store, a fence, a join.
     Own,
 }
 
@@ -240,6 +242,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         incomplete: x.incomplete,
         failure: x.failure,
         cut: x.stats.cut,
+        bound: x.stats.bound,
     };
     let robustness = robustness.then(|| Robustness {
         robust: match (&x.witness, c.model) {
@@ -300,6 +303,10 @@ impl Dpor<'_, '_> {
                 self.stats.cut += 1;
                 return;
             }
+            Settled::Bound => {
+                self.stats.bound += 1;
+                return;
+            }
         }
         let aux = Aux {
             last: vec![None; n],
@@ -338,7 +345,7 @@ impl Dpor<'_, '_> {
         let level = &self.levels[top];
         let step = self
             .procs
-            .step(&level.state, &level.aux.blocked, self.m, q)
+            .step(&level.state, &level.aux, self.m, q)
             .expect("a backtrack process is enabled");
         let mut state = level.state.clone();
         let mut aux = level.aux.clone();
@@ -354,6 +361,8 @@ impl Dpor<'_, '_> {
         let (effect, settled) = self.m.apply(&mut state, step);
         let (event, races) = self.clock(&mut aux, q, step, effect);
         self.stats.events += 1;
+        // Every race is reversed, those of events after a stop too: a run that
+        // stops can lead, by later reversals, to one that does not.
         for &r in &races {
             self.reverse(r as usize, &event);
         }
@@ -362,6 +371,7 @@ impl Dpor<'_, '_> {
         match settled {
             Settled::Ok => {}
             Settled::Cut => aux.blocked[t] = Some((Block::Cut, idx)),
+            Settled::Bound => aux.blocked[t] = Some((Block::Bound, idx)),
             Settled::Spin => {
                 self.incomplete.get_or_insert(Incomplete::Spin);
                 aux.blocked[t] = Some((Block::Spin, idx));
@@ -388,7 +398,7 @@ impl Dpor<'_, '_> {
         let enabled: Vec<usize> = (0..n)
             .filter(|&p| {
                 self.procs
-                    .step(&level.state, &level.aux.blocked, self.m, p)
+                    .step(&level.state, &level.aux, self.m, p)
                     .is_some()
             })
             .collect();
@@ -415,15 +425,21 @@ impl Dpor<'_, '_> {
             self.witness = self.cycle(&level.aux);
         }
         let blocked = &level.aux.blocked;
-        if blocked.iter().flatten().any(|b| b.0 != Block::Failed) {
+        let stopped = |why| blocked.iter().flatten().any(|b| b.0 == why);
+        if stopped(Block::Cut) {
             self.stats.cut += 1;
-        } else if blocked.iter().all(Option::is_none) {
+        }
+        if stopped(Block::Bound) {
+            self.stats.bound += 1;
+        }
+        if blocked.iter().all(Option::is_none) {
             debug_assert!(
                 self.m.is_final(&level.state),
                 "no process enabled, yet not final"
             );
             let vals = self.m.observe(&level.state, &self.places);
             *self.outcomes.entry(vals).or_insert(0) += 1;
+            self.stats.complete += 1;
         }
     }
 
@@ -549,9 +565,16 @@ impl Dpor<'_, '_> {
                 }
             }
             Effect::Fence { t } => drain(&mut preds, aux, t),
-            Effect::Rmw { t, x, .. } => {
+            // After every event of the joined thread and its commits.
+            Effect::Join { of, .. } => {
+                preds.extend(aux.last[of].map(|e| (e, false)));
+                drain(&mut preds, aux, of);
+            }
+            Effect::Rmw { t, x, drained, .. } => {
                 match procs.model {
-                    Model::Pso => preds.extend(aux.last[procs.upd(t, x)].map(|e| (e, false))),
+                    Model::Pso if !drained => {
+                        preds.extend(aux.last[procs.upd(t, x)].map(|e| (e, false)))
+                    }
                     _ => drain(&mut preds, aux, t),
                 }
                 write(&mut preds, aux, t, x);
@@ -641,24 +664,35 @@ impl Dpor<'_, '_> {
 
     /// The memory access of process p's next event in state s.
     fn access(&self, s: &State, aux: &Aux, p: usize) -> Option<Access> {
-        let step = self.procs.step(s, &aux.blocked, self.m, p)?;
+        let step = self.procs.step(s, aux, self.m, p)?;
         Some(match step {
             Step::Commit(_, x) => Access::Write(x),
-            Step::Exec(t) => match self.m.p.threads[t].code[s.pc[t] as usize] {
-                Instr::Load(_, x) if s.buf[t].iter().any(|e| e.0 == x) => Access::Own,
-                Instr::Load(_, x) => Access::Read(x),
-                Instr::Store(x, _) if self.procs.model == Model::Sc => Access::Write(x),
-                Instr::Rmw(_, x, ..) => Access::Write(x),
-                _ => Access::Own,
-            },
+            Step::Exec(t) => {
+                let at = |a| self.m.loc(s, t, a);
+                match &self.m.p.threads[t].code[s.pc[t] as usize] {
+                    Instr::Load(_, a) if s.buf[t].iter().any(|e| e.0 == at(a)) => {
+                        Access::Forward(at(a))
+                    }
+                    Instr::Load(_, a) => Access::Read(at(a)),
+                    Instr::Store(a, _) if self.procs.model == Model::Sc => Access::Write(at(a)),
+                    Instr::Rmw(_, a, ..) | Instr::Lock(a) | Instr::Unlock(a) => {
+                        Access::Write(at(a))
+                    }
+                    _ => Access::Own,
+                }
+            }
         })
     }
 
-    /// Whether the next events of p and q may not commute (conservatively: a process
-    /// and its thread's committers always may).
+    /// Whether the next events of p and q may not commute. One thread's processes
+    /// commute: its commits of different locations (PSO), and a commit with the
+    /// thread's next event — a load of x forwarded from the buffer reads the same
+    /// value from memory once its entry is committed, with the same trace (no src-ct
+    /// edge from its own commit), and events that wait for the buffer to drain are not
+    /// enabled beside a commit.
     fn dependent(&self, p: usize, a: Option<Access>, q: usize, b: Option<Access>) -> bool {
         if self.procs.owner(p) == self.procs.owner(q) {
-            return true;
+            return p == q;
         }
         match (a, b) {
             (Some(Access::Write(x)), Some(Access::Write(y) | Access::Read(y)))

@@ -131,6 +131,11 @@ pub enum Effect {
     Fence {
         t: usize,
     },
+    /// `join` in thread t of thread `of`, which has finished.
+    Join {
+        t: usize,
+        of: usize,
+    },
     /// A locked read-modify-write, reading `old`, writing `new`. A failed CAS writes
     /// the old value back, as x86's `LOCK CMPXCHG` does (Intel SDM: "the destination
     /// operand receives a write cycle without regard to the result of the comparison").
@@ -139,6 +144,9 @@ pub enum Effect {
         x: Loc,
         old: Val,
         new: Val,
+        /// Whether it waited for all the thread's buffers (a `lock`/`unlock`; under
+        /// TSO every locked instruction), not only (PSO) its own location's.
+        drained: bool,
     },
     /// Entry `index` of thread t's buffer committed to x.
     Commit {
@@ -152,9 +160,13 @@ pub enum Effect {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Settled {
     Ok,
-    /// A false `assume` or the unrolling bound: the run is dropped.
+    /// A false `assume` (or a `lock` found taken): the run is dropped.
     Cut,
-    /// `assert` failed in thread t at instruction pc.
+    /// A backward branch past the unrolling bound: the run is dropped, and the
+    /// exploration is complete only up to the bound.
+    Bound,
+    /// `assert` failed in thread t at instruction pc (or an array index there was out
+    /// of bounds).
     Failed(usize, usize),
     /// More than [`MAX_LOCAL_STEPS`] register-only steps in a row (a register-only loop
     /// under a huge `--unroll`): the search cannot say what follows.
@@ -246,12 +258,22 @@ impl<'p> Machine<'p> {
         let st = first(|s| matches!(s, Settled::Failed(..)))
             .or(first(|s| *s == Settled::Spin))
             .or(first(|s| *s == Settled::Cut))
+            .or(first(|s| *s == Settled::Bound))
             .unwrap_or(Settled::Ok);
         (s, st)
     }
 
     pub fn reg(&self, s: &State, t: usize, r: Reg) -> Val {
         s.regs[self.offset[t] + r]
+    }
+
+    /// The location a memory operand of thread t names in s (its index in bounds:
+    /// [`Machine::settle`] stops the thread before an index out of bounds).
+    pub fn loc(&self, s: &State, t: usize, a: &Addr) -> Loc {
+        match a.index {
+            None => a.base,
+            Some((r, _)) => a.base + self.reg(s, t, r) as usize,
+        }
     }
 
     fn operand(&self, s: &State, t: usize, o: &Operand) -> Val {
@@ -291,7 +313,7 @@ impl<'p> Machine<'p> {
                         if *to <= pc {
                             s.jumps[t] += 1;
                             if s.jumps[t] > self.unroll {
-                                return Settled::Cut;
+                                return Settled::Bound;
                             }
                         }
                         s.pc[t] = *to as u32;
@@ -315,7 +337,19 @@ impl<'p> Machine<'p> {
                     s.depth[t] += 1;
                 }
                 Instr::End => s.depth[t] = s.depth[t].saturating_sub(1),
-                _ => return Settled::Ok,
+                Instr::Load(_, a)
+                | Instr::Store(a, _)
+                | Instr::Rmw(_, a, ..)
+                | Instr::Lock(a)
+                | Instr::Unlock(a) => {
+                    return match a.index {
+                        Some((r, len)) if !(0..len as Val).contains(&self.reg(s, t, r)) => {
+                            Settled::Failed(t, pc)
+                        }
+                        _ => Settled::Ok,
+                    }
+                }
+                Instr::Fence | Instr::Join(_) => return Settled::Ok,
             }
             s.pc[t] += 1;
         }
@@ -338,9 +372,16 @@ impl<'p> Machine<'p> {
             return false;
         };
         match (self.model, i) {
+            (_, Instr::Join(u)) => {
+                s.pc[*u] as usize == self.p.threads[*u].code.len() && s.buf[*u].is_empty()
+            }
             (Model::Sc, _) => true,
-            (_, Instr::Fence) | (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
-            (Model::Pso, Instr::Rmw(_, x, ..)) => s.buf[t].iter().all(|e| e.0 != *x),
+            (_, Instr::Fence | Instr::Lock(_) | Instr::Unlock(_))
+            | (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
+            (Model::Pso, Instr::Rmw(_, a, ..)) => {
+                let x = self.loc(s, t, a);
+                s.buf[t].iter().all(|e| e.0 != x)
+            }
             _ => true,
         }
     }
@@ -387,7 +428,8 @@ impl<'p> Machine<'p> {
             Step::Exec(t) => {
                 let pc = s.pc[t] as usize;
                 let eff = match self.p.threads[t].code[pc] {
-                    Instr::Load(r, x) => {
+                    Instr::Load(r, a) => {
+                        let x = self.loc(s, t, &a);
                         let fwd = s.buf[t].iter().rposition(|e| e.0 == x);
                         let val = fwd.map_or(s.mem[x], |i| s.buf[t][i].1);
                         s.regs[self.offset[t] + r] = val;
@@ -398,7 +440,8 @@ impl<'p> Machine<'p> {
                             forwarded: fwd,
                         }
                     }
-                    Instr::Store(x, v) => {
+                    Instr::Store(a, v) => {
+                        let x = self.loc(s, t, &a);
                         let val = self.operand(s, t, &v);
                         if self.model == Model::Sc {
                             s.mem[x] = val;
@@ -408,7 +451,38 @@ impl<'p> Machine<'p> {
                         Effect::Store { t, x, val }
                     }
                     Instr::Fence => Effect::Fence { t },
-                    Instr::Rmw(r, x, k, flag) => {
+                    Instr::Join(of) => Effect::Join { t, of },
+                    Instr::Lock(a) => {
+                        let x = self.loc(s, t, &a);
+                        let old = s.mem[x];
+                        s.mem[x] = 1;
+                        s.pc[t] += 1;
+                        let eff = Effect::Rmw {
+                            t,
+                            x,
+                            old,
+                            new: 1,
+                            drained: true,
+                        };
+                        if old != 0 {
+                            return (eff, Settled::Cut);
+                        }
+                        return (eff, self.settle(s, t));
+                    }
+                    Instr::Unlock(a) => {
+                        let x = self.loc(s, t, &a);
+                        let old = s.mem[x];
+                        s.mem[x] = 0;
+                        Effect::Rmw {
+                            t,
+                            x,
+                            old,
+                            new: 0,
+                            drained: true,
+                        }
+                    }
+                    Instr::Rmw(r, a, k, flag) => {
+                        let x = self.loc(s, t, &a);
                         let old = s.mem[x];
                         let new = match k {
                             RmwKind::Xchg(v) => self.operand(s, t, &v),
@@ -427,7 +501,13 @@ impl<'p> Machine<'p> {
                         };
                         s.mem[x] = new;
                         s.regs[self.offset[t] + r] = old;
-                        Effect::Rmw { t, x, old, new }
+                        Effect::Rmw {
+                            t,
+                            x,
+                            old,
+                            new,
+                            drained: self.model == Model::Tso,
+                        }
                     }
                     _ => unreachable!("register-only instructions are settled"),
                 };
@@ -474,8 +554,11 @@ pub struct Exploration {
     pub incomplete: Option<Incomplete>,
     /// The first assertion failure found (depth-first), if any.
     pub failure: Option<Failure>,
-    /// Runs cut by `assume` or the unrolling bound.
+    /// Runs cut by `assume` (or a `lock` found taken).
     pub cut: u64,
+    /// Runs cut by the unrolling bound: when not 0, "complete" means complete up to
+    /// the bound.
+    pub bound: u64,
 }
 
 impl Exploration {
@@ -522,6 +605,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         opened: 0,
         incomplete: None,
         cut: 0,
+        bound: 0,
     };
     let (s, st) = m.initial();
     let root = x.visit_settled(s, st);
@@ -530,7 +614,8 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         .map(|&(o, n)| (x.outcome_vals[o as usize].clone(), n))
         .collect();
     outcomes.sort();
-    let (states, incomplete, failure, cut) = (x.memo.len(), x.incomplete, x.failure, x.cut);
+    let (states, incomplete, failure) = (x.memo.len(), x.incomplete, x.failure);
+    let (cut, bound) = (x.cut, x.bound);
     Exploration {
         model,
         places,
@@ -540,6 +625,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         incomplete,
         failure,
         cut,
+        bound,
     }
 }
 
@@ -562,6 +648,7 @@ struct Explorer<'a, 'p> {
     opened: usize,
     incomplete: Option<Incomplete>,
     cut: u64,
+    bound: u64,
 }
 
 impl Explorer<'_, '_> {
@@ -614,6 +701,10 @@ impl Explorer<'_, '_> {
             Settled::Ok => {}
             Settled::Cut => {
                 self.cut += 1;
+                return Entered::Done(Counts::default());
+            }
+            Settled::Bound => {
+                self.bound += 1;
                 return Entered::Done(Counts::default());
             }
             Settled::Spin => {
@@ -828,7 +919,7 @@ pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
                 latest[x] = Some(w);
                 continue;
             }
-            Effect::Fence { .. } => {}
+            Effect::Fence { .. } | Effect::Join { .. } => {}
         }
         run.events.push(RunEvent {
             step: i,

@@ -96,11 +96,11 @@ impl Code<'_> {
     }
     fn load(&mut self, x: Loc) {
         let r = self.fresh();
-        self.push(Instr::Load(r, x));
+        self.push(Instr::Load(r, x.into()));
         self.last = Some(r);
     }
     fn store(&mut self, x: Loc, v: Val) {
-        self.push(Instr::Store(x, Operand::Const(v)));
+        self.push(Instr::Store(x.into(), Operand::Const(v)));
     }
     fn rmw(&mut self, x: Loc, v: Val) {
         let r = self.fresh();
@@ -109,7 +109,7 @@ impl Code<'_> {
             1 => RmwKind::FetchAdd(Operand::Const(1)),
             _ => RmwKind::Cas(Operand::Const(0), Operand::Const(v)),
         };
-        self.push(Instr::Rmw(r, x, k, None));
+        self.push(Instr::Rmw(r, x.into(), k, None));
         self.last = Some(r);
     }
     /// A load, store or (with probability `locked`) a locked operation on `x`.

@@ -314,12 +314,12 @@ fn instr(
     let zf = |p: &mut Program| p.threads[t].reg("ZF");
     let mut out: Vec<Instr> = Vec::new();
     match (op.as_str(), args.as_slice()) {
-        ("MOV", [Mem(x), v @ (Imm(_) | R(_))]) => out.push(Instr::Store(*x, v.operand())),
-        ("MOV", [R(r), Mem(x)]) => out.push(Instr::Load(*r, *x)),
+        ("MOV", [Mem(x), v @ (Imm(_) | R(_))]) => out.push(Instr::Store((*x).into(), v.operand())),
+        ("MOV", [R(r), Mem(x)]) => out.push(Instr::Load(*r, (*x).into())),
         ("MOV", [R(r), v @ (Imm(_) | R(_))]) => out.push(Instr::Assign(*r, Expr::Op(v.operand()))),
         ("MFENCE", []) => out.push(Instr::Fence),
         ("XCHG", [Mem(x), R(r)]) | ("XCHG", [R(r), Mem(x)]) => {
-            out.push(Instr::Rmw(*r, *x, RmwKind::Xchg(Operand::Reg(*r)), None))
+            out.push(Instr::Rmw(*r, (*x).into(), RmwKind::Xchg(Operand::Reg(*r)), None))
         }
         ("XCHG", [R(a), R(b)]) => {
             let tm = tmp(p);
@@ -340,18 +340,18 @@ fn instr(
                 ("SUB", R(_)) => return Err(bad("LOCK SUB with a register operand is not supported; negate the register and use LOCK ADD")),
                 (_, v) => v.operand(),
             };
-            out.push(Instr::Rmw(tm, *x, RmwKind::FetchAdd(v), None))
+            out.push(Instr::Rmw(tm, (*x).into(), RmwKind::FetchAdd(v), None))
         }
         ("INC" | "DEC", [Mem(x)]) => {
             let tm = tmp(p);
             let d = if op == "INC" { 1 } else { -1 };
-            out.push(Instr::Rmw(tm, *x, RmwKind::FetchAdd(Operand::Const(d)), None))
+            out.push(Instr::Rmw(tm, (*x).into(), RmwKind::FetchAdd(Operand::Const(d)), None))
         }
-        ("XADD", [Mem(x), R(r)]) => out.push(Instr::Rmw(*r, *x, RmwKind::FetchAdd(Operand::Reg(*r)), None)),
+        ("XADD", [Mem(x), R(r)]) => out.push(Instr::Rmw(*r, (*x).into(), RmwKind::FetchAdd(Operand::Reg(*r)), None)),
         ("CMPXCHG", [Mem(x), R(r)]) => {
             let eax = p.threads[t].reg("EAX");
             let z = zf(p);
-            out.push(Instr::Rmw(eax, *x, RmwKind::Cas(Operand::Reg(eax), Operand::Reg(*r)), Some(z)))
+            out.push(Instr::Rmw(eax, (*x).into(), RmwKind::Cas(Operand::Reg(eax), Operand::Reg(*r)), Some(z)))
         }
         (o @ ("ADD" | "SUB" | "AND" | "OR" | "XOR"), [R(r), v @ (Imm(_) | R(_))]) => {
             let b = match o {
@@ -371,7 +371,7 @@ fn instr(
             let a = match a {
                 Mem(x) => {
                     let tm = tmp(p);
-                    out.push(Instr::Load(tm, *x));
+                    out.push(Instr::Load(tm, (*x).into()));
                     Operand::Reg(tm)
                 }
                 Label(l) => return Err(bad(&format!("CMP compares a register or memory with a register or constant, not the label `{l}`"))),

@@ -129,17 +129,50 @@ pub enum RmwKind {
     Cas(Operand, Operand),
 }
 
+/// A memory operand: a location `[x]`, or an element `[a[r]]` of an array chosen by a
+/// register's value (the array's elements are consecutive locations from `base`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Addr {
+    pub base: Loc,
+    /// The index register and the array's length; an index outside `0..len` fails the
+    /// run at that instruction, as a failed assertion does.
+    pub index: Option<(Reg, u32)>,
+}
+
+impl From<Loc> for Addr {
+    fn from(base: Loc) -> Addr {
+        Addr { base, index: None }
+    }
+}
+
+/// An array: `len` consecutive locations named `name[0]`, … from `base`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Array {
+    pub name: String,
+    pub base: Loc,
+    pub len: u32,
+}
+
 /// One instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Instr {
     /// `r = [x]`
-    Load(Reg, Loc),
+    Load(Reg, Addr),
     /// `[x] = v`
-    Store(Loc, Operand),
+    Store(Addr, Operand),
     /// `fence` (MFENCE)
     Fence,
     /// `r = xchg|fadd|cas [x], …` (a flag register, if any, gets old = expected for cas)
-    Rmw(Reg, Loc, RmwKind, Option<Reg>),
+    Rmw(Reg, Addr, RmwKind, Option<Reg>),
+    /// `lock [m]`: waits for the thread's buffers to drain, then atomically sets m from
+    /// 0 to 1; a run that finds m ≠ 0 is cut, as `assume` cuts (the run where the lock
+    /// is taken later is another run).
+    Lock(Addr),
+    /// `unlock [m]`: waits for the thread's buffers to drain, then atomically sets m to 0.
+    Unlock(Addr),
+    /// `join T`: waits until thread T has run its last instruction and its buffers have
+    /// drained.
+    Join(usize),
     /// `r = e`
     Assign(Reg, Expr),
     /// `if e goto L` (taken when e ≠ 0); `goto L` is `Branch(Op(Const(1)), L)`.
@@ -284,6 +317,10 @@ pub struct Program {
     pub show: Vec<Place>,
     /// A litmus test's stated answers per model (old `final … with tso: ~exists;`).
     pub expect: Vec<(String, Quantifier)>,
+    /// The arrays (`array a[N]`), whose elements are among `locs`.
+    pub arrays: Vec<Array>,
+    /// The program's own unrolling bound (`unroll N`), used when `--unroll` is not given.
+    pub unroll: Option<u32>,
 }
 
 impl Program {
@@ -296,6 +333,47 @@ impl Program {
             final_cond: None,
             show: Vec::new(),
             expect: Vec::new(),
+            arrays: Vec::new(),
+            unroll: None,
+        }
+    }
+
+    /// Declares array `name` of `len` elements, initially 0 (the caller checks that the
+    /// name is new).
+    pub fn array(&mut self, name: &str, len: u32) -> &Array {
+        let base = self.locs.len();
+        for i in 0..len {
+            self.locs.push(format!("{name}[{i}]"));
+            self.init.push(0);
+        }
+        self.arrays.push(Array {
+            name: name.to_string(),
+            base,
+            len,
+        });
+        self.arrays.last().expect("pushed")
+    }
+
+    /// A memory operand as the program text writes it (`x`, `a[3]`, `a[r]`).
+    pub fn addr_name(&self, t: usize, a: &Addr) -> String {
+        match a.index {
+            None => self.locs[a.base].clone(),
+            Some((r, _)) => {
+                let arr = self
+                    .arrays
+                    .iter()
+                    .find(|x| x.base == a.base)
+                    .expect("an indexed operand names an array");
+                format!("{}[{}]", arr.name, self.threads[t].regs[r])
+            }
+        }
+    }
+
+    /// What goes wrong at instruction `pc` of thread `t` when a run fails there.
+    pub fn failure_reason(&self, t: usize, pc: usize) -> String {
+        match self.threads[t].code[pc] {
+            Instr::Assert(_) => "assert fails".into(),
+            _ => format!("`{}`: index out of bounds", self.show_instr(t, pc)),
         }
     }
 
@@ -353,21 +431,25 @@ impl Program {
             Expr::Op(o) => op(o),
             Expr::Bin(b, x, y) => format!("{} {} {}", op(x), b.symbol(), op(y)),
         };
+        let addr = |a: &Addr| self.addr_name(t, a);
         match &th.code[pc] {
-            Instr::Load(r, x) => format!("{} = [{}]", th.regs[*r], self.locs[*x]),
-            Instr::Store(x, v) => format!("[{}] = {}", self.locs[*x], op(v)),
+            Instr::Load(r, x) => format!("{} = [{}]", th.regs[*r], addr(x)),
+            Instr::Store(x, v) => format!("[{}] = {}", addr(x), op(v)),
             Instr::Fence => "fence".into(),
+            Instr::Lock(x) => format!("lock [{}]", addr(x)),
+            Instr::Unlock(x) => format!("unlock [{}]", addr(x)),
+            Instr::Join(u) => format!("join {}", self.threads[*u].name),
             Instr::Rmw(r, x, k, _) => match k {
                 RmwKind::Xchg(v) => {
-                    format!("{} = xchg [{}], {}", th.regs[*r], self.locs[*x], op(v))
+                    format!("{} = xchg [{}], {}", th.regs[*r], addr(x), op(v))
                 }
                 RmwKind::FetchAdd(v) => {
-                    format!("{} = fadd [{}], {}", th.regs[*r], self.locs[*x], op(v))
+                    format!("{} = fadd [{}], {}", th.regs[*r], addr(x), op(v))
                 }
                 RmwKind::Cas(e, n) => format!(
                     "{} = cas [{}], {}, {}{}",
                     th.regs[*r],
-                    self.locs[*x],
+                    addr(x),
                     op(e),
                     op(n),
                     match &th.code[pc] {

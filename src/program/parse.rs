@@ -214,9 +214,9 @@ fn cond_atom(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
         Some(Tok::Ident(s)) if s == "true" && !bracket => return Ok(Cond::True),
         Some(Tok::Ident(s)) => {
             if !bracket && c.eat(":") {
-                (Some(s.as_str()), c.ident()?)
+                (Some(s.as_str()), c.ident()?.to_string())
             } else {
-                (None, s.as_str())
+                (None, element_name(c, s)?)
             }
         }
         Some(Tok::Num(n)) if !bracket && c.eat(":") => {
@@ -232,7 +232,7 @@ fn cond_atom(c: &mut Cur, place: &mut Resolve) -> Result<Cond, Error> {
     if bracket {
         c.expect("]")?;
     }
-    let p = place(thread, name).map_err(|m| c.err(m))?;
+    let p = place(thread, &name).map_err(|m| c.err(m))?;
     c.expect("=")?;
     Ok(Cond::Atom(p, c.num()?))
 }
@@ -290,11 +290,65 @@ fn expr(c: &mut Cur, th: &mut Thread) -> Result<Expr, Error> {
     Ok(Expr::Op(a))
 }
 
-fn mem(c: &mut Cur, p: &mut Program) -> Result<Loc, Error> {
+/// `name`, or `name[i]` (an array element) when a constant index follows.
+fn element_name(c: &mut Cur, name: &str) -> Result<String, Error> {
+    if matches!(c.peek(), Some(Tok::Sym("["))) && matches!(c.toks.get(c.i + 1), Some(Tok::Num(_))) {
+        c.i += 1;
+        let i = c.num()?;
+        c.expect("]")?;
+        return Ok(format!("{name}[{i}]"));
+    }
+    Ok(name.to_string())
+}
+
+/// The location a name (`x` or `a[3]`) denotes: a scalar, declared on first use, or
+/// an element of a declared array.
+fn location(p: &mut Program, name: &str) -> Result<Loc, String> {
+    if let Some(open) = name.find('[') {
+        let array = &name[..open];
+        let a =
+            p.arrays.iter().find(|a| a.name == array).ok_or_else(|| {
+                format!("`{array}` is not an array (declare it: `array {array}[N]`)")
+            })?;
+        return p.locs[a.base..a.base + a.len as usize]
+            .iter()
+            .position(|n| n == name)
+            .map(|i| a.base + i)
+            .ok_or_else(|| format!("`{name}` is outside `{array}[0..{}]`", a.len));
+    }
+    if p.arrays.iter().any(|a| a.name == name) {
+        return Err(format!(
+            "`{name}` is an array: name an element, `{name}[i]`"
+        ));
+    }
+    Ok(p.loc(name))
+}
+
+/// A memory operand: `[x]`, `[a[3]]`, or `[a[r]]` (an element chosen by register r).
+fn mem(c: &mut Cur, p: &mut Program, th: &mut Thread) -> Result<Addr, Error> {
     c.expect("[")?;
     let x = c.ident()?;
+    let addr = match (c.peek(), c.toks.get(c.i + 1)) {
+        (Some(Tok::Sym("[")), Some(Tok::Ident(r))) => {
+            c.i += 2;
+            c.expect("]")?;
+            let a = p.arrays.iter().find(|a| a.name == x).ok_or_else(|| {
+                c.err(format!(
+                    "`{x}` is not an array (declare it: `array {x}[N]`)"
+                ))
+            })?;
+            Addr {
+                base: a.base,
+                index: Some((th.reg(r), a.len)),
+            }
+        }
+        _ => {
+            let name = element_name(c, x)?;
+            location(p, &name).map_err(|m| c.err(m))?.into()
+        }
+    };
     c.expect("]")?;
-    Ok(p.loc(x))
+    Ok(addr)
 }
 
 /// Parses a program from text; an error names the line and quotes the statement.
@@ -323,6 +377,11 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
     let mut atomic_depth = 0usize;
     // `begin`/`end` nesting in the text of the current thread.
     let mut txn_depth = 0usize;
+    // `thread T[N] {`: the copies' base name, their number, the copy being read, and
+    // the index of the body's first line (read again for each copy).
+    let mut group: Option<(String, usize, usize, usize)> = None;
+    // `join T`: (thread, instruction, name, line), resolved once every thread is read.
+    let mut joins: Vec<(usize, usize, String, usize)> = Vec::new();
     // Condition lines: everything from the quantifier to the end of the file.
     let lines: Vec<&str> = text.lines().collect();
     let mut n = 0;
@@ -358,10 +417,11 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     loop {
                         if c.eat("[") {
                             let x = c.ident()?.to_string();
+                            let x = element_name(&mut c, &x)?;
                             c.expect("]")?;
                             c.expect("=")?;
                             let v = c.num()?;
-                            let x = p.loc(&x);
+                            let x = location(&mut p, &x).map_err(|m| c.err(m))?;
                             p.init[x] = v;
                         } else {
                             let a = c.ident()?.to_string();
@@ -375,9 +435,10 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                                 let ri = p.threads[ti].reg(&r);
                                 p.threads[ti].reg_init[ri] = v;
                             } else {
+                                let a = element_name(&mut c, &a)?;
                                 c.expect("=")?;
                                 let v = c.num()?;
-                                let x = p.loc(&a);
+                                let x = location(&mut p, &a).map_err(|m| c.err(m))?;
                                 p.init[x] = v;
                             }
                         }
@@ -394,13 +455,58 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                 }
                 "thread" => {
                     c.i = 1;
-                    let name = c.ident()?.to_string();
+                    let base = c.ident()?.to_string();
+                    // `thread T[N] {`: N copies T0 … T(N-1), with `tid` = 0 … N-1.
+                    let copies = if c.eat("[") {
+                        let n = c.num()?;
+                        c.expect("]")?;
+                        if !(1..=MAX_COPIES as Val).contains(&n) {
+                            return Err(c.err(format!("a thread is copied 1 to {MAX_COPIES} times")));
+                        }
+                        Some(n as usize)
+                    } else {
+                        None
+                    };
+                    c.expect("{")?;
+                    c.end()?;
+                    let name = match copies {
+                        Some(_) => format!("{base}0"),
+                        None => base.clone(),
+                    };
                     if p.thread_ix(&name).is_some() {
                         return Err(c.err(format!("thread `{name}` declared twice")));
                     }
-                    c.expect("{")?;
+                    let mut th = Thread::new(&name);
+                    if let Some(copies) = copies {
+                        th.reg("tid");
+                        // `n` is the index of the body's first line.
+                        group = Some((base, copies, 0, n));
+                    }
+                    cur = Some((th, Vec::new(), Vec::new()));
+                }
+                "array" => {
+                    c.i = 1;
+                    let name = c.ident()?.to_string();
+                    c.expect("[")?;
+                    let n = c.num()?;
+                    c.expect("]")?;
                     c.end()?;
-                    cur = Some((Thread::new(&name), Vec::new(), Vec::new()));
+                    if !(1..=MAX_ARRAY as Val).contains(&n) {
+                        return Err(c.err(format!("an array has 1 to {MAX_ARRAY} elements")));
+                    }
+                    if p.arrays.iter().any(|a| a.name == name) || p.locs.contains(&name) {
+                        return Err(c.err(format!("`{name}` is declared twice")));
+                    }
+                    p.array(&name, n as u32);
+                }
+                "unroll" => {
+                    c.i = 1;
+                    let n = c.num()?;
+                    c.end()?;
+                    if !(0..=u32::MAX as Val).contains(&n) {
+                        return Err(c.err("`unroll` takes 0 to 2^32-1".into()));
+                    }
+                    p.unroll = Some(n as u32);
                 }
                 "exists" | "forall" | "~" => {
                     let rest = lines[n - 1..].iter().map(|l| strip_comment(l)).collect::<Vec<_>>().join(" ");
@@ -449,10 +555,27 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     }
                 }
                 p.threads.push(th);
+                // The next copy of a `thread T[N]`: the body again, with the next `tid`.
+                if let Some((base, copies, copy, body)) = group.as_mut() {
+                    *copy += 1;
+                    if *copy == *copies {
+                        group = None;
+                    } else {
+                        let name = format!("{base}{copy}");
+                        if p.thread_ix(&name).is_some() {
+                            return Err(c.err(format!("thread `{name}` declared twice")));
+                        }
+                        let mut th = Thread::new(&name);
+                        let tid = th.reg("tid");
+                        th.reg_init[tid] = *copy as Val;
+                        cur = Some((th, Vec::new(), Vec::new()));
+                        n = *body;
+                    }
+                }
                 continue;
             }
             Some(Tok::Sym("[")) => {
-                let x = mem(&mut c, &mut p)?;
+                let x = mem(&mut c, &mut p, th)?;
                 c.expect("=")?;
                 Instr::Store(x, operand(&mut c, th)?)
             }
@@ -500,6 +623,22 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     c.i += 1;
                     Instr::Assume(expr(&mut c, th)?)
                 }
+                "lock" | "unlock" if c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) => {
+                    let unlock = w == "unlock";
+                    c.i += 1;
+                    let x = mem(&mut c, &mut p, th)?;
+                    if unlock {
+                        Instr::Unlock(x)
+                    } else {
+                        Instr::Lock(x)
+                    }
+                }
+                "join" if matches!(c.toks.get(c.i + 1), Some(Tok::Ident(_))) => {
+                    c.i += 1;
+                    let name = c.ident()?.to_string();
+                    joins.push((p.threads.len(), th.code.len(), name, line));
+                    Instr::Join(usize::MAX)
+                }
                 "assert" => {
                     c.i += 1;
                     Instr::Assert(expr(&mut c, th)?)
@@ -508,13 +647,13 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     let r = th.reg(c.ident()?);
                     c.expect("=")?;
                     match c.peek() {
-                        Some(Tok::Sym("[")) => Instr::Load(r, mem(&mut c, &mut p)?),
+                        Some(Tok::Sym("[")) => Instr::Load(r, mem(&mut c, &mut p, th)?),
                         Some(Tok::Ident(f))
                             if matches!(f.as_str(), "xchg" | "fadd" | "cas")
                                 && c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) =>
                         {
                             c.i += 1;
-                            let x = mem(&mut c, &mut p)?;
+                            let x = mem(&mut c, &mut p, th)?;
                             c.expect(",")?;
                             let a = operand(&mut c, th)?;
                             let mut flag = None;
@@ -552,7 +691,73 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
     if p.threads.is_empty() {
         return Err(fmt_err(1, "a program needs at least one thread".into()));
     }
+    resolve_joins(&mut p, &joins)?;
     Ok(p)
+}
+
+/// How many copies `thread T[N]` may make, and how long an array may be.
+pub const MAX_COPIES: usize = 64;
+pub const MAX_ARRAY: usize = 1 << 16;
+
+/// Points each `join T` at thread T; a thread may not join itself, nor threads that
+/// (through their joins) join it: such a program could never finish.
+fn resolve_joins(p: &mut Program, joins: &[(usize, usize, String, usize)]) -> Result<(), Error> {
+    for (t, at, name, line) in joins {
+        let u = p
+            .thread_ix(name)
+            .ok_or_else(|| fmt_err(*line, format!("`join {name}`: no thread `{name}`")))?;
+        p.threads[*t].code[*at] = Instr::Join(u);
+    }
+    // A cycle of joins, by depth-first search over "t joins u".
+    let k = p.threads.len();
+    let edges: Vec<Vec<(usize, usize)>> = p
+        .threads
+        .iter()
+        .map(|th| {
+            th.code
+                .iter()
+                .enumerate()
+                .filter_map(|(pc, i)| match i {
+                    Instr::Join(u) => Some((*u, th.lines[pc])),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    // 0: unvisited, 1: on the path, 2: done.
+    let mut mark = vec![0u8; k];
+    for root in 0..k {
+        if mark[root] != 0 {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        mark[root] = 1;
+        while let Some(&mut (t, ref mut next)) = stack.last_mut() {
+            if let Some(&(u, line)) = edges[t].get(*next) {
+                *next += 1;
+                match mark[u] {
+                    0 => {
+                        mark[u] = 1;
+                        stack.push((u, 0));
+                    }
+                    1 => {
+                        return Err(fmt_err(
+                            line,
+                            format!(
+                            "`join {}` closes a cycle of joins: thread `{}` would wait for itself",
+                            p.threads[u].name, p.threads[t].name
+                        ),
+                        ))
+                    }
+                    _ => {}
+                }
+            } else {
+                mark[t] = 2;
+                stack.pop();
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Resolves `T:r` to a thread's register and `x` to a location (both must exist).
@@ -570,7 +775,7 @@ pub(crate) fn place_resolver<'a>(
             // A register the code never names reads as its initial value (0).
             Ok(Place::Reg(ti, th.reg(name)))
         }
-        None => Ok(Place::Mem(p.loc(name))),
+        None => location(p, name).map(Place::Mem),
     }
 }
 

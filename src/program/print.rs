@@ -8,9 +8,9 @@ use std::fmt::Write;
 
 /// Words that start a statement or a condition: a register, location or thread with
 /// one of these names would read as something else.
-const KEYWORDS: [&str; 17] = [
+const KEYWORDS: [&str; 20] = [
     "program", "init", "thread", "exists", "forall", "fence", "mfence", "begin", "end", "atomic",
-    "goto", "if", "assume", "assert", "true", "xchg", "fadd",
+    "goto", "if", "assume", "assert", "true", "xchg", "fadd", "lock", "unlock", "join",
 ];
 
 /// `name` if the format reads it back as that name, else `fallback`.
@@ -58,11 +58,52 @@ impl Names {
             .iter()
             .map(|th| distinct(th.regs.iter().map(String::as_str), "r_"))
             .collect();
-        let locs = distinct(p.locs.iter().map(String::as_str), "m_");
+        // Scalars and arrays share one namespace; an array's elements are `a[i]`.
+        let in_array = |x: usize| {
+            p.arrays
+                .iter()
+                .find(|a| (a.base..a.base + a.len as usize).contains(&x))
+        };
+        let mut bases: Vec<&str> = Vec::new();
+        for (x, name) in p.locs.iter().enumerate() {
+            match in_array(x) {
+                Some(a) if a.base == x => bases.push(&a.name),
+                Some(_) => {}
+                None => bases.push(name),
+            }
+        }
+        let mut base_names = distinct(bases.into_iter(), "m_").into_iter();
+        let mut locs = Vec::new();
+        let mut x = 0;
+        while x < p.locs.len() {
+            let name = base_names.next().expect("a name per scalar and array");
+            match in_array(x) {
+                Some(a) => {
+                    locs.extend((0..a.len).map(|i| format!("{name}[{i}]")));
+                    x += a.len as usize;
+                }
+                None => {
+                    locs.push(name);
+                    x += 1;
+                }
+            }
+        }
         Names {
             threads,
             regs,
             locs,
+        }
+    }
+
+    /// A memory operand (without its brackets).
+    fn addr(&self, t: usize, a: &Addr) -> String {
+        match a.index {
+            None => self.locs[a.base].clone(),
+            Some((r, _)) => {
+                let element = &self.locs[a.base];
+                let array = &element[..element.rfind('[').expect("an element")];
+                format!("{array}[{}]", self.regs[t][r])
+            }
         }
     }
 
@@ -130,11 +171,38 @@ pub fn to_prog(p: &Program) -> String {
         "program {}",
         if name.is_empty() { "program" } else { &name }
     );
-    // Every location, in order (so they keep their indices); registers' initial values
-    // after the threads that declare them.
-    let mem: Vec<String> = (0..p.locs.len())
-        .map(|x| format!("[{}] = {}", names.locs[x], p.init[x]))
-        .collect();
+    if let Some(n) = p.unroll {
+        let _ = writeln!(s, "unroll {n}");
+    }
+    // Every location, in order (so they keep their indices: an array's elements come
+    // with its declaration); registers' initial values after the threads that declare
+    // them.
+    let mut mem: Vec<String> = Vec::new();
+    let mut elements: Vec<String> = Vec::new();
+    let mut x = 0;
+    while x < p.locs.len() {
+        match p.arrays.iter().find(|a| a.base == x) {
+            Some(a) => {
+                if !mem.is_empty() {
+                    let _ = writeln!(s, "init {}", mem.join(", "));
+                    mem.clear();
+                }
+                let name = &names.locs[x][..names.locs[x].rfind('[').expect("an element")];
+                let _ = writeln!(s, "array {name}[{}]", a.len);
+                for y in x..x + a.len as usize {
+                    if p.init[y] != 0 {
+                        elements.push(format!("[{}] = {}", names.locs[y], p.init[y]));
+                    }
+                }
+                x += a.len as usize;
+            }
+            None => {
+                mem.push(format!("[{}] = {}", names.locs[x], p.init[x]));
+                x += 1;
+            }
+        }
+    }
+    mem.extend(elements);
     if !mem.is_empty() {
         let _ = writeln!(s, "init {}", mem.join(", "));
     }
@@ -160,9 +228,12 @@ pub fn to_prog(p: &Program) -> String {
             let reg = |r: &Reg| names.regs[t][*r].clone();
             let op = |o: &Operand| names.operand(t, o);
             let text = match i {
-                Instr::Load(r, x) => format!("{} = [{}]", reg(r), names.locs[*x]),
-                Instr::Store(x, v) => format!("[{}] = {}", names.locs[*x], op(v)),
+                Instr::Load(r, x) => format!("{} = [{}]", reg(r), names.addr(t, x)),
+                Instr::Store(x, v) => format!("[{}] = {}", names.addr(t, x), op(v)),
                 Instr::Fence => "fence".into(),
+                Instr::Lock(x) => format!("lock [{}]", names.addr(t, x)),
+                Instr::Unlock(x) => format!("unlock [{}]", names.addr(t, x)),
+                Instr::Join(u) => format!("join {}", names.threads[*u]),
                 Instr::Rmw(r, x, k, flag) => {
                     let (f, args) = match k {
                         RmwKind::Xchg(v) => ("xchg", op(v)),
@@ -170,7 +241,7 @@ pub fn to_prog(p: &Program) -> String {
                         RmwKind::Cas(e, n) => ("cas", format!("{}, {}", op(e), op(n))),
                     };
                     let flag = flag.map(|f| format!(", {}", reg(&f))).unwrap_or_default();
-                    format!("{} = {f} [{}], {args}{flag}", reg(r), names.locs[*x])
+                    format!("{} = {f} [{}], {args}{flag}", reg(r), names.addr(t, x))
                 }
                 Instr::Assign(r, e) => format!("{} = {}", reg(r), names.expr(t, e)),
                 Instr::Branch(Expr::Op(Operand::Const(c)), to) if *c != 0 => format!("goto L{to}"),

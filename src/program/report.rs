@@ -34,6 +34,23 @@ pub struct Options {
     /// Also decide robustness (TSO/PSO).
     pub robustness: bool,
     pub engine: Engine,
+    /// Whether a program's own bound (`unroll N`) replaces `config.unroll` (when the
+    /// user gave none).
+    pub program_unroll: bool,
+}
+
+impl Options {
+    /// The options for `p`: its own unrolling bound when it has one and
+    /// `program_unroll` allows.
+    pub fn for_program(self, p: &Program) -> Options {
+        match (self.program_unroll, p.unroll) {
+            (true, Some(u)) => Options {
+                config: self.config.unroll(u),
+                ..self
+            },
+            _ => self,
+        }
+    }
 }
 
 /// An explored program, ready to print.
@@ -48,6 +65,8 @@ pub struct Report {
     pub robustness_note: Option<String>,
     /// The dpor engine's counts.
     pub dpor: Option<DporStats>,
+    /// The unrolling bound the exploration used.
+    pub unroll: u32,
     pub exit: u8,
 }
 
@@ -116,8 +135,10 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
     if let Some(f) = &exploration.failure {
         let mut steps = steps_text(&m, &f.schedule)?;
         steps.push(format!(
-            "{}: assert fails (line {})",
-            p.threads[f.thread].name, f.line
+            "{}: {} (line {})",
+            p.threads[f.thread].name,
+            p.failure_reason(f.thread, f.pc),
+            f.line
         ));
         failure_text = steps;
     }
@@ -138,6 +159,7 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
         failure_text,
         robustness_note,
         dpor,
+        unroll: c.unroll,
         exit,
     })
 }
@@ -235,13 +257,19 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             s += &format!("the test states under {model}: {q} — {word}\n");
         }
     }
+    let what = if r.dpor.is_some() {
+        "executions"
+    } else {
+        "runs"
+    };
     if e.cut > 0 {
-        let what = if r.dpor.is_some() {
-            "executions"
-        } else {
-            "runs"
-        };
-        s += &format!("{what} cut by assume or the unrolling bound: {}\n", e.cut);
+        s += &format!("{what} cut by assume (or a lock found taken): {}\n", e.cut);
+    }
+    if e.bound > 0 {
+        s += &format!(
+            "BOUND HIT: {} {what} cut by the unrolling bound (--unroll {}): the answers hold up to it\n",
+            e.bound, r.unroll
+        );
     }
     if r.failure_text.is_empty() {
         if p.threads
@@ -388,6 +416,8 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
         outcomes,
         condition,
         cut: e.cut,
+        bound_hit: e.bound,
+        unroll: r.unroll,
         assertion_failure,
         robustness,
         exit: r.exit,

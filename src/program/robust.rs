@@ -31,6 +31,7 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, HbKind)> {
         Effect::Load { t, .. }
         | Effect::Store { t, .. }
         | Effect::Fence { t }
+        | Effect::Join { t, .. }
         | Effect::Rmw { t, .. }
         | Effect::Commit { t, .. } => t,
     };
@@ -251,7 +252,10 @@ impl Frontier {
                 self.pending[t].push((n, None));
                 self.last[t] = Some(n);
             }
-            Effect::Fence { .. } => {}
+            // A join orders the joined thread's events before the joiner's next ones;
+            // such an edge is never on a cycle (nothing after the join reaches back into
+            // a thread that has finished and drained), so it is left out.
+            Effect::Fence { .. } | Effect::Join { .. } => {}
             Effect::Rmw { t, x, .. } => {
                 let mut srcs = vec![self.last[t], self.latest[x]];
                 srcs.extend_from_slice(&self.readers[x * k..(x + 1) * k]);

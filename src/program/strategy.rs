@@ -22,6 +22,10 @@ pub struct ProgParams {
     /// `assert`, and a retry (`if r == v goto` that load, bounded by `--unroll`). 0:
     /// none, so every run prefix extends to a complete run.
     pub control: u32,
+    /// Weight of each synchronisation instruction: `lock`/`unlock` of one mutex `m`,
+    /// `join` of an earlier thread, and a load or store of `a[r]` (an array of two,
+    /// indexed by the last loaded register: out of bounds when it is not 0 or 1). 0: none.
+    pub sync: u32,
 }
 
 impl Default for ProgParams {
@@ -34,6 +38,7 @@ impl Default for ProgParams {
             txns: false,
             fenced: false,
             control: 0,
+            sync: 0,
         }
     }
 }
@@ -51,12 +56,20 @@ enum Gen {
     Assert(i64),
     /// Run the last load again while its register equals the value.
     Retry(i64),
+    Lock,
+    Unlock,
+    /// `join` thread u, when it comes before this one.
+    Join(usize),
+    /// Load or store (the value) `a[r]`, r the last loaded register (`a[0]` without one).
+    LoadIdx,
+    StoreIdx(i64),
 }
 
 fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
     let l = p.locs;
     let w = p.weights;
-    prop_oneof![
+    // Two unions of at most ten (proptest's larger unions refuse a weight of 0).
+    let plain = prop_oneof![
         w[0] => (0..l).prop_map(Gen::Load),
         w[1] => (0..l, 1..3i64).prop_map(|(x, v)| Gen::Store(x, v)),
         w[2] => Just(Gen::Fence),
@@ -65,6 +78,17 @@ fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
         p.control => (0..3i64).prop_map(Gen::Assume),
         p.control => (0..3i64).prop_map(Gen::Assert),
         p.control => (0..2i64).prop_map(Gen::Retry),
+    ];
+    let sync = prop_oneof![
+        Just(Gen::Lock),
+        Just(Gen::Unlock),
+        (0..p.threads).prop_map(Gen::Join),
+        Just(Gen::LoadIdx),
+        (1..3i64).prop_map(Gen::StoreIdx),
+    ];
+    prop_oneof![
+        w.iter().sum::<u32>() + 3 * p.control => plain,
+        5 * p.sync => sync,
     ]
 }
 
@@ -83,6 +107,12 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
     for x in 0..p.locs {
         prog.loc(&format!("x{x}"));
     }
+    let (m, a) = if p.sync > 0 {
+        let m = prog.loc("m");
+        (m, prog.array("a", 2).base)
+    } else {
+        (0, 0)
+    };
     for (t, (gens, cut)) in ths.iter().enumerate() {
         let mut th = Thread::new(&format!("P{t}"));
         // Transaction boundaries: before the first instruction and at `cut`.
@@ -112,10 +142,10 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
                 Gen::Load(x) => {
                     let r = fresh(&mut th, &mut n);
                     last_at = th.code.len();
-                    th.push(Instr::Load(r, x), i + 1);
+                    th.push(Instr::Load(r, x.into()), i + 1);
                     last = Some(r);
                 }
-                Gen::Store(x, v) => th.push(Instr::Store(x, Operand::Const(v)), i + 1),
+                Gen::Store(x, v) => th.push(Instr::Store(x.into(), Operand::Const(v)), i + 1),
                 Gen::Fence => th.push(Instr::Fence, i + 1),
                 Gen::Rmw(x, k, v) => {
                     let r = fresh(&mut th, &mut n);
@@ -125,7 +155,7 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
                         _ => RmwKind::Cas(Operand::Const(v), Operand::Const(2)),
                     };
                     last_at = th.code.len();
-                    th.push(Instr::Rmw(r, x, kind, None), i + 1);
+                    th.push(Instr::Rmw(r, x.into(), kind, None), i + 1);
                     last = Some(r);
                 }
                 Gen::Assume(v) | Gen::Assert(v) | Gen::Retry(v) => {
@@ -137,6 +167,28 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
                             _ => Instr::Branch(e(BinOp::Eq), last_at),
                         };
                         th.push(i2, i + 1);
+                    }
+                }
+                Gen::Lock => th.push(Instr::Lock(m.into()), i + 1),
+                Gen::Unlock => th.push(Instr::Unlock(m.into()), i + 1),
+                Gen::Join(u) => {
+                    if u < t {
+                        th.push(Instr::Join(u), i + 1);
+                    }
+                }
+                Gen::LoadIdx | Gen::StoreIdx(_) => {
+                    let addr = Addr {
+                        base: a,
+                        index: last.map(|r| (r, 2)),
+                    };
+                    match *g {
+                        Gen::StoreIdx(v) => th.push(Instr::Store(addr, Operand::Const(v)), i + 1),
+                        _ => {
+                            let r = fresh(&mut th, &mut n);
+                            last_at = th.code.len();
+                            th.push(Instr::Load(r, addr), i + 1);
+                            last = Some(r);
+                        }
                     }
                 }
                 Gen::Skip(v) => {

@@ -23,7 +23,7 @@ pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crat
             Effect::Store { t, x, val } => (t, Op::Wr, Some(x), Some(val)),
             Effect::Fence { t } => (t, Op::Fence, None, None),
             Effect::Rmw { t, x, old, .. } => (t, Op::Rmw, Some(x), Some(old)),
-            Effect::Commit { .. } => continue,
+            Effect::Commit { .. } | Effect::Join { .. } => continue,
         };
         let th = &p.threads[t].name;
         let txn = txn.map(|n| format!("{th}.t{n}"));
@@ -193,7 +193,7 @@ pub fn traces_with(
                     Effect::Store { t, x, val } => (t, 1, x, val),
                     Effect::Fence { t } => (t, 2, 0, 0),
                     Effect::Rmw { t, x, old, .. } => (t, 3, x, old),
-                    Effect::Commit { .. } => continue,
+                    Effect::Commit { .. } | Effect::Join { .. } => continue,
                 };
                 let v = if values { v } else { 0 };
                 key.extend([t as i64, kind, x as i64, txn.map_or(-1, i64::from), v]);

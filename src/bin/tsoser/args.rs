@@ -402,9 +402,10 @@ pub(crate) struct Bounds {
     /// over chronological traces (Abdulla et al.), one execution per trace or close.
     #[arg(long, value_enum, default_value = "states")]
     pub(crate) engine: EngineArg,
-    /// Times a backward branch may be taken per thread before the run is cut.
-    #[arg(long, default_value_t = 4)]
-    pub(crate) unroll: u32,
+    /// Times a backward branch may be taken per thread before the run is cut
+    /// [default: the program's `unroll N`, else 4].
+    #[arg(long)]
+    pub(crate) unroll: Option<u32>,
     /// Distinct states before the answer is unknown (exit 3; the states engine).
     #[arg(long, default_value_t = 2_000_000)]
     pub(crate) max_states: usize,

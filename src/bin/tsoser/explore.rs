@@ -14,7 +14,7 @@ use tsoser::trace;
 /// memory available).
 pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
     let mut c = explore::Config::new(b.model.model())
-        .unroll(b.unroll)
+        .unroll(b.unroll.unwrap_or(4))
         .max_states(b.max_states);
     match (b.max_executions, b.engine) {
         (Some(n), crate::args::EngineArg::Dpor) => c = c.max_executions(n),
@@ -50,6 +50,7 @@ pub(crate) fn cmd_explore(
     want_stats: bool,
 ) -> Result<u8> {
     let p = program::parse::read_program(file)?;
+    let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
         if replay.is_some() || emit.is_some() || want_stats {
             bail!("--format prog prints the program: --replay, --emit-traces and --stats do not apply");

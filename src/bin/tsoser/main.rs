@@ -97,6 +97,7 @@ fn run(cli: Cli) -> Result<u8> {
                 config: explore::config(&bounds)?,
                 robustness: !no_robustness,
                 engine: explore::engine(&bounds),
+                program_unroll: bounds.unroll.is_none(),
             };
             explore::cmd_explore(
                 &file,
@@ -120,6 +121,7 @@ fn run(cli: Cli) -> Result<u8> {
                 config: explore::config(&bounds)?,
                 robustness,
                 engine: explore::engine(&bounds),
+                program_unroll: false,
             };
             let herd = format == args::SuiteFormat::Herd;
             if herd && json {
