@@ -8,9 +8,11 @@ use std::fmt::Write;
 
 /// Words that start a statement or a condition: a register, location or thread with
 /// one of these names would read as something else.
-const KEYWORDS: [&str; 20] = [
+/// (`lock`, `unlock` and `join` start a statement only before `[` or a name, so
+/// registers and locations keep those names.)
+const KEYWORDS: [&str; 17] = [
     "program", "init", "thread", "exists", "forall", "fence", "mfence", "begin", "end", "atomic",
-    "goto", "if", "assume", "assert", "true", "xchg", "fadd", "lock", "unlock", "join",
+    "goto", "if", "assume", "assert", "true", "xchg", "fadd",
 ];
 
 /// `name` if the format reads it back as that name, else `fallback`.
