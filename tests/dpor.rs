@@ -188,20 +188,12 @@ type SsTrace = (
 );
 
 fn ss_trace(run: &tsoser::program::explore::Run) -> SsTrace {
-    use tsoser::program::explore::Effect;
     let mut count: Vec<usize> = Vec::new();
     let name: Vec<(usize, usize)> = run
         .events
         .iter()
         .map(|e| {
-            let t = match e.effect {
-                Effect::Load { t, .. }
-                | Effect::Store { t, .. }
-                | Effect::Fence { t }
-                | Effect::Join { t, .. }
-                | Effect::Rmw { t, .. }
-                | Effect::Commit { t, .. } => t,
-            };
+            let t = e.effect.thread();
             if count.len() <= t {
                 count.resize(t + 1, 0);
             }

@@ -156,6 +156,20 @@ pub enum Effect {
     },
 }
 
+impl Effect {
+    /// The thread whose step (or whose buffered store, for a commit) this is.
+    pub fn thread(&self) -> usize {
+        match *self {
+            Effect::Load { t, .. }
+            | Effect::Store { t, .. }
+            | Effect::Fence { t }
+            | Effect::Join { t, .. }
+            | Effect::Rmw { t, .. }
+            | Effect::Commit { t, .. } => t,
+        }
+    }
+}
+
 /// How the register-only steps after a step ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Settled {
@@ -427,6 +441,8 @@ impl<'p> Machine<'p> {
             }
             Step::Exec(t) => {
                 let pc = s.pc[t] as usize;
+                // A `lock` that finds its mutex taken.
+                let mut taken = false;
                 let eff = match self.p.threads[t].code[pc] {
                     Instr::Load(r, a) => {
                         let x = self.loc(s, t, &a);
@@ -452,32 +468,16 @@ impl<'p> Machine<'p> {
                     }
                     Instr::Fence => Effect::Fence { t },
                     Instr::Join(of) => Effect::Join { t, of },
-                    Instr::Lock(a) => {
+                    i @ (Instr::Lock(a) | Instr::Unlock(a)) => {
                         let x = self.loc(s, t, &a);
-                        let old = s.mem[x];
-                        s.mem[x] = 1;
-                        s.pc[t] += 1;
-                        let eff = Effect::Rmw {
-                            t,
-                            x,
-                            old,
-                            new: 1,
-                            drained: true,
-                        };
-                        if old != 0 {
-                            return (eff, Settled::Cut);
-                        }
-                        return (eff, self.settle(s, t));
-                    }
-                    Instr::Unlock(a) => {
-                        let x = self.loc(s, t, &a);
-                        let old = s.mem[x];
-                        s.mem[x] = 0;
+                        let (old, new) = (s.mem[x], matches!(i, Instr::Lock(_)) as Val);
+                        taken = new == 1 && old != 0;
+                        s.mem[x] = new;
                         Effect::Rmw {
                             t,
                             x,
                             old,
-                            new: 0,
+                            new,
                             drained: true,
                         }
                     }
@@ -512,6 +512,9 @@ impl<'p> Machine<'p> {
                     _ => unreachable!("register-only instructions are settled"),
                 };
                 s.pc[t] += 1;
+                if taken {
+                    return (eff, Settled::Cut);
+                }
                 (eff, self.settle(s, t))
             }
         }

@@ -290,6 +290,27 @@ fn expr(c: &mut Cur, th: &mut Thread) -> Result<Expr, Error> {
     Ok(Expr::Op(a))
 }
 
+/// A new thread named `name` (a copy of `thread T[N]`: with `tid` set to its number).
+fn new_thread(p: &Program, name: &str, tid: Option<Val>) -> Result<Thread, String> {
+    if p.thread_ix(name).is_some() {
+        return Err(format!("thread `{name}` declared twice"));
+    }
+    let mut th = Thread::new(name);
+    if let Some(v) = tid {
+        let r = th.reg("tid");
+        th.reg_init[r] = v;
+    }
+    Ok(th)
+}
+
+/// The array named `name`.
+fn array<'a>(p: &'a Program, name: &str) -> Result<&'a Array, String> {
+    p.arrays
+        .iter()
+        .find(|a| a.name == name)
+        .ok_or_else(|| format!("`{name}` is not an array (declare it: `array {name}[N]`)"))
+}
+
 /// `name`, or `name[i]` (an array element) when a constant index follows.
 fn element_name(c: &mut Cur, name: &str) -> Result<String, Error> {
     if matches!(c.peek(), Some(Tok::Sym("["))) && matches!(c.toks.get(c.i + 1), Some(Tok::Num(_))) {
@@ -306,10 +327,7 @@ fn element_name(c: &mut Cur, name: &str) -> Result<String, Error> {
 fn location(p: &mut Program, name: &str) -> Result<Loc, String> {
     if let Some(open) = name.find('[') {
         let array = &name[..open];
-        let a =
-            p.arrays.iter().find(|a| a.name == array).ok_or_else(|| {
-                format!("`{array}` is not an array (declare it: `array {array}[N]`)")
-            })?;
+        let a = self::array(p, array)?;
         return p.locs[a.base..a.base + a.len as usize]
             .iter()
             .position(|n| n == name)
@@ -332,11 +350,7 @@ fn mem(c: &mut Cur, p: &mut Program, th: &mut Thread) -> Result<Addr, Error> {
         (Some(Tok::Sym("[")), Some(Tok::Ident(r))) => {
             c.i += 2;
             c.expect("]")?;
-            let a = p.arrays.iter().find(|a| a.name == x).ok_or_else(|| {
-                c.err(format!(
-                    "`{x}` is not an array (declare it: `array {x}[N]`)"
-                ))
-            })?;
+            let a = array(p, x).map_err(|m| c.err(m))?;
             Addr {
                 base: a.base,
                 index: Some((th.reg(r), a.len)),
@@ -469,16 +483,12 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     };
                     c.expect("{")?;
                     c.end()?;
-                    let name = match copies {
-                        Some(_) => format!("{base}0"),
-                        None => base.clone(),
-                    };
-                    if p.thread_ix(&name).is_some() {
-                        return Err(c.err(format!("thread `{name}` declared twice")));
+                    let th = match copies {
+                        Some(_) => new_thread(&p, &format!("{base}0"), Some(0)),
+                        None => new_thread(&p, &base, None),
                     }
-                    let mut th = Thread::new(&name);
+                    .map_err(|m| c.err(m))?;
                     if let Some(copies) = copies {
-                        th.reg("tid");
                         // `n` is the index of the body's first line.
                         group = Some((base, copies, 0, n));
                     }
@@ -561,13 +571,8 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     if *copy == *copies {
                         group = None;
                     } else {
-                        let name = format!("{base}{copy}");
-                        if p.thread_ix(&name).is_some() {
-                            return Err(c.err(format!("thread `{name}` declared twice")));
-                        }
-                        let mut th = Thread::new(&name);
-                        let tid = th.reg("tid");
-                        th.reg_init[tid] = *copy as Val;
+                        let th = new_thread(&p, &format!("{base}{copy}"), Some(*copy as Val))
+                            .map_err(|m| c.err(m))?;
                         cur = Some((th, Vec::new(), Vec::new()));
                         n = *body;
                     }

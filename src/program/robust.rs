@@ -27,17 +27,9 @@ pub type Cycle = Vec<(usize, usize, HbKind)>;
 /// The happens-before edges of a replayed run, between indices of `run.events`.
 pub fn hb_edges(run: &Run) -> Vec<(usize, usize, HbKind)> {
     let mut out = Vec::new();
-    let thread = |e: &Effect| match *e {
-        Effect::Load { t, .. }
-        | Effect::Store { t, .. }
-        | Effect::Fence { t }
-        | Effect::Join { t, .. }
-        | Effect::Rmw { t, .. }
-        | Effect::Commit { t, .. } => t,
-    };
     let mut last: HashMap<usize, usize> = HashMap::default();
     for (i, e) in run.events.iter().enumerate() {
-        let t = thread(&e.effect);
+        let t = e.effect.thread();
         if let Some(&j) = last.get(&t) {
             out.push((j, i, HbKind::Po));
         }
