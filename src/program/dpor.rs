@@ -24,11 +24,14 @@
 //! and a failed assertion counts only when no stopped thread lies in its past (the
 //! states engine drops a run at its first cut).
 
-use super::explore::{replay, Config, Effect, Exploration, Failure, Incomplete, Machine, Model};
-use super::explore::{Settled, State, Step};
-use super::robust::{hb_cycle, Robustness};
+use super::explore::{
+    replay_bare, Config, Effect, Exploration, Failure, Incomplete, Machine, Model,
+};
+use super::explore::{RunBuilder, Settled, State, Step};
+use super::robust::{hb_cyclic, Robustness};
 use super::{Instr, Program, Val};
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 /// What the DPOR engine counts besides the exploration's answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -112,12 +115,18 @@ enum Block {
     Spin,
 }
 
+/// An event's direct predecessors other than program order: (event, whether it can race).
+type Preds = SmallVec<[(u32, bool); 8]>;
+/// The earlier events an event races with.
+type Races = SmallVec<[u32; 4]>;
+
 /// An event of the current execution.
 struct Event {
     proc: u32,
     /// Its number among its process's events, from 1.
     idx: u32,
     step: Step,
+    effect: Effect,
     clock: Box<[u32]>,
 }
 
@@ -132,7 +141,8 @@ struct Aux {
     /// Per location: the last write to memory, and each thread's latest load of it
     /// that memory has seen (from memory, or forwarded from an entry since committed).
     writer: Vec<Option<u32>>,
-    readers: Vec<Vec<Option<u32>>>,
+    /// Location x's, thread t's entry at x·k + t.
+    readers: Vec<Option<u32>>,
     /// Per thread: why and after which of its events it stopped.
     blocked: Vec<Option<(Block, u32)>>,
 }
@@ -144,7 +154,7 @@ impl Aux {
             + vec_bytes(&self.buf)
             + self.buf.iter().map(vec_bytes).sum::<usize>()
             + vec_bytes(&self.writer)
-            + self.readers.iter().map(vec_bytes).sum::<usize>()
+            + vec_bytes(&self.readers)
             + vec_bytes(&self.blocked)
     }
 }
@@ -312,7 +322,7 @@ impl Dpor<'_, '_> {
             last: vec![None; n],
             buf: vec![Vec::new(); k],
             writer: vec![None; nl],
-            readers: vec![vec![None; k]; nl],
+            readers: vec![None; k * nl],
             blocked: vec![None; k],
         };
         self.push_level(state, aux, Procset::default());
@@ -395,16 +405,19 @@ impl Dpor<'_, '_> {
             sleep,
         };
         let n = self.procs.count();
-        let enabled: Vec<usize> = (0..n)
-            .filter(|&p| {
-                self.procs
-                    .step(&level.state, &level.aux, self.m, p)
-                    .is_some()
-            })
-            .collect();
-        match enabled.iter().find(|&&p| !level.sleep.contains(p)) {
-            Some(&p) => level.backtrack.insert(p),
-            None if !enabled.is_empty() => self.stats.sleep_blocked += 1,
+        let mut enabled = (0..n).filter(|&p| {
+            self.procs
+                .step(&level.state, &level.aux, self.m, p)
+                .is_some()
+        });
+        let first = enabled.next();
+        match first
+            .into_iter()
+            .chain(enabled)
+            .find(|&p| !level.sleep.contains(p))
+        {
+            Some(p) => level.backtrack.insert(p),
+            None if first.is_some() => self.stats.sleep_blocked += 1,
             None => self.end(&level),
         }
         if self.stats.executions + self.stats.sleep_blocked >= self.max_executions {
@@ -447,6 +460,14 @@ impl Dpor<'_, '_> {
     /// the run made of the events with no stopped thread in their past (the runs the states engine follows, which
     /// end at a thread's first stop), if that run has a cycle.
     fn cycle(&self, aux: &Aux) -> Option<Vec<Step>> {
+        // The whole run acyclic: so is the part of it kept below (fewer edges).
+        let mut whole = RunBuilder::new(self.m);
+        for (i, e) in self.events.iter().enumerate() {
+            whole.push(i, e.effect, None, String::new());
+        }
+        if !hb_cyclic(&whole.finish()) {
+            return None;
+        }
         let steps: Vec<Step> = self
             .events
             .iter()
@@ -454,7 +475,7 @@ impl Dpor<'_, '_> {
             .map(|e| e.step)
             .collect();
         // Whether a schedule is a run with a cycle (a step out of place: no).
-        let cyclic = |w: &[Step]| replay(self.m, w).is_ok_and(|run| hb_cycle(&run).is_some());
+        let cyclic = |w: &[Step]| replay_bare(self.m, w).is_ok_and(|run| hb_cyclic(&run));
         if !cyclic(&steps) {
             return None;
         }
@@ -511,19 +532,20 @@ impl Dpor<'_, '_> {
 
     /// The clock of process q's event (App. 0.B), the auxiliary state after it, and the
     /// earlier events it races with.
-    fn clock(&self, aux: &mut Aux, q: usize, step: Step, effect: Effect) -> (Event, Vec<u32>) {
+    fn clock(&self, aux: &mut Aux, q: usize, step: Step, effect: Effect) -> (Event, Races) {
         let n = self.events.len() as u32;
         let procs = self.procs;
-        let mut base: Vec<u32> = match aux.last[q] {
-            Some(e) => self.events[e as usize].clock.to_vec(),
-            None => vec![0; procs.count()],
+        let k = procs.k;
+        // The clock of q's previous event (program order).
+        let base: &[u32] = match aux.last[q] {
+            Some(e) => &self.events[e as usize].clock,
+            None => &[],
         };
-        base[q] += 1;
-        let idx = base[q];
+        let idx = base.get(q).map_or(1, |i| i + 1);
         // Direct predecessors other than program order: (event, whether it can race).
-        let mut preds: Vec<(u32, bool)> = Vec::new();
+        let mut preds: Preds = SmallVec::new();
         // A fence or locked instruction: after its thread's commits (uf).
-        let drain = |preds: &mut Vec<(u32, bool)>, aux: &Aux, t: usize| match procs.model {
+        let drain = |preds: &mut Preds, aux: &Aux, t: usize| match procs.model {
             Model::Sc => {}
             Model::Tso => preds.extend(aux.last[procs.upd(t, 0)].map(|e| (e, false))),
             Model::Pso => {
@@ -533,9 +555,9 @@ impl Dpor<'_, '_> {
             }
         };
         // A write to memory: after the last write and other threads' loads.
-        let write = |preds: &mut Vec<(u32, bool)>, aux: &mut Aux, t: usize, x: usize| {
+        let write = |preds: &mut Preds, aux: &mut Aux, t: usize, x: usize| {
             preds.extend(aux.writer[x].map(|e| (e, true)));
-            for (u, r) in aux.readers[x].iter().enumerate() {
+            for (u, r) in aux.readers[x * k..][..k].iter().enumerate() {
                 if u != t {
                     preds.extend(r.map(|e| (e, true)));
                 }
@@ -555,7 +577,7 @@ impl Dpor<'_, '_> {
                         preds.push((w, true));
                     }
                 }
-                aux.readers[x][t] = Some(n);
+                aux.readers[x * k + t] = Some(n);
             }
             Effect::Store { t, x, .. } => {
                 if procs.model == Model::Sc {
@@ -584,11 +606,13 @@ impl Dpor<'_, '_> {
                 preds.push((store, false));
                 write(&mut preds, aux, t, x);
                 if let Some(l) = forwarded {
-                    aux.readers[x][t] = Some(l);
+                    aux.readers[x * k + t] = Some(l);
                 }
             }
         }
-        let mut clock = base.clone();
+        let mut clock = vec![0; procs.count()];
+        clock[..base.len()].copy_from_slice(base);
+        clock[q] = idx;
         for &(e, _) in &preds {
             for (c, &d) in clock.iter_mut().zip(self.events[e as usize].clock.iter()) {
                 *c = (*c).max(d);
@@ -596,7 +620,7 @@ impl Dpor<'_, '_> {
         }
         // A race: a racing predecessor of another process that no other direct
         // predecessor already follows.
-        let mut races = Vec::new();
+        let mut races = Races::new();
         for (i, &(e, racy)) in preds.iter().enumerate() {
             let ev = &self.events[e as usize];
             let ep = ev.proc as usize;
@@ -606,7 +630,7 @@ impl Dpor<'_, '_> {
             if !racy || procs.owner(ep) == procs.owner(q) || races.contains(&e) {
                 continue;
             }
-            let covered = base[ep] >= ev.idx
+            let covered = base.get(ep).is_some_and(|&c| c >= ev.idx)
                 || preds.iter().enumerate().any(|(j, &(d, _))| {
                     j != i && d != e && self.events[d as usize].clock[ep] >= ev.idx
                 });
@@ -619,6 +643,7 @@ impl Dpor<'_, '_> {
             proc: q as u32,
             idx,
             step,
+            effect,
             clock: clock.into_boxed_slice(),
         };
         (event, races)
@@ -631,8 +656,8 @@ impl Dpor<'_, '_> {
         let (rp, ri) = (self.events[r].proc as usize, self.events[r].idx);
         let n = self.procs.count();
         // Each process's first event in the reversed run (its number).
-        let mut first = vec![u32::MAX; n];
-        let mut initials = Vec::new();
+        let mut first: SmallVec<[u32; 32]> = SmallVec::from_elem(u32::MAX, n);
+        let mut initials: SmallVec<[usize; 8]> = SmallVec::new();
         let rest = self.events[r + 1..]
             .iter()
             .filter(|e| e.clock[rp] < ri)

@@ -400,6 +400,23 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Whether `step` is enabled in s (one of [`Machine::enabled`]'s steps).
+    pub fn is_enabled(&self, s: &State, step: Step) -> bool {
+        match step {
+            Step::Exec(t) => t < s.pc.len() && self.can_exec(s, t),
+            Step::Commit(t, x) => {
+                let Some(b) = s.buf.get(t) else {
+                    return false;
+                };
+                match self.model {
+                    Model::Sc => false,
+                    Model::Tso => b.first().is_some_and(|e| e.0 == x),
+                    Model::Pso => b.iter().any(|e| e.0 == x),
+                }
+            }
+        }
+    }
+
     /// The steps enabled in s, in a fixed order (threads, then commits).
     pub fn enabled(&self, s: &State, out: &mut Vec<Step>) {
         out.clear();
@@ -859,79 +876,121 @@ pub struct Run {
     pub steps: Vec<String>,
 }
 
-/// Replays `steps` from the initial state; Err names the first step that is not enabled.
-pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
-    let (mut s, st) = m.initial();
-    if st != Settled::Ok {
-        return Err("the initial register-only steps already end the run".into());
+/// A run's events, reads-from and commit orders, built from its effects in order.
+pub struct RunBuilder {
+    run: Run,
+    sc: bool,
+    /// The event of each buffered store (aligned with the machine's buffers).
+    pending: Vec<Vec<usize>>,
+    /// The event of each location's value in memory.
+    latest: Vec<Option<usize>>,
+}
+
+impl RunBuilder {
+    pub fn new(m: &Machine) -> Self {
+        RunBuilder {
+            run: Run {
+                co: vec![Vec::new(); m.p.locs.len()],
+                ..Run::default()
+            },
+            sc: m.model == Model::Sc,
+            pending: vec![Vec::new(); m.p.threads.len()],
+            latest: vec![None; m.p.locs.len()],
+        }
     }
-    let mut run = Run {
-        co: vec![Vec::new(); m.p.locs.len()],
-        ..Run::default()
-    };
-    // The event of each buffered store (aligned with s.buf) and of each location's value.
-    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); m.p.threads.len()];
-    let mut latest: Vec<Option<usize>> = vec![None; m.p.locs.len()];
-    let mut enabled = Vec::new();
-    let mut last = Settled::Ok;
-    for (i, &step) in steps.iter().enumerate() {
-        if last != Settled::Ok {
-            return Err(format!("step {} comes after the run ended", i + 1));
-        }
-        m.enabled(&s, &mut enabled);
-        if !enabled.contains(&step) {
-            return Err(format!(
-                "step {} (`{}`) is not enabled",
-                i + 1,
-                schedule_text(m.p, &[step])
-            ));
-        }
-        let text = describe_step(m, &s, step);
-        run.steps.push(text.clone());
-        let t = match step {
-            Step::Exec(t) | Step::Commit(t, _) => t,
-        };
-        let txn = (s.depth[t] > 0).then_some(s.txns[t]);
-        let (eff, st) = m.apply(&mut s, step);
-        last = st;
-        let id = run.events.len();
+
+    /// The effect of step number `step` (a commit adds no event: it orders its store).
+    pub fn push(&mut self, step: usize, eff: Effect, txn: Option<u32>, text: String) {
+        let t = eff.thread();
+        let id = self.run.events.len();
         let mut rf = None;
         match eff {
             Effect::Load { x, forwarded, .. } => {
                 rf = match forwarded {
-                    Some(k) => Some(pending[t][k]),
-                    None => latest[x],
+                    Some(k) => Some(self.pending[t][k]),
+                    None => self.latest[x],
                 };
             }
             Effect::Store { x, .. } => {
-                if m.model == Model::Sc {
-                    run.co[x].push(id);
-                    latest[x] = Some(id);
+                if self.sc {
+                    self.run.co[x].push(id);
+                    self.latest[x] = Some(id);
                 } else {
-                    pending[t].push(id);
+                    self.pending[t].push(id);
                 }
             }
             Effect::Rmw { x, .. } => {
-                rf = latest[x];
-                run.co[x].push(id);
-                latest[x] = Some(id);
+                rf = self.latest[x];
+                self.run.co[x].push(id);
+                self.latest[x] = Some(id);
             }
             Effect::Commit { x, index, .. } => {
-                let w = pending[t].remove(index);
-                run.co[x].push(w);
-                latest[x] = Some(w);
-                continue;
+                let w = self.pending[t].remove(index);
+                self.run.co[x].push(w);
+                self.latest[x] = Some(w);
+                return;
             }
             Effect::Fence { .. } | Effect::Join { .. } => {}
         }
-        run.events.push(RunEvent {
-            step: i,
+        self.run.events.push(RunEvent {
+            step,
             effect: eff,
             rf,
             txn,
             text,
         });
     }
+
+    /// The run (its `end` state unset).
+    pub fn finish(self) -> Run {
+        self.run
+    }
+}
+
+/// Replays `steps` from the initial state; Err names the first step that is not enabled.
+pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
+    replay_with(m, steps, true)
+}
+
+/// [`replay`] without the steps' and events' text (left empty): for deciding, not showing.
+pub fn replay_bare(m: &Machine, steps: &[Step]) -> Result<Run, String> {
+    replay_with(m, steps, false)
+}
+
+fn replay_with(m: &Machine, steps: &[Step], describe: bool) -> Result<Run, String> {
+    let (mut s, st) = m.initial();
+    if st != Settled::Ok {
+        return Err("the initial register-only steps already end the run".into());
+    }
+    let mut run = RunBuilder::new(m);
+    let mut last = Settled::Ok;
+    for (i, &step) in steps.iter().enumerate() {
+        if last != Settled::Ok {
+            return Err(format!("step {} comes after the run ended", i + 1));
+        }
+        if !m.is_enabled(&s, step) {
+            return Err(format!(
+                "step {} (`{}`) is not enabled",
+                i + 1,
+                schedule_text(m.p, &[step])
+            ));
+        }
+        let text = if describe {
+            let text = describe_step(m, &s, step);
+            run.run.steps.push(text.clone());
+            text
+        } else {
+            String::new()
+        };
+        let t = match step {
+            Step::Exec(t) | Step::Commit(t, _) => t,
+        };
+        let txn = (s.depth[t] > 0).then_some(s.txns[t]);
+        let (eff, st) = m.apply(&mut s, step);
+        last = st;
+        run.push(i, eff, txn, text);
+    }
+    let mut run = run.run;
     run.end = Some(s);
     Ok(run)
 }
