@@ -434,3 +434,34 @@ pub struct FencedJson {
     pub sober: Option<SoberJson>,
     pub implies_tso_violation: bool,
 }
+
+/// `tsoser consistent --json`: is a run with values SC (TSO) under a write order?
+#[derive(Debug, serde::Serialize)]
+pub struct ConsistentReport {
+    pub schema: u32,
+    pub file: String,
+    pub model: crate::consistency::Model,
+    pub write_order: crate::consistency::WriteOrder,
+    pub consistent: bool,
+    /// With `--order`: the serial order (SC) or commit order (TSO), as event numbers.
+    pub order: Option<Vec<usize>>,
+    /// When not consistent: the constraint graph the cycle lies in and its edges.
+    pub graph: Option<crate::consistency::Graph>,
+    pub cycle: Option<Vec<ConsistentEdge>>,
+    /// Whether the cycle has one edge per processor and per location at most.
+    pub nice: Option<bool>,
+    pub stats: crate::consistency::Stats,
+}
+
+/// An edge of a `consistent` cycle: its label and its two events, shown.
+#[derive(Debug, serde::Serialize)]
+pub struct ConsistentEdge {
+    /// `processor` or `location`.
+    pub kind: &'static str,
+    /// The thread or location's name.
+    pub of: String,
+    pub from: usize,
+    pub to: usize,
+    pub from_event: String,
+    pub to_event: String,
+}

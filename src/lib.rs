@@ -35,6 +35,7 @@
 pub mod analysis;
 pub mod check;
 pub mod cnf;
+pub mod consistency;
 pub mod crosscheck;
 pub mod error;
 pub mod experiment;

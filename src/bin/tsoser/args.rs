@@ -244,6 +244,37 @@ pub(crate) struct GenArgs {
     pub(crate) output: Option<PathBuf>,
 }
 
+/// `consistent --model`.
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum ConsistentModel {
+    Sc,
+    Tso,
+}
+
+impl From<ConsistentModel> for tsoser::consistency::Model {
+    fn from(m: ConsistentModel) -> Self {
+        match m {
+            ConsistentModel::Sc => tsoser::consistency::Model::Sc,
+            ConsistentModel::Tso => tsoser::consistency::Model::Tso,
+        }
+    }
+}
+
+/// `consistent --write-order`.
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum WriteOrderArg {
+    /// The writes' order in the run (Qadeer's simple witness).
+    Simple,
+}
+
+impl From<WriteOrderArg> for tsoser::consistency::WriteOrder {
+    fn from(w: WriteOrderArg) -> Self {
+        match w {
+            WriteOrderArg::Simple => tsoser::consistency::WriteOrder::Simple,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 pub(crate) enum Cmd {
     /// Decide whether the trace is TSO-serializable; print a witness when it is not.
@@ -252,6 +283,22 @@ pub(crate) enum Cmd {
     /// and SC-equivalence (write-contraction, paper §4.2).
     CheckExec {
         file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Is a run with values (each read's `val`: the value it returned) sequentially
+    /// consistent, or a legal x86-TSO run? Qadeer's constraint graph under the run's
+    /// write order; a nice cycle when not.
+    Consistent {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "sc")]
+        model: ConsistentModel,
+        /// The write order of each location: `simple`, the writes' order in the run.
+        #[arg(long, value_enum, default_value = "simple")]
+        write_order: WriteOrderArg,
+        /// Print the serial order (SC) or commit order (TSO) that shows a "yes".
+        #[arg(long)]
+        order: bool,
         #[arg(long)]
         json: bool,
     },

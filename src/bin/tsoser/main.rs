@@ -8,6 +8,7 @@
 mod out;
 mod args;
 mod check;
+mod consistent;
 mod crosscheck;
 mod experiment;
 mod explore;
@@ -48,6 +49,13 @@ fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
         Cmd::Check(a) => check::cmd_check(a),
         Cmd::CheckExec { file, json } => check::cmd_check_exec(&file, json),
+        Cmd::Consistent {
+            file,
+            model,
+            write_order,
+            order,
+            json,
+        } => consistent::cmd_consistent(&file, model.into(), write_order.into(), order, json),
         Cmd::Graph {
             files,
             semantics,

@@ -1,0 +1,232 @@
+//! An observed run: a trace whose reads carry the values they returned (README
+//! "Runs with values"), resolved to reads-from by value — Qadeer's *unambiguous* runs
+//! (§3): every write of a location writes a value of its own, never the initial one,
+//! so each read names the write it read.
+
+use crate::error::Error;
+use crate::trace::{Op, Trace};
+
+/// What an event of a run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Read,
+    Write,
+    /// A locked read-modify-write: reads and writes its location in one step, after
+    /// the thread's buffer drains.
+    Rmw,
+    Fence,
+}
+
+impl Kind {
+    pub fn reads(self) -> bool {
+        matches!(self, Kind::Read | Kind::Rmw)
+    }
+    pub fn writes(self) -> bool {
+        matches!(self, Kind::Write | Kind::Rmw)
+    }
+}
+
+/// One event of a run.
+#[derive(Clone, Debug)]
+pub struct RunEvent {
+    pub thread: usize,
+    pub kind: Kind,
+    /// The location (None for fences).
+    pub loc: Option<usize>,
+    /// For reads and rmws: the write read (None: the initial value).
+    pub rf: Option<usize>,
+    /// For writes and rmws: the value written; for reads, the value read.
+    pub val: String,
+    /// For rmws: the value read.
+    pub old: Option<String>,
+    /// 1-based line in the file (0 when built in memory).
+    pub line: usize,
+}
+
+/// A run with values, its reads resolved to writes.
+#[derive(Clone, Debug)]
+pub struct ValueRun {
+    pub name: Option<String>,
+    pub threads: Vec<String>,
+    pub locs: Vec<String>,
+    /// The initial value of every location.
+    pub init: String,
+    /// Events in the file's order.
+    pub events: Vec<RunEvent>,
+    /// Per location: its writes (and rmws) in the file's order — the *simple* write order.
+    pub writes: Vec<Vec<usize>>,
+}
+
+/// The value every location holds before the run.
+pub const INIT: &str = "0";
+
+/// A value as compared: integers in their plain decimal form, anything else as written.
+pub fn normalize(v: &str) -> String {
+    match v.trim().parse::<i128>() {
+        Ok(n) => n.to_string(),
+        Err(_) => v.trim().to_string(),
+    }
+}
+
+impl ValueRun {
+    /// The run of a trace: each read and write must carry `val` (an rmw `val: OLD/NEW`),
+    /// written values distinct per location and from the initial value, and every read
+    /// value written by some write of its location (or the initial value).
+    pub fn from_trace(trace: &Trace) -> Result<ValueRun, Error> {
+        let bad = |i: usize, message: String| Error::Malformed {
+            event: i,
+            line: trace.events[i].line,
+            message,
+        };
+        let mut events = Vec::with_capacity(trace.events.len());
+        let mut writes: Vec<Vec<usize>> = vec![Vec::new(); trace.vars.len()];
+        // Per location: value → its write.
+        let mut by_value: Vec<rustc_hash::FxHashMap<String, usize>> =
+            vec![Default::default(); trace.vars.len()];
+        for (i, e) in trace.events.iter().enumerate() {
+            let loc = e.var.map(|v| v.index());
+            let (kind, val, old) = match e.op {
+                Op::Fence => (Kind::Fence, String::new(), None),
+                op => {
+                    let raw = e.val.as_deref().ok_or_else(|| {
+                        bad(
+                            i,
+                            format!(
+                                "`{}` has no `val`: `tsoser consistent` needs the value of every read and write{}",
+                                op.name(),
+                                if op == Op::Rmw { " (an rmw: `val: OLD/NEW`)" } else { "" }
+                            ),
+                        )
+                    })?;
+                    match op {
+                        Op::Rmw => {
+                            let (o, n) = raw.split_once('/').ok_or_else(|| {
+                                bad(i, format!("an rmw's `val` is `OLD/NEW` (the value read, then the value written), not `{raw}`"))
+                            })?;
+                            (Kind::Rmw, normalize(n), Some(normalize(o)))
+                        }
+                        Op::Rd => (Kind::Read, normalize(raw), None),
+                        _ => (Kind::Write, normalize(raw), None),
+                    }
+                }
+            };
+            if kind.writes() {
+                let x = loc.expect("a write names its location");
+                let name = &trace.vars[e.var.unwrap()];
+                if val == INIT {
+                    return Err(bad(i, format!(
+                        "writes the initial value {INIT} to `{name}`: the run is ambiguous (every write must write a value of its own)"
+                    )));
+                }
+                if let Some(&j) = by_value[x].get(&val) {
+                    let other: &RunEvent = &events[j];
+                    return Err(bad(i, format!(
+                        "writes {val} to `{name}`, as event #{j} (line {}) does: the run is ambiguous (every write must write a value of its own)",
+                        other.line
+                    )));
+                }
+                by_value[x].insert(val.clone(), i);
+                writes[x].push(i);
+            }
+            events.push(RunEvent {
+                thread: e.thread.index(),
+                kind,
+                loc,
+                rf: None,
+                val,
+                old,
+                line: e.line,
+            });
+        }
+        for (i, e) in events.iter_mut().enumerate() {
+            let read = match e.kind {
+                Kind::Read => &e.val,
+                Kind::Rmw => e.old.as_ref().expect("an rmw has its old value"),
+                _ => continue,
+            };
+            let x = e.loc.expect("a read names its location");
+            if read == INIT {
+                continue;
+            }
+            match by_value[x].get(read) {
+                Some(&w) if w != i => e.rf = Some(w),
+                _ => {
+                    return Err(bad(i, format!(
+                        "reads {read} from `{}`, a value no write of it produces (nor the initial value {INIT})",
+                        trace.vars[trace.events[i].var.unwrap()]
+                    )))
+                }
+            }
+        }
+        Ok(ValueRun {
+            name: trace.name.clone(),
+            threads: trace.threads.iter().cloned().collect(),
+            locs: trace.vars.iter().cloned().collect(),
+            init: INIT.to_string(),
+            events,
+            writes,
+        })
+    }
+
+    /// The value an event read (reads and rmws).
+    pub fn read_value(&self, e: usize) -> Option<&str> {
+        let ev = &self.events[e];
+        match ev.kind {
+            Kind::Read => Some(&ev.val),
+            Kind::Rmw => ev.old.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The value an event wrote (writes and rmws).
+    pub fn written_value(&self, e: usize) -> Option<&str> {
+        self.events[e].kind.writes().then_some(&self.events[e].val)
+    }
+
+    /// The run as a trace file (README "Runs with values"), compact events in its order.
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::new();
+        if let Some(n) = &self.name {
+            out.push_str(&format!("name: {}\n", crate::trace::parse::quote(n)));
+        }
+        out.push_str("events:\n");
+        for ev in &self.events {
+            let t = &self.threads[ev.thread];
+            let line = match ev.kind {
+                Kind::Fence => format!("{t} fence"),
+                Kind::Read => format!("{t} rd {} {}", self.locs[ev.loc.unwrap()], ev.val),
+                Kind::Write => format!("{t} wr {} {}", self.locs[ev.loc.unwrap()], ev.val),
+                Kind::Rmw => format!(
+                    "{t} rmw {} {}/{}",
+                    self.locs[ev.loc.unwrap()],
+                    ev.old.as_deref().unwrap_or("?"),
+                    ev.val
+                ),
+            };
+            out.push_str(&format!("  - \"{line}\"\n"));
+        }
+        out
+    }
+
+    /// How an event is shown: `#i t: rd x=1` (with its line when known).
+    pub fn show(&self, e: usize) -> String {
+        let ev = &self.events[e];
+        let t = &self.threads[ev.thread];
+        let body = match ev.kind {
+            Kind::Fence => "fence".to_string(),
+            Kind::Read => format!("rd {}={}", self.locs[ev.loc.unwrap()], ev.val),
+            Kind::Write => format!("wr {}={}", self.locs[ev.loc.unwrap()], ev.val),
+            Kind::Rmw => format!(
+                "rmw {}={}/{}",
+                self.locs[ev.loc.unwrap()],
+                ev.old.as_deref().unwrap_or("?"),
+                ev.val
+            ),
+        };
+        if ev.line > 0 {
+            format!("#{e} {t}: {body} (line {})", ev.line)
+        } else {
+            format!("#{e} {t}: {body}")
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! `tsoser consistent` (Qadeer 2001): the simple-write-order checker against the
+//! machines searched by brute force, on random runs — consistent ones made by running
+//! random programs, and the same runs with one read's value changed.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use tsoser::consistency::{self, brute, cycle, gen, Model, ValueRun, Verdict, WriteOrder};
+
+/// The run with read `k`'s value (cyclically among the reads) changed to the value of
+/// another write of its location, or the initial value.
+fn mutate(run: &ValueRun, k: usize, pick: usize) -> Option<ValueRun> {
+    let reads: Vec<usize> = (0..run.events.len())
+        .filter(|&i| run.events[i].kind == consistency::run::Kind::Read)
+        .collect();
+    let &r = reads.get(k % reads.len().max(1))?;
+    let x = run.events[r].loc.unwrap();
+    let mut sources: Vec<Option<usize>> = vec![None];
+    sources.extend(run.writes[x].iter().map(|&w| Some(w)));
+    let from = sources[pick % sources.len()];
+    let mut out = run.clone();
+    out.events[r].rf = from;
+    out.events[r].val = from.map_or(run.init.clone(), |w| run.events[w].val.clone());
+    Some(out)
+}
+
+fn params(model: Model, threads: usize, locs: usize, per_thread: usize) -> gen::Params {
+    gen::Params {
+        threads,
+        locs,
+        per_thread,
+        writes: 40,
+        rmws: 8,
+        fences: 7,
+        model,
+    }
+}
+
+/// The checker and the brute-force search agree on `run`, for both models; every
+/// cycle is re-checked, and under SC it is nice. Counts the cycles per model.
+fn agree(run: &ValueRun, cycles: &mut [usize; 2]) -> Result<(), TestCaseError> {
+    for (m, model) in [Model::Sc, Model::Tso].into_iter().enumerate() {
+        let (verdict, _) = consistency::check(run, model, WriteOrder::Simple)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let oracle =
+            brute::search(run, model, Some(&run.writes)).expect("small runs fit the budget");
+        match &verdict {
+            Verdict::Consistent { .. } => prop_assert!(
+                oracle.is_some(),
+                "{model:?}: checker says consistent, brute force not:\n{}",
+                run.to_yaml()
+            ),
+            Verdict::Cycle { edges, nice, .. } => {
+                cycles[m] += 1;
+                prop_assert!(
+                    oracle.is_none(),
+                    "{model:?}: checker found a cycle, brute force a run:\n{}",
+                    run.to_yaml()
+                );
+                prop_assert_eq!(cycle::is_nice(edges), *nice);
+                if model == Model::Sc {
+                    prop_assert!(*nice, "an SC cycle that is not nice:\n{}", run.to_yaml());
+                    let procs = run.threads.len();
+                    let locs = run.locs.len();
+                    prop_assert!(edges.len() <= 2 * procs.min(locs));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn runner(cases: u32, seed: u8) -> TestRunner {
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]),
+    )
+}
+
+#[test]
+fn simple_write_order_agrees_with_brute_force_on_machine_runs_and_their_mutants() {
+    let strategy = (
+        prop_oneof![Just(Model::Sc), Just(Model::Tso)],
+        1usize..=4,
+        1usize..=3,
+        1usize..=5,
+        any::<u64>(),
+        any::<usize>(),
+        any::<usize>(),
+    );
+    let cycles = std::cell::RefCell::new([0usize; 2]);
+    let mutants = std::cell::Cell::new(0);
+    runner(3000, 17)
+        .run(&strategy, |(model, threads, locs, per, seed, k, pick)| {
+            let cycles = &mut *cycles.borrow_mut();
+            let run = gen::run(&params(model, threads, locs, per), seed);
+            // A run of the machine is consistent with it (and TSO holds every SC run).
+            let (v, _) = consistency::check(&run, model, WriteOrder::Simple).unwrap();
+            prop_assert!(matches!(v, Verdict::Consistent { .. }), "{}", run.to_yaml());
+            agree(&run, cycles)?;
+            if let Some(m) = mutate(&run, k, pick) {
+                mutants.set(mutants.get() + 1);
+                agree(&m, cycles)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    // Not vacuous: many runs are inconsistent, under SC more than under TSO.
+    let [sc, tso] = *cycles.borrow();
+    eprintln!("{} mutants; cycles: SC {sc}, TSO {tso}", mutants.get());
+    assert!(tso > 300 && sc > tso, "SC {sc}, TSO {tso}");
+}
+
+#[test]
+fn every_sc_run_is_tso_and_store_buffering_is_tso_only() {
+    let sb = consistency::gen::run(&params(Model::Sc, 2, 2, 3), 1);
+    let (v, _) = consistency::check(&sb, Model::Tso, WriteOrder::Simple).unwrap();
+    assert!(matches!(v, Verdict::Consistent { .. }));
+    let text = "events:\n  - \"a wr x 1\"\n  - \"a rd y 0\"\n  - \"b wr y 1\"\n  - \"b rd x 0\"\n";
+    let trace = tsoser::trace::parse::parse_trace(text).unwrap();
+    let run = ValueRun::from_trace(&trace).unwrap();
+    let (sc, _) = consistency::check(&run, Model::Sc, WriteOrder::Simple).unwrap();
+    let (tso, _) = consistency::check(&run, Model::Tso, WriteOrder::Simple).unwrap();
+    assert!(matches!(sc, Verdict::Cycle { nice: true, .. }));
+    assert!(matches!(tso, Verdict::Consistent { .. }));
+}
+
+mod common;
+
+#[test]
+fn runs_without_values_or_ambiguous_are_input_errors_with_their_line() {
+    let cases = [
+        ("no-value", "3: event #1: `rd` has no `val`"),
+        (
+            "ambiguous",
+            "3: event #1: writes 1 to `x`, as event #0 (line 2) does",
+        ),
+        (
+            "unknown-value",
+            "3: event #1: reads 7 from `x`, a value no write of it produces",
+        ),
+        (
+            "writes-initial",
+            "2: event #0: writes the initial value 0 to `x`",
+        ),
+        ("rmw-one-value", "2: event #0: an rmw's `val` is `OLD/NEW`"),
+    ];
+    for (name, want) in cases {
+        let file = format!("tests/inputs/consistent/{name}.yaml");
+        let o = common::tsoser_exits(&["consistent", &file], 2);
+        let err = common::stderr(&o);
+        assert!(err.contains(&format!("{file}:{want}")), "{name}: {err}");
+    }
+}
+
+#[test]
+fn the_command_line_answers_with_exit_codes_and_a_nice_cycle() {
+    let o = common::tsoser_exits(&["consistent", "examples/sb-values.yaml"], 1);
+    let out = common::stdout(&o);
+    assert!(out.contains("SC: NO") && out.contains("nice"), "{out}");
+    assert_eq!(out.matches("[processor").count(), 2, "{out}");
+    assert_eq!(out.matches("[location").count(), 2, "{out}");
+    let o = common::tsoser_exits(
+        &[
+            "consistent",
+            "examples/sb-values.yaml",
+            "--model",
+            "tso",
+            "--order",
+        ],
+        0,
+    );
+    assert!(common::stdout(&o).contains("TSO: yes — a commit order of its 4 events re-checked"));
+    let o = common::tsoser_exits(&["consistent", "examples/sb-values.yaml", "--json"], 1);
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert_eq!(v["consistent"], false);
+    assert_eq!(v["nice"], true);
+    assert_eq!(v["cycle"].as_array().unwrap().len(), 4);
+}
