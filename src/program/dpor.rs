@@ -216,7 +216,7 @@ pub struct Dpored {
 
 /// Explores `p` under `c.model` with source-DPOR: the outcomes of complete executions,
 /// the first assertion failure found, the counts, and robustness when `robustness`
-/// (each execution's run checked for a happens-before cycle, [`hb_cycle`], until one
+/// (each execution's run checked for a happens-before cycle, [`hb_cyclic`], until one
 /// is found).
 pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
     let m = Machine::new(p, c.model, c.unroll);
