@@ -31,14 +31,13 @@ pub fn search(
             }
         }
     }
-    let s = Search {
+    let mut s = Search {
         run,
         model,
         by_thread,
         co: co.is_some().then_some(co_rank),
         seen: HashSet::default(),
     };
-    let mut s = s;
     let start = State {
         pc: vec![0; k],
         committed: vec![0; k],

@@ -13,6 +13,7 @@
 //! of its own thread's write (rfi) is no edge of the first: it may come from the buffer.
 
 use super::run::{Kind, ValueRun};
+use crate::graph::csr::Csr;
 
 /// What an edge of a constraint graph comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -24,90 +25,8 @@ pub enum Label {
     Location(usize),
 }
 
-/// A directed graph over events `0..n`, edges in compressed rows.
-pub struct Graph {
-    start: Vec<usize>,
-    succ: Vec<(u32, Label)>,
-}
-
-impl Graph {
-    fn from_edges(n: usize, edges: &[(u32, u32, Label)]) -> Graph {
-        let mut start = vec![0usize; n + 1];
-        for &(a, _, _) in edges {
-            start[a as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut succ = vec![(0u32, Label::Processor(0)); edges.len()];
-        for &(a, b, l) in edges {
-            succ[fill[a as usize]] = (b, l);
-            fill[a as usize] += 1;
-        }
-        Graph { start, succ }
-    }
-
-    pub fn nodes(&self) -> usize {
-        self.start.len() - 1
-    }
-
-    pub fn edges(&self) -> usize {
-        self.succ.len()
-    }
-
-    pub fn succ(&self, u: usize) -> &[(u32, Label)] {
-        &self.succ[self.start[u]..self.start[u + 1]]
-    }
-
-    /// A topological order of the nodes, or Err with a node on a cycle.
-    pub fn topological(&self) -> Result<Vec<usize>, usize> {
-        let n = self.nodes();
-        let mut indeg = vec![0u32; n];
-        for &(b, _) in &self.succ {
-            indeg[b as usize] += 1;
-        }
-        let mut order: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
-        order.reverse();
-        let mut stack = order;
-        let mut out = Vec::with_capacity(n);
-        while let Some(u) = stack.pop() {
-            out.push(u);
-            for &(v, _) in self.succ(u) {
-                indeg[v as usize] -= 1;
-                if indeg[v as usize] == 0 {
-                    stack.push(v as usize);
-                }
-            }
-        }
-        if out.len() == n {
-            return Ok(out);
-        }
-        // Every node left has a predecessor left: walk back until one repeats.
-        let mut pred = vec![u32::MAX; n];
-        for u in 0..n {
-            for &(v, _) in self.succ(u) {
-                if indeg[u] > 0 && indeg[v as usize] > 0 {
-                    pred[v as usize] = u as u32;
-                }
-            }
-        }
-        let mut seen = vec![false; n];
-        let mut u = (0..n).find(|&i| indeg[i] > 0).expect("a node is left");
-        while !seen[u] {
-            seen[u] = true;
-            u = pred[u] as usize;
-        }
-        Err(u)
-    }
-
-    /// A shortest cycle through `u`, as edges.
-    pub fn cycle_through(&self, u: usize) -> Option<Vec<(usize, usize, Label)>> {
-        crate::graph::path::shortest(self.nodes(), u, u, |a, out| {
-            out.extend(self.succ(a).iter().map(|&(b, l)| (b as usize, l)))
-        })
-    }
-}
+/// A constraint graph over a run's events.
+pub type Graph = Csr<Label>;
 
 /// Which graph to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,8 +43,8 @@ pub enum Which {
 /// and rmws in order).
 pub fn build(run: &ValueRun, co: &[Vec<usize>], which: Which) -> Graph {
     let n = run.events.len();
-    let mut edges: Vec<(u32, u32, Label)> = Vec::with_capacity(3 * n);
-    let e = |a: usize, b: usize, l| (a as u32, b as u32, l);
+    let mut edges: Vec<(usize, usize, Label)> = Vec::with_capacity(3 * n);
+    let e = |a: usize, b: usize, l| (a, b, l);
     // Processor edges.
     let mut by_thread: Vec<Vec<usize>> = vec![Vec::new(); run.threads.len()];
     for (i, ev) in run.events.iter().enumerate() {
@@ -211,5 +130,5 @@ pub fn build(run: &ValueRun, co: &[Vec<usize>], which: Which) -> Graph {
             }
         }
     }
-    Graph::from_edges(n, &edges)
+    Csr::from_edges(n, &edges)
 }

@@ -190,39 +190,37 @@ impl ValueRun {
             out.push_str(&format!("name: {}\n", crate::trace::parse::quote(n)));
         }
         out.push_str("events:\n");
-        for ev in &self.events {
-            let t = &self.threads[ev.thread];
-            let line = match ev.kind {
-                Kind::Fence => format!("{t} fence"),
-                Kind::Read => format!("{t} rd {} {}", self.locs[ev.loc.unwrap()], ev.val),
-                Kind::Write => format!("{t} wr {} {}", self.locs[ev.loc.unwrap()], ev.val),
-                Kind::Rmw => format!(
-                    "{t} rmw {} {}/{}",
-                    self.locs[ev.loc.unwrap()],
-                    ev.old.as_deref().unwrap_or("?"),
-                    ev.val
-                ),
-            };
+        for (e, ev) in self.events.iter().enumerate() {
+            let line = format!("{} {}", self.threads[ev.thread], self.op_text(e, " "));
             out.push_str(&format!("  - \"{line}\"\n"));
         }
         out
+    }
+
+    /// An event's op, location and value(s): `rd x{sep}1`, `rmw x{sep}0/5`, `fence`.
+    fn op_text(&self, e: usize, sep: &str) -> String {
+        let ev = &self.events[e];
+        let Some(x) = ev.loc else {
+            return "fence".to_string();
+        };
+        let op = match ev.kind {
+            Kind::Read => "rd",
+            Kind::Write => "wr",
+            Kind::Rmw => "rmw",
+            Kind::Fence => "fence",
+        };
+        let loc = &self.locs[x];
+        match &ev.old {
+            Some(old) => format!("{op} {loc}{sep}{old}/{}", ev.val),
+            None => format!("{op} {loc}{sep}{}", ev.val),
+        }
     }
 
     /// How an event is shown: `#i t: rd x=1` (with its line when known).
     pub fn show(&self, e: usize) -> String {
         let ev = &self.events[e];
         let t = &self.threads[ev.thread];
-        let body = match ev.kind {
-            Kind::Fence => "fence".to_string(),
-            Kind::Read => format!("rd {}={}", self.locs[ev.loc.unwrap()], ev.val),
-            Kind::Write => format!("wr {}={}", self.locs[ev.loc.unwrap()], ev.val),
-            Kind::Rmw => format!(
-                "rmw {}={}/{}",
-                self.locs[ev.loc.unwrap()],
-                ev.old.as_deref().unwrap_or("?"),
-                ev.val
-            ),
-        };
+        let body = self.op_text(e, "=");
         if ev.line > 0 {
             format!("#{e} {t}: {body} (line {})", ev.line)
         } else {

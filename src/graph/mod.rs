@@ -2,6 +2,7 @@
 //! and the two event graphs of a trace: the paper's (Def. 4) and the exact one
 //! (docs/semantics.md §5).
 
+pub mod csr;
 pub mod dot;
 pub mod exact;
 pub mod forced;

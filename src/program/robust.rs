@@ -66,35 +66,7 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, HbKind)> {
 /// Whether the run's happens-before has a cycle: Kahn's topological sort, linear in
 /// the edges (a quick test before [`hb_cycle`]'s search for a shortest one).
 pub fn hb_cyclic(run: &Run) -> bool {
-    let n = run.events.len();
-    let edges = hb_edges(run);
-    let mut indeg = vec![0u32; n];
-    let mut start = vec![0usize; n + 1];
-    for &(a, b, _) in &edges {
-        indeg[b] += 1;
-        start[a + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut succ = vec![0usize; edges.len()];
-    let mut fill = start.clone();
-    for &(a, b, _) in &edges {
-        succ[fill[a]] = b;
-        fill[a] += 1;
-    }
-    let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
-    let mut done = 0;
-    while let Some(u) = ready.pop() {
-        done += 1;
-        for &v in &succ[start[u]..start[u + 1]] {
-            indeg[v] -= 1;
-            if indeg[v] == 0 {
-                ready.push(v);
-            }
-        }
-    }
-    done < n
+    crate::graph::csr::Csr::from_edges(run.events.len(), &hb_edges(run)).is_cyclic()
 }
 
 /// A shortest happens-before cycle of the run, as edges, if there is one.
