@@ -200,6 +200,42 @@ fn fuzz_yaml_traces() {
     );
 }
 
+/// Runs with values (`tsoser consistent`): the trace reader, the value checks, and
+/// both models' checks on whatever parses (a witness that does not re-check fails).
+#[test]
+fn fuzz_value_runs() {
+    use tsoser::consistency::{self, gen, Model, ValueRun, WriteOrder};
+    let mut c = corpus(&["examples", "tests/inputs/consistent"], &["yaml"]);
+    for (seed, model) in [(1, Model::Sc), (2, Model::Tso), (3, Model::Tso)] {
+        let p = gen::Params {
+            threads: 3,
+            locs: 2,
+            per_thread: 4,
+            writes: 40,
+            rmws: 10,
+            fences: 10,
+            model,
+        };
+        c.push(gen::run(&p, seed).to_yaml().into_bytes());
+    }
+    fuzz(
+        "value run",
+        9,
+        &c,
+        |text| {
+            let trace = tsoser::trace::parse::parse_trace(text)?;
+            let run = ValueRun::from_trace(&trace)?;
+            for model in [Model::Sc, Model::Tso] {
+                if let Err(e) = consistency::check(&run, model, WriteOrder::Simple) {
+                    panic!("{e}");
+                }
+            }
+            Ok::<_, tsoser::error::Error>(())
+        },
+        |e| e.line(),
+    );
+}
+
 #[test]
 fn fuzz_yaml_executions() {
     let c = corpus(&["examples", "tests/inputs"], &["yaml"]);

@@ -65,12 +65,15 @@ impl<'a> Relations<'a> {
         if a == b || ea.loc.is_none() || ea.loc != eb.loc {
             return false;
         }
-        // The lowest rank a leaves from: as a reader, its source's; as a write, its own.
-        let from = if ea.kind.reads() {
-            self.read_rank(a)
-        } else {
-            self.write_rank[a]
-        };
+        // The lowest rank a leaves from: as a reader its source's, as a write its own
+        // (an rmw is both, and may read a write ordered after its own).
+        let mut from = usize::MAX;
+        if ea.kind.reads() {
+            from = self.read_rank(a);
+        }
+        if ea.kind.writes() {
+            from = from.min(self.write_rank[a]);
+        }
         // Into a write: anything of a lower rank (co, fr).
         if eb.kind.writes() && from < self.write_rank[b] {
             return true;
