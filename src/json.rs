@@ -442,15 +442,30 @@ pub struct ConsistentReport {
     pub file: String,
     pub model: crate::consistency::Model,
     pub write_order: crate::consistency::WriteOrder,
-    pub consistent: bool,
+    /// `null` when unknown within the time limit.
+    pub consistent: Option<bool>,
+    /// Why the answer is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
     /// With `--order`: the serial order (SC) or commit order (TSO), as event numbers.
     pub order: Option<Vec<usize>>,
+    /// With `--order` and `--write-order any`: each location's writes in the order
+    /// found, as event numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_orders: Option<Vec<LocationOrder>>,
     /// When not consistent: the constraint graph the cycle lies in and its edges.
     pub graph: Option<crate::consistency::Graph>,
     pub cycle: Option<Vec<ConsistentEdge>>,
     /// Whether the cycle has one edge per processor and per location at most.
     pub nice: Option<bool>,
     pub stats: crate::consistency::Stats,
+}
+
+/// One location's write order in `tsoser consistent --json`.
+#[derive(Debug, serde::Serialize)]
+pub struct LocationOrder {
+    pub location: String,
+    pub writes: Vec<usize>,
 }
 
 /// An edge of a `consistent` cycle: its label and its two events, shown.

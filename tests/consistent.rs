@@ -4,6 +4,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use tsoser::check::sat::SolverKind;
+use tsoser::check::Stop;
 use tsoser::consistency::{self, brute, cycle, gen, Model, ValueRun, Verdict, WriteOrder};
 
 /// The run with read `k`'s value (cyclically among the reads) changed to the value of
@@ -83,6 +85,7 @@ fn agree(run: &ValueRun, qadeer: bool, cycles: &mut [usize; 2]) -> Result<(), Te
                     prop_assert!(edges.len() <= 2 * procs.min(locs));
                 }
             }
+            other => return Err(TestCaseError::fail(format!("simple order: {other:?}"))),
         }
     }
     Ok(())
@@ -195,6 +198,137 @@ fn every_sc_run_is_tso_and_store_buffering_is_tso_only() {
 
 mod common;
 
+/// The solvers of `--write-order any`: one line per backend.
+fn solvers() -> Vec<SolverKind> {
+    let mut v = vec![SolverKind::Varisat];
+    #[cfg(feature = "cadical")]
+    v.push(SolverKind::Cadical);
+    #[cfg(feature = "z3")]
+    v.push(SolverKind::Z3);
+    v
+}
+
+/// The run with its events listed in another interleaving (each thread's events keep
+/// their order): the simple write order changes, the run's consistency does not.
+fn shuffle(run: &ValueRun, seed: u64) -> ValueRun {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let yaml = run.to_yaml();
+    let lines: Vec<&str> = yaml.lines().filter(|l| l.starts_with("  - ")).collect();
+    let mut by_thread: Vec<Vec<&str>> = vec![Vec::new(); run.threads.len()];
+    for (e, ev) in run.events.iter().enumerate() {
+        by_thread[ev.thread].push(lines[e]);
+    }
+    let mut next = vec![0; by_thread.len()];
+    let mut out = String::from("events:\n");
+    for _ in 0..run.events.len() {
+        let live: Vec<usize> = (0..by_thread.len())
+            .filter(|&t| next[t] < by_thread[t].len())
+            .collect();
+        let t = live[rng.random_range(0..live.len())];
+        out.push_str(by_thread[t][next[t]]);
+        out.push('\n');
+        next[t] += 1;
+    }
+    ValueRun::from_trace(&tsoser::trace::parse::parse_trace(&out).unwrap()).unwrap()
+}
+
+/// `--write-order any` and the brute-force search of all write orders agree on
+/// machine runs listed in another order, and on their read and rmw mutants, with
+/// every solver; a "yes" is re-checked inside (its order replayed).
+#[test]
+fn any_write_order_agrees_with_brute_force_for_every_solver() {
+    let strategy = (
+        prop_oneof![Just(Model::Sc), Just(Model::Tso)],
+        1usize..=4,
+        1usize..=3,
+        1usize..=5,
+        any::<u64>(),
+        any::<usize>(),
+        any::<usize>(),
+    );
+    // Per answer: consistent under a write order other than the listed one; and not
+    // consistent under any.
+    let counts = std::cell::RefCell::new([0usize; 2]);
+    runner(1500, 29)
+        .run(&strategy, |(model, threads, locs, per, seed, k, pick)| {
+            let mut p = params(model, threads, locs, per);
+            p.rmws = 15;
+            let run = shuffle(&gen::run(&p, seed), seed);
+            let mut runs = vec![run.clone()];
+            runs.extend(mutate(&run, k, pick));
+            runs.extend(mutate_rmw(&run, k, pick));
+            for r in &runs {
+                for model in [Model::Sc, Model::Tso] {
+                    let oracle = brute::search(r, model, None).expect("small runs fit the budget");
+                    let (simple, _) = consistency::check(r, model, WriteOrder::Simple).unwrap();
+                    for solver in solvers() {
+                        let (v, st) = consistency::check_until(
+                            r,
+                            model,
+                            WriteOrder::Any,
+                            solver,
+                            &Stop::default(),
+                        )
+                        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                        let yes = match v {
+                            Verdict::Consistent { .. } => true,
+                            Verdict::NoWriteOrder => false,
+                            other => return Err(TestCaseError::fail(format!("{other:?}"))),
+                        };
+                        prop_assert_eq!(
+                            yes,
+                            oracle.is_some(),
+                            "{:?} {:?}: any-order says {}, brute force {:?}; {:?}\n{}",
+                            model,
+                            solver,
+                            yes,
+                            oracle,
+                            st,
+                            r.to_yaml()
+                        );
+                        let simple_yes = matches!(simple, Verdict::Consistent { .. });
+                        prop_assert!(!simple_yes || yes, "simple yes, any no");
+                        let mut c = counts.borrow_mut();
+                        c[0] += usize::from(yes && !simple_yes);
+                        c[1] += usize::from(!yes);
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    let [reordered, no] = *counts.borrow();
+    eprintln!("consistent only under another order: {reordered}; under none: {no}");
+    assert!(reordered > 300 && no > 300, "{reordered}, {no}");
+}
+
+/// Two rmws that read the same write cannot both follow it: no write order works.
+#[test]
+fn two_rmws_reading_one_write_have_no_write_order() {
+    let text = "events:\n  - \"a wr x 1\"\n  - \"b rmw x 1/2\"\n  - \"c rmw x 1/3\"\n";
+    let run = ValueRun::from_trace(&tsoser::trace::parse::parse_trace(text).unwrap()).unwrap();
+    for model in [Model::Sc, Model::Tso] {
+        for solver in solvers() {
+            let (v, _) =
+                consistency::check_until(&run, model, WriteOrder::Any, solver, &Stop::default())
+                    .unwrap();
+            assert!(
+                matches!(v, Verdict::NoWriteOrder),
+                "{model:?} {solver:?}: {v:?}"
+            );
+        }
+    }
+    // One of them reading the other's value is fine: 1 < 2 < 3.
+    let text = "events:\n  - \"a wr x 1\"\n  - \"c rmw x 2/3\"\n  - \"b rmw x 1/2\"\n";
+    let run = ValueRun::from_trace(&tsoser::trace::parse::parse_trace(text).unwrap()).unwrap();
+    let (v, _) = consistency::check(&run, Model::Sc, WriteOrder::Any).unwrap();
+    let Verdict::Consistent { co, .. } = v else {
+        panic!("{v:?}");
+    };
+    assert_eq!(co, vec![vec![0, 2, 1]]);
+}
+
 #[test]
 fn runs_without_values_or_ambiguous_are_input_errors_with_their_line() {
     let cases = [
@@ -238,10 +372,79 @@ fn the_command_line_answers_with_exit_codes_and_a_nice_cycle() {
         ],
         0,
     );
-    assert!(common::stdout(&o).contains("TSO: yes — a commit order of its 4 events re-checked"));
+    assert!(common::stdout(&o).contains("TSO: yes — a commit order of its 4 events re-checked\n"));
     let o = common::tsoser_exits(&["consistent", "examples/sb-values.yaml", "--json"], 1);
     let v: serde_json::Value = serde_json::from_str(&common::stdout(&o)).unwrap();
     assert_eq!(v["consistent"], false);
     assert_eq!(v["nice"], true);
     assert_eq!(v["cycle"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn the_command_line_searches_any_write_order() {
+    let file = "examples/corr-values.yaml";
+    // The run's write order has a cycle; another order makes the run SC.
+    common::tsoser_exits(&["consistent", file], 1);
+    let o = common::tsoser_exits(&["consistent", file, "--write-order", "any", "--order"], 0);
+    let out = common::stdout(&o);
+    assert!(
+        out.contains("SC: yes") && out.contains("x: #1 b: wr x=2 (line 5) < #0 a: wr x=1"),
+        "{out}"
+    );
+    let o = common::tsoser_exits(
+        &[
+            "consistent",
+            file,
+            "--write-order",
+            "any",
+            "--json",
+            "--order",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert_eq!(v["consistent"], true);
+    assert_eq!(v["write_orders"][0]["writes"], serde_json::json!([1, 0]));
+    assert_eq!(v["stats"]["sat"]["variables"], 1);
+    // Store buffering has no SC write order at all; under TSO it is fine.
+    let sb = "examples/sb-values.yaml";
+    let o = common::tsoser_exits(&["consistent", sb, "--write-order", "any"], 1);
+    assert!(common::stdout(&o).contains("not SC under any write order"));
+    let o = common::tsoser_exits(
+        &[
+            "consistent",
+            sb,
+            "--write-order",
+            "any",
+            "--json",
+            "--solver",
+            "varisat",
+        ],
+        1,
+    );
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert_eq!(v["consistent"], false);
+    assert!(v["cycle"].is_null());
+    common::tsoser_exits(
+        &["consistent", sb, "--write-order", "any", "--model", "tso"],
+        0,
+    );
+    // A budget spent before the first call: unknown, exit 3.
+    let o = common::tsoser_exits(
+        &[
+            "consistent",
+            file,
+            "--write-order",
+            "any",
+            "--timeout",
+            "1e-9",
+            "--json",
+        ],
+        3,
+    );
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert!(v["consistent"].is_null() && v["unknown"].is_string(), "{v}");
+    // Solver options with the simple order are a usage error.
+    let o = common::tsoser_exits(&["consistent", file, "--solver", "varisat"], 2);
+    assert!(common::stderr(&o).contains("--write-order any only"));
 }

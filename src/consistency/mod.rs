@@ -8,8 +8,11 @@
 //! a linear-time graph search ([`graph`], [`cycle`]). "Yes" answers carry a serial
 //! order (SC) or commit order (TSO), re-checked by running it ([`replay`]); "no"
 //! answers a cycle, re-checked edge by edge against the relations' definitions.
+//! With *any* write order the question is NP-complete and goes to a SAT solver
+//! ([`any`]); its "yes" is the write order found, checked as a given one.
 //! [`brute`] searches the machines themselves: the oracle of the tests.
 
+pub mod any;
 pub mod brute;
 pub mod cycle;
 pub mod gen;
@@ -21,6 +24,8 @@ pub use cycle::Edge;
 pub use graph::Label;
 pub use run::ValueRun;
 
+use crate::check::sat::SolverKind;
+use crate::check::Stop;
 use graph::Which;
 
 /// The memory model a run is checked against.
@@ -37,13 +42,19 @@ pub enum Model {
 pub enum WriteOrder {
     /// The writes' order in the run (Qadeer's simple witness).
     Simple,
+    /// Any write order: some order per location under which the run is consistent.
+    Any,
 }
 
 /// The answer.
 #[derive(Clone, Debug)]
 pub enum Verdict {
-    /// Consistent: `order` is a serial order (SC) or a commit order (TSO), re-checked.
-    Consistent { order: Vec<usize> },
+    /// Consistent: `order` is a serial order (SC) or a commit order (TSO), re-checked,
+    /// under the write order `co` (per location, its writes in order).
+    Consistent {
+        order: Vec<usize>,
+        co: Vec<Vec<usize>>,
+    },
     /// Not consistent under the write order: a cycle of the constraint graph named by
     /// `graph`, shortened (nice: one edge per processor and location at most) and
     /// re-checked.
@@ -52,6 +63,11 @@ pub enum Verdict {
         edges: Vec<Edge>,
         nice: bool,
     },
+    /// No write order makes the run consistent (the solver refuted every one: no
+    /// cycle is a proof of that, so none is given).
+    NoWriteOrder,
+    /// Undecided within the budget; why.
+    Unknown(String),
 }
 
 /// The constraint graph a cycle lies in.
@@ -73,6 +89,9 @@ pub struct Stats {
     pub edges: usize,
     /// The cycle as first found, before shortening.
     pub cycle_found: Option<usize>,
+    /// The search of `--write-order any`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sat: Option<any::SatStats>,
 }
 
 /// A witness or cycle that did not re-check: a bug of tsoser's.
@@ -83,14 +102,66 @@ pub struct Unverified {
     pub why: String,
 }
 
-/// Decides whether `run` is consistent with `model` under the write order.
+/// Why a check gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Unverified(#[from] Unverified),
+    #[error(transparent)]
+    Solver(#[from] crate::check::sat::SatError),
+}
+
+/// Decides whether `run` is consistent with `model` under the write order (for
+/// `Any`: with the default solver, without a time limit).
 pub fn check(
     run: &ValueRun,
     model: Model,
     order: WriteOrder,
+) -> Result<(Verdict, Stats), CheckError> {
+    check_until(run, model, order, SolverKind::DEFAULT, &Stop::default())
+}
+
+/// [`check`], `Any` with the solver `solver` until `stop` (then [`Verdict::Unknown`]).
+pub fn check_until(
+    run: &ValueRun,
+    model: Model,
+    order: WriteOrder,
+    solver: SolverKind,
+    stop: &Stop,
+) -> Result<(Verdict, Stats), CheckError> {
+    match order {
+        WriteOrder::Simple => Ok(check_order(run, model, &run.writes)?),
+        WriteOrder::Any => {
+            let mut sat = any::SatStats::default();
+            let found = any::find(run, model, solver, stop, &mut sat)?;
+            let (verdict, mut stats) = match found {
+                any::Found::Order(co) => match check_order(run, model, &co)? {
+                    (Verdict::Cycle { .. }, _) => {
+                        return Err(Unverified {
+                            what: "solver's write order",
+                            why: "its constraint graph has a cycle".into(),
+                        }
+                        .into())
+                    }
+                    v => v,
+                },
+                any::Found::NoOrder => (Verdict::NoWriteOrder, Stats::default()),
+                any::Found::Unknown(why) => (Verdict::Unknown(why), Stats::default()),
+            };
+            stats.events = run.events.len();
+            stats.sat = Some(sat);
+            Ok((verdict, stats))
+        }
+    }
+}
+
+/// Decides whether `run` is consistent with `model` under the write order `co` (per
+/// location, its writes in order).
+pub fn check_order(
+    run: &ValueRun,
+    model: Model,
+    co: &[Vec<usize>],
 ) -> Result<(Verdict, Stats), Unverified> {
-    let WriteOrder::Simple = order;
-    let co = &run.writes;
     let graphs: &[(Which, Graph)] = match model {
         Model::Sc => &[(Which::Sc, Graph::Sc)],
         // Coherence first: its cycles are the shorter story.
@@ -146,5 +217,11 @@ pub fn check(
         },
         why,
     })?;
-    Ok((Verdict::Consistent { order }, stats))
+    Ok((
+        Verdict::Consistent {
+            order,
+            co: co.to_vec(),
+        },
+        stats,
+    ))
 }

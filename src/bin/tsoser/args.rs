@@ -265,12 +265,15 @@ impl From<ConsistentModel> for tsoser::consistency::Model {
 pub(crate) enum WriteOrderArg {
     /// The writes' order in the run (Qadeer's simple witness).
     Simple,
+    /// Any order of each location's writes (NP-complete: a SAT search).
+    Any,
 }
 
 impl From<WriteOrderArg> for tsoser::consistency::WriteOrder {
     fn from(w: WriteOrderArg) -> Self {
         match w {
             WriteOrderArg::Simple => tsoser::consistency::WriteOrder::Simple,
+            WriteOrderArg::Any => tsoser::consistency::WriteOrder::Any,
         }
     }
 }
@@ -288,15 +291,23 @@ pub(crate) enum Cmd {
     },
     /// Is a run with values (each read's `val`: the value it returned) sequentially
     /// consistent, or a legal x86-TSO run? Qadeer's constraint graph under the run's
-    /// write order; a nice cycle when not.
+    /// write order (a nice cycle when not), or under any write order (SAT).
     Consistent {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "sc")]
         model: ConsistentModel,
-        /// The write order of each location: `simple`, the writes' order in the run.
+        /// The write order of each location: `simple`, the writes' order in the run;
+        /// `any`, whichever order works (a SAT search).
         #[arg(long, value_enum, default_value = "simple")]
         write_order: WriteOrderArg,
-        /// Print the serial order (SC) or commit order (TSO) that shows a "yes".
+        /// Solver of --write-order any [default: cadical; varisat when built without it].
+        #[arg(long, value_enum)]
+        solver: Option<Solver>,
+        /// Give up --write-order any after this many seconds: unknown (exit 3).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+        /// Print the serial order (SC) or commit order (TSO) that shows a "yes", and
+        /// with --write-order any the write order found.
         #[arg(long)]
         order: bool,
         #[arg(long)]

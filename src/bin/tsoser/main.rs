@@ -53,9 +53,21 @@ fn run(cli: Cli) -> Result<u8> {
             file,
             model,
             write_order,
+            solver,
+            timeout,
             order,
             json,
-        } => consistent::cmd_consistent(&file, model.into(), write_order.into(), order, json),
+        } => consistent::cmd_consistent(
+            &file,
+            &consistent::Config {
+                model: model.into(),
+                write_order: write_order.into(),
+                solver,
+                timeout,
+                show_order: order,
+                as_json: json,
+            },
+        ),
         Cmd::Graph {
             files,
             semantics,

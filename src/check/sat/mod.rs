@@ -112,6 +112,33 @@ fn make_backend(
     }
 }
 
+/// An empty solver over the variables `1..=vars`, for an encoding of the caller's own
+/// (clauses through [`Backend::add_clause`]). CaDiCaL keeps the atoms of `graphs`
+/// acyclic during search; the other backends ignore them, so the caller must check
+/// each model against the graphs and cut its cycles (a lazy loop) either way.
+pub fn blank_backend(
+    kind: SolverKind,
+    vars: usize,
+    stop: &Stop,
+    graphs: Vec<order::OrderGraph>,
+) -> Result<Box<dyn Backend>, SatError> {
+    let _ = (vars, &graphs);
+    match kind {
+        SolverKind::Varisat => {
+            let stop = stop.can_stop().then_some(stop);
+            Ok(Box::new(backend::Varisat::new(&Formula::default(), stop)))
+        }
+        #[cfg(feature = "z3")]
+        SolverKind::Z3 => Ok(Box::new(backend::Z3::with_vars(vars, stop))),
+        #[cfg(not(feature = "z3"))]
+        SolverKind::Z3 => Err(SatError::NoZ3),
+        #[cfg(feature = "cadical")]
+        SolverKind::Cadical => Ok(Box::new(backend::Cadical::with_graphs(vars, stop, graphs))),
+        #[cfg(not(feature = "cadical"))]
+        SolverKind::Cadical => Err(SatError::NoCadical),
+    }
+}
+
 /// Decides trace TSO-serializability (exact: docs/semantics.md §4; paper: Thm. 5).
 pub fn check_sat(
     trace: &Trace,

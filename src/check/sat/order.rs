@@ -19,7 +19,7 @@ use crate::trace::{EventId, ThreadId, Trace};
 use std::collections::HashMap;
 
 /// A node: an event or a commit of the restricted graph.
-type Node = u32;
+pub type Node = u32;
 
 /// A trail entry for an atom whose edge closed a cycle: not added (see [`OrderGraph::assign`]).
 const SKIPPED: (Node, Node) = (Node::MAX, Node::MAX);
@@ -36,9 +36,8 @@ pub struct OrderGraph {
     radj: Vec<Vec<Node>>,
     /// The topological order: distinct keys, smaller first.
     ord: Vec<u32>,
-    /// For each atom variable: the edge its positive literal adds (the negative adds
-    /// the reverse).
-    atom_edge: HashMap<Lit, (Node, Node)>,
+    /// For each atom variable: the edges its positive and its negative literal add.
+    atom_edge: HashMap<Lit, [(Node, Node); 2]>,
     /// Each atom edge added, in order ([`SKIPPED`] for those not added).
     trail: Vec<(Node, Node)>,
     /// Trail length at the start of each decision level above 0.
@@ -97,12 +96,6 @@ impl OrderGraph {
                 adj[cm(prev) as usize].push((cm(w), 0));
             }
         }
-        let mut radj: Vec<Vec<Node>> = vec![Vec::new(); nodes];
-        for (u, out) in adj.iter().enumerate() {
-            for &(v, _) in out {
-                radj[v as usize].push(u as Node);
-            }
-        }
         // Every fixed edge goes forward in "event p at 2p, c(w) just after w": trace
         // order, w → c(w), c(w) → h(w) with h(w) > w, FIFO in write order.
         let key = |e: EventId| {
@@ -119,13 +112,34 @@ impl OrderGraph {
             .atoms
             .iter()
             .map(|(a, &l)| {
-                let e = match *a {
+                let (x, y) = match *a {
                     Atom::CommitBeforeEvent(w, p) => (cm(w), ev(p)),
                     Atom::CommitBeforeCommit(w1, w2) => (cm(w1), cm(w2)),
                 };
-                (l, e)
+                (l, [(x, y), (y, x)])
             })
             .collect();
+        OrderGraph::from_parts(adj, ord, atom_edge)
+    }
+
+    /// The graph with fixed out-edges `adj` (node → successors, each with literal 0),
+    /// `ord` distinct keys in which every fixed edge goes forward (a topological
+    /// order), and each atom variable's edges: the one its positive literal adds and
+    /// the one its negative literal adds. No atom is assigned.
+    pub fn from_parts(
+        adj: Vec<Vec<(Node, Lit)>>,
+        ord: Vec<u32>,
+        atom_edge: HashMap<Lit, [(Node, Node); 2]>,
+    ) -> OrderGraph {
+        let nodes = adj.len();
+        debug_assert_eq!(ord.len(), nodes);
+        let mut radj: Vec<Vec<Node>> = vec![Vec::new(); nodes];
+        for (u, out) in adj.iter().enumerate() {
+            for &(v, _) in out {
+                debug_assert!(ord[u] < ord[v as usize], "a fixed edge against the order");
+                radj[v as usize].push(u as Node);
+            }
+        }
         OrderGraph {
             adj,
             radj,
@@ -159,8 +173,8 @@ impl OrderGraph {
     /// backtrack over the clause anyway, and an edge missing later only means a cycle
     /// the model re-check (the lazy loop) finds instead.
     pub fn assign(&mut self, lit: Lit) -> Option<Vec<Lit>> {
-        let &(a, b) = self.atom_edge.get(&lit.abs())?;
-        let (from, to) = if lit > 0 { (a, b) } else { (b, a) };
+        let &[pos, neg] = self.atom_edge.get(&lit.abs())?;
+        let (from, to) = if lit > 0 { pos } else { neg };
         if self.ord[from as usize] > self.ord[to as usize] || from == to {
             if let Some(mut lits) = self.forward_to(to, from) {
                 lits.push(lit);
@@ -382,12 +396,12 @@ mod tests {
                         // added (those that closed no cycle when assigned), then a search.
                         let mut adj = fixed.clone();
                         for &l in levels.iter().flatten() {
-                            let (a, b) = g.atom_edge[&l.abs()];
-                            let (x, y) = if l > 0 { (a, b) } else { (b, a) };
+                            let [pos, neg] = g.atom_edge[&l.abs()];
+                            let (x, y) = if l > 0 { pos } else { neg };
                             adj[x as usize].push((y, l));
                         }
-                        let (a, b) = g.atom_edge[&v];
-                        let (x, y) = if lit > 0 { (a, b) } else { (b, a) };
+                        let [pos, neg] = g.atom_edge[&v];
+                        let (x, y) = if lit > 0 { pos } else { neg };
                         let mut seen = vec![false; adj.len()];
                         let mut stack = vec![y];
                         let mut closes = false;

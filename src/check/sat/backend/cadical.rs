@@ -34,10 +34,10 @@ impl Terminator for StopPoll {
 /// Most clauses queued at once (one is enough to make the solver backtrack).
 const MAX_QUEUED: usize = 8;
 
-/// The order atoms kept acyclic during search ([`OrderGraph`]): each assignment that
-/// closes a cycle becomes a clause the solver learns at once.
+/// The order atoms kept acyclic during search, in each of its [`OrderGraph`]s: each
+/// assignment that closes a cycle becomes a clause the solver learns at once.
 struct Acyclic {
-    graph: OrderGraph,
+    graphs: Vec<OrderGraph>,
     queued: VecDeque<Vec<Lit>>,
     /// Position in the front clause while the solver reads it.
     next_lit: usize,
@@ -47,21 +47,23 @@ struct Acyclic {
 impl ExternalPropagator for Acyclic {
     fn notify_assignment(&mut self, lits: &[i32]) {
         for &l in lits {
-            if let Some(clause) = self.graph.assign(l) {
-                self.found.set(self.found.get() + 1);
-                if self.queued.len() < MAX_QUEUED {
-                    self.queued.push_back(clause);
+            for g in &mut self.graphs {
+                if let Some(clause) = g.assign(l) {
+                    self.found.set(self.found.get() + 1);
+                    if self.queued.len() < MAX_QUEUED {
+                        self.queued.push_back(clause);
+                    }
                 }
             }
         }
     }
 
     fn notify_new_decision_level(&mut self) {
-        self.graph.new_level();
+        self.graphs.iter_mut().for_each(OrderGraph::new_level);
     }
 
     fn notify_backtrack(&mut self, new_level: usize) {
-        self.graph.backtrack(new_level);
+        self.graphs.iter_mut().for_each(|g| g.backtrack(new_level));
     }
 
     fn cb_check_found_model(&mut self, _model: &[i32]) -> bool {
@@ -92,6 +94,22 @@ impl Cadical {
     /// The solver on `f`; with `acyclic` (exact encoding: `f` has order atoms) the order
     /// graph of `trace` watches the atoms during search.
     pub fn new(f: &Formula, trace: &Trace, stop: &Stop, acyclic: bool) -> Cadical {
+        let graphs = if acyclic && !f.atoms.is_empty() {
+            vec![OrderGraph::new(trace, f)]
+        } else {
+            Vec::new()
+        };
+        let mut b = Cadical::with_graphs(f.num_vars(), stop, graphs);
+        for c in f.clauses.iter().chain(&f.order_clauses) {
+            b.solver.clause6(c);
+        }
+        b
+    }
+
+    /// An empty solver over variables `1..=vars` whose atoms `graphs` keep acyclic
+    /// during search (each graph on its own: an assignment is refuted when it closes
+    /// a cycle in any of them).
+    pub fn with_graphs(vars: usize, stop: &Stop, graphs: Vec<OrderGraph>) -> Cadical {
         let mut solver = CaDiCal::new();
         // Measured (README, "CaDiCaL options"): on realistic components of 10⁶
         // variables each propagated cut made CaDiCaL copy every phase when its trail
@@ -102,10 +120,6 @@ impl Cadical {
             let known = solver.set(name, value);
             debug_assert!(known, "CaDiCaL option {name}");
         }
-        for c in f.clauses.iter().chain(&f.order_clauses) {
-            solver.clause6(c);
-        }
-        let vars = f.num_vars();
         if vars > 0 {
             solver.resize(vars as i32);
         }
@@ -113,11 +127,12 @@ impl Cadical {
             solver.connect_terminator(StopPoll(stop.clone()));
         }
         let found = Rc::new(Cell::new(0));
-        if acyclic && !f.atoms.is_empty() {
-            let graph = OrderGraph::new(trace, f);
-            let observed: Vec<Lit> = graph.vars().collect();
+        if !graphs.is_empty() {
+            let mut observed: Vec<Lit> = graphs.iter().flat_map(|g| g.vars()).collect();
+            observed.sort_unstable();
+            observed.dedup();
             solver.connect_external_propagator(Acyclic {
-                graph,
+                graphs,
                 queued: VecDeque::new(),
                 next_lit: 0,
                 found: found.clone(),
@@ -160,6 +175,10 @@ impl Backend for Cadical {
 
     fn name(&self) -> &'static str {
         "cadical"
+    }
+
+    fn phase(&mut self, lit: Lit) {
+        self.solver.phase(lit);
     }
 
     fn propagated_cuts(&self) -> u64 {

@@ -35,6 +35,11 @@ pub trait Backend {
     /// The value of a variable in the last model.
     fn value(&self, var: Lit) -> bool;
     fn name(&self) -> &'static str;
+    /// A hint: try `lit` first when deciding its variable (ignored by backends
+    /// without phases).
+    fn phase(&mut self, lit: Lit) {
+        let _ = lit;
+    }
     /// Cycles of order atoms refuted during search (an external propagator's clauses).
     fn propagated_cuts(&self) -> u64 {
         0

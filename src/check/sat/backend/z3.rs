@@ -22,7 +22,8 @@ pub struct Z3 {
 }
 
 impl Z3 {
-    pub fn new(f: &Formula, trace: &Trace, stop: &Stop) -> Z3 {
+    /// An empty solver over the Boolean variables `1..=vars`.
+    pub fn with_vars(vars: usize, stop: &Stop) -> Z3 {
         let timeout_ms = stop.left().map(|d| d.as_millis() as u64 + 1);
         let solver = Solver::new();
         if let Some(ms) = timeout_ms {
@@ -30,6 +31,21 @@ impl Z3 {
             p.set_u32("timeout", ms.min(u32::MAX as u64) as u32);
             solver.set_params(&p);
         }
+        Z3 {
+            solver,
+            vars: (1..=vars)
+                .map(|v| Bool::new_const(format!("v{v}")))
+                .collect(),
+            model: Vec::new(),
+            stop: stop.clone(),
+        }
+    }
+
+    /// The formula, each order atom a comparison of positions in `trace`.
+    pub fn new(f: &Formula, trace: &Trace, stop: &Stop) -> Z3 {
+        let Z3 {
+            solver, mut vars, ..
+        } = Z3::with_vars(f.num_vars(), stop);
         let m = trace.writes().count() as i64 + 1;
         let at = |p: usize| Int::from_i64(m * (p as i64 + 1));
         let mut pos: HashMap<usize, Int> = HashMap::new();
@@ -38,9 +54,6 @@ impl Z3 {
                 .or_insert_with(|| Int::new_const(format!("c{w}")))
                 .clone()
         };
-        let mut vars: Vec<Bool> = (1..=f.num_vars())
-            .map(|v| Bool::new_const(format!("v{v}")))
-            .collect();
         let mut atoms: Vec<(&Atom, &Lit)> = f.atoms.iter().collect();
         atoms.sort_by_key(|(_, &l)| l);
         for (a, &l) in atoms {
