@@ -221,6 +221,35 @@ pub fn traces_with(
     out
 }
 
+/// The distinct runs with values ([`value_run`]) of the complete runs of the first
+/// `limit` distinct traces (runs that differ only in when stores committed unseen are
+/// one run), and why the enumeration stopped.
+pub fn value_runs(
+    p: &Program,
+    model: Model,
+    unroll: u32,
+    limit: usize,
+    max_steps: usize,
+) -> (Vec<crate::consistency::ValueRun>, EmitStop) {
+    let mut seen = std::collections::HashSet::new();
+    let mut runs = Vec::new();
+    let em = traces_with(
+        p,
+        model,
+        unroll,
+        limit,
+        max_steps,
+        true,
+        &mut |_, _, run| {
+            let r = value_run(p, run);
+            if seen.insert(r.to_yaml()) {
+                runs.push(r);
+            }
+        },
+    );
+    (runs, em.stop)
+}
+
 /// The file name of the `i`-th emitted trace (1-based): the program's name with every
 /// character but ASCII letters, digits, `-` and `_` replaced by `_` (at most 64), so a
 /// hostile name (`../../x`, control characters) cannot leave the folder or make a file
@@ -231,4 +260,116 @@ pub fn file_name(program: &str, model: Model, i: usize) -> String {
         stem = "program".into();
     }
     format!("{stem}-{}-{i:04}.yaml", model.name())
+}
+
+/// A complete run as a *run with values* for `tsoser consistent` (README "Runs with
+/// values"): each store listed where it reached memory (SC and rmws: at issue; TSO
+/// and PSO: at its commit), every other event where it ran or, if later, after its
+/// thread's previous event (program order is the file's order per thread). Values are
+/// renamed as Qadeer's Assumption 2 allows: the k-th write of a location in memory's
+/// order writes k, the initial value is 0, and each read returns the name of the write
+/// it read (a failed CAS, which writes its old value back, gets a name of its own).
+///
+/// Under TSO the file's write order is memory's (stores of a thread commit in order);
+/// under PSO a store may be listed after a later-committed one of its location, held
+/// back by an earlier store of its thread to another location.
+pub fn value_run(p: &Program, run: &[Issued]) -> crate::consistency::ValueRun {
+    use crate::consistency::run::{Kind, RunEvent, INIT};
+    // Per event (run order, commits left out): effect, reads-from, and when listed.
+    let mut events: Vec<(Effect, Option<usize>)> = Vec::new();
+    let mut placed: Vec<usize> = Vec::new();
+    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); p.threads.len()];
+    let mut latest: Vec<Option<usize>> = vec![None; p.locs.len()];
+    let mut co: Vec<Vec<usize>> = vec![Vec::new(); p.locs.len()];
+    let mut last_of: Vec<Option<usize>> = vec![None; p.threads.len()];
+    let buffered = run.iter().any(|e| matches!(e.0, Effect::Commit { .. }));
+    for (at, &(effect, _)) in run.iter().enumerate() {
+        let id = events.len();
+        let rf = match effect {
+            Effect::Load {
+                t, x, forwarded, ..
+            } => match forwarded {
+                Some(k) => Some(pending[t][k]),
+                None => latest[x],
+            },
+            Effect::Rmw { x, .. } => latest[x],
+            Effect::Commit { t, x, index } => {
+                let w = pending[t].remove(index);
+                co[x].push(w);
+                latest[x] = Some(w);
+                placed[w] = placed[w].max(at);
+                continue;
+            }
+            Effect::Join { .. } => continue,
+            Effect::Store { .. } | Effect::Fence { .. } => None,
+        };
+        match effect {
+            Effect::Store { t, .. } if buffered => pending[t].push(id),
+            Effect::Store { x, .. } | Effect::Rmw { x, .. } => {
+                co[x].push(id);
+                latest[x] = Some(id);
+            }
+            _ => {}
+        }
+        let t = effect.thread();
+        placed.push(last_of[t].map_or(at, |prev| placed[prev].max(at)));
+        last_of[t] = Some(id);
+        events.push((effect, rf));
+    }
+    // A commit moves its store later, and the thread's events after it with it.
+    let mut by_thread: Vec<Vec<usize>> = vec![Vec::new(); p.threads.len()];
+    for (i, (e, _)) in events.iter().enumerate() {
+        by_thread[e.thread()].push(i);
+    }
+    for evs in &by_thread {
+        for k in 1..evs.len() {
+            placed[evs[k]] = placed[evs[k]].max(placed[evs[k - 1]]);
+        }
+    }
+    let mut order: Vec<usize> = (0..events.len()).collect();
+    order.sort_by_key(|&i| (placed[i], i));
+    let mut new_id = vec![0; events.len()];
+    for (k, &i) in order.iter().enumerate() {
+        new_id[i] = k;
+    }
+    let mut name: Vec<usize> = vec![0; events.len()];
+    for ws in &co {
+        for (k, &w) in ws.iter().enumerate() {
+            name[w] = k + 1;
+        }
+    }
+    let value = |rf: Option<usize>| rf.map_or(INIT.to_string(), |w| name[w].to_string());
+    let mut writes: Vec<Vec<usize>> = vec![Vec::new(); p.locs.len()];
+    let out: Vec<RunEvent> = order
+        .iter()
+        .map(|&i| {
+            let (e, rf) = events[i];
+            let (kind, loc, val, old) = match e {
+                Effect::Load { x, .. } => (Kind::Read, Some(x), value(rf), None),
+                Effect::Store { x, .. } => (Kind::Write, Some(x), name[i].to_string(), None),
+                Effect::Rmw { x, .. } => (Kind::Rmw, Some(x), name[i].to_string(), Some(value(rf))),
+                _ => (Kind::Fence, None, String::new(), None),
+            };
+            if let (true, Some(x)) = (kind.writes(), loc) {
+                writes[x].push(new_id[i]);
+            }
+            RunEvent {
+                thread: e.thread(),
+                kind,
+                loc,
+                rf: rf.map(|w| new_id[w]),
+                val,
+                old,
+                line: 0,
+            }
+        })
+        .collect();
+    crate::consistency::ValueRun {
+        name: Some(p.name.clone()),
+        threads: p.threads.iter().map(|t| t.name.clone()).collect(),
+        locs: p.locs.clone(),
+        init: INIT.to_string(),
+        events: out,
+        writes,
+    }
 }

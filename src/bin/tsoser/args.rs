@@ -398,7 +398,12 @@ pub(crate) enum Cmd {
         /// `monitor`; TSO/PSO runs as issue-order traces for `check`).
         #[arg(long, value_name = "DIR")]
         emit_traces: Option<PathBuf>,
-        /// At most this many traces with --emit-traces.
+        /// Write the distinct complete runs to DIR as runs with values, for `consistent`
+        /// (stores where they reached memory, values renamed one per write).
+        #[arg(long, value_name = "DIR")]
+        emit_runs: Option<PathBuf>,
+        /// At most this many distinct traces with --emit-traces (and --emit-runs: the
+        /// runs of that many traces).
         #[arg(long, default_value_t = 1000)]
         max_traces: usize,
         /// Output: tsoser's report; herd7's (`Test … States … Observation …`, for

@@ -40,20 +40,29 @@ pub(crate) fn engine(b: &Bounds) -> program::report::Engine {
     }
 }
 
+/// Where `explore` writes what it finds: `--emit-traces DIR`, `--emit-runs DIR`, and
+/// `--max-traces`.
+pub(crate) struct Emit<'a> {
+    pub(crate) traces: Option<&'a Path>,
+    pub(crate) runs: Option<&'a Path>,
+    pub(crate) max_traces: usize,
+}
+
 pub(crate) fn cmd_explore(
     file: &Path,
     o: program::report::Options,
     replay: Option<&str>,
-    emit: Option<&Path>,
-    max_traces: usize,
+    emit_to: &Emit,
     format: ExploreFormat,
     want_stats: bool,
 ) -> Result<u8> {
+    let emit = emit_to.traces.or(emit_to.runs);
+    let max_traces = emit_to.max_traces;
     let p = program::parse::read_program(file)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
         if replay.is_some() || emit.is_some() || want_stats {
-            bail!("--format prog prints the program: --replay, --emit-traces and --stats do not apply");
+            bail!("--format prog prints the program: --replay, --emit-traces, --emit-runs and --stats do not apply");
         }
         out!("{}", to_prog(&p));
         return Ok(OK);
@@ -61,7 +70,7 @@ pub(crate) fn cmd_explore(
     let as_json = format == ExploreFormat::Json;
     if format == ExploreFormat::Herd {
         if replay.is_some() || emit.is_some() || want_stats {
-            bail!("--format herd prints herd7's report: --replay, --emit-traces and --stats do not apply");
+            bail!("--format herd prints herd7's report: --replay, --emit-traces, --emit-runs and --stats do not apply");
         }
         let o = program::report::Options {
             robustness: false,
@@ -101,48 +110,12 @@ pub(crate) fn cmd_explore(
         }
         Err(e) => bail!("{fname}: {e}"),
     };
-    if let Some(dir) = emit {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let em = stats.time("emit traces", || {
-            program::traces::traces(
-                &p,
-                o.config.model,
-                o.config.unroll,
-                max_traces,
-                o.config.max_states,
-            )
-        });
-        for (i, t) in em.traces.iter().enumerate() {
-            let path = dir.join(program::traces::file_name(&p.name, o.config.model, i + 1));
-            std::fs::write(&path, trace::parse::to_yaml(t))
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        let n = em.traces.len();
-        let why = match em.stop {
-            program::traces::EmitStop::Complete if n == 0 => {
-                " (no run of the program terminates within --unroll: nothing to emit)".to_string()
-            }
-            program::traces::EmitStop::Complete => " (all distinct traces)".to_string(),
-            program::traces::EmitStop::MaxTraces => {
-                format!(" — truncated at --max-traces {max_traces}: more traces may exist")
-            }
-            program::traces::EmitStop::Spin => format!(
-                " — stopped: {}",
-                explore::Incomplete::Spin.describe()
-            ),
-            program::traces::EmitStop::MaxSteps => format!(
-                " — truncated: the schedule enumeration reached --max-states {} steps; more traces may exist",
-                o.config.max_states
-            ),
-        };
-        if !as_json {
-            warn(&format!(
-                "wrote {n} trace{} to {}{why}",
-                if n == 1 { "" } else { "s" },
-                dir.display()
-            ));
-        }
-        emitted = Some((n, em.stop));
+    if let Some(dir) = emit_to.traces {
+        emitted = Some(emit_traces(&p, &o, dir, max_traces, &mut stats, as_json)?);
+    }
+    let mut emitted_runs = None;
+    if let Some(dir) = emit_to.runs {
+        emitted_runs = Some(emit_runs(&p, &o, dir, max_traces, &mut stats, as_json)?);
     }
     let secs: f64 = stats
         .phases
@@ -159,6 +132,10 @@ pub(crate) fn cmd_explore(
             v["emitted"] = json!({"traces": n, "complete": stop == program::traces::EmitStop::Complete,
                                   "stop": stop.name()});
         }
+        if let Some((n, stop)) = emitted_runs {
+            v["emitted_runs"] = json!({"runs": n, "complete": stop == program::traces::EmitStop::Complete,
+                                       "stop": stop.name()});
+        }
         if want_stats {
             v["stats"] = stats.to_json();
         }
@@ -170,6 +147,108 @@ pub(crate) fn cmd_explore(
         }
     }
     Ok(r.exit)
+}
+
+/// Why an enumeration stopped, as the end of the "wrote …" line.
+fn stop_text(
+    stop: program::traces::EmitStop,
+    n: usize,
+    max_traces: usize,
+    max_states: usize,
+) -> String {
+    match stop {
+        program::traces::EmitStop::Complete if n == 0 => {
+            " (no run of the program terminates within --unroll: nothing to emit)".to_string()
+        }
+        program::traces::EmitStop::Complete => " (all distinct ones)".to_string(),
+        program::traces::EmitStop::MaxTraces => {
+            format!(" — truncated at --max-traces {max_traces}: more may exist")
+        }
+        program::traces::EmitStop::Spin => {
+            format!(" — stopped: {}", explore::Incomplete::Spin.describe())
+        }
+        program::traces::EmitStop::MaxSteps => format!(
+            " — truncated: the schedule enumeration reached --max-states {max_states} steps; more may exist"
+        ),
+    }
+}
+
+fn create_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
+}
+
+/// `--emit-traces DIR`: the distinct traces of complete runs.
+fn emit_traces(
+    p: &program::Program,
+    o: &program::report::Options,
+    dir: &Path,
+    max_traces: usize,
+    stats: &mut Stats,
+    as_json: bool,
+) -> Result<(usize, program::traces::EmitStop)> {
+    create_dir(dir)?;
+    let em = stats.time("emit traces", || {
+        program::traces::traces(
+            p,
+            o.config.model,
+            o.config.unroll,
+            max_traces,
+            o.config.max_states,
+        )
+    });
+    for (i, t) in em.traces.iter().enumerate() {
+        let path = dir.join(program::traces::file_name(&p.name, o.config.model, i + 1));
+        std::fs::write(&path, trace::parse::to_yaml(t))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let n = em.traces.len();
+    if !as_json {
+        let why = stop_text(em.stop, n, max_traces, o.config.max_states);
+        warn(&format!(
+            "wrote {n} trace{} to {}{why}",
+            if n == 1 { "" } else { "s" },
+            dir.display()
+        ));
+    }
+    Ok((n, em.stop))
+}
+
+/// `--emit-runs DIR`: the distinct runs with values (for `tsoser consistent`).
+fn emit_runs(
+    p: &program::Program,
+    o: &program::report::Options,
+    dir: &Path,
+    max_traces: usize,
+    stats: &mut Stats,
+    as_json: bool,
+) -> Result<(usize, program::traces::EmitStop)> {
+    create_dir(dir)?;
+    let (runs, stop) = stats.time("emit runs", || {
+        program::traces::value_runs(
+            p,
+            o.config.model,
+            o.config.unroll,
+            max_traces,
+            o.config.max_states,
+        )
+    });
+    for (i, r) in runs.iter().enumerate() {
+        let name = program::traces::file_name(&p.name, o.config.model, i + 1)
+            .replace(".yaml", "-run.yaml");
+        let path = dir.join(name);
+        std::fs::write(&path, r.to_yaml())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let n = runs.len();
+    if !as_json {
+        let why = stop_text(stop, n, max_traces, o.config.max_states);
+        warn(&format!(
+            "wrote {n} run{} with values to {}{why}",
+            if n == 1 { "" } else { "s" },
+            dir.display()
+        ));
+    }
+    Ok((n, stop))
 }
 
 pub(crate) fn cmd_suite(

@@ -99,6 +99,7 @@ fn run(cli: Cli) -> Result<u8> {
             no_robustness,
             replay,
             emit_traces,
+            emit_runs,
             max_traces,
             format,
             json,
@@ -123,8 +124,11 @@ fn run(cli: Cli) -> Result<u8> {
                 &file,
                 o,
                 replay.as_deref(),
-                emit_traces.as_deref(),
-                max_traces,
+                &explore::Emit {
+                    traces: emit_traces.as_deref(),
+                    runs: emit_runs.as_deref(),
+                    max_traces,
+                },
                 format,
                 stats,
             )
