@@ -186,5 +186,19 @@ fn explore_emits_runs_that_consistent_reads_back() {
             .count()
     );
     assert!(not_sc >= 1);
+    // The whole folder at once: one line per file and a summary.
+    let o = common::tsoser_exits(&["consistent", d, "--model", "tso"], 0);
+    let n = files.len();
+    let out = common::stdout(&o);
+    assert!(out.contains(&format!("{n} files: {n} ok")), "{out}");
+    assert_eq!(out.lines().count(), n + 1, "a line per file and the summary");
+    let o = common::tsoser_exits(&["consistent", d, "--write-order", "any", "--json"], 1);
+    let records: Vec<serde_json::Value> = common::stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), n + 1, "a record per file and the summary");
+    let no = records.iter().filter(|r| r["consistent"] == false).count();
+    assert_eq!(no, not_sc);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -293,7 +293,10 @@ pub(crate) enum Cmd {
     /// consistent, or a legal x86-TSO run? Qadeer's constraint graph under the run's
     /// write order (a nice cycle when not), or under any write order (SAT).
     Consistent {
-        file: PathBuf,
+        /// Run files, or directories of them (one line or JSON record per file when
+        /// there are several).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[arg(long, value_enum, default_value = "sc")]
         model: ConsistentModel,
         /// The write order of each location: `simple`, the writes' order in the run;

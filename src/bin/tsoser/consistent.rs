@@ -2,9 +2,10 @@
 
 use crate::args::Solver;
 use crate::check::timeout_arg;
-use crate::out::{self, json_out};
+use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
+use crate::out::{self, json_out, USAGE};
 use anyhow::{bail, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tsoser::check::sat::SolverKind;
 use tsoser::check::Stop;
 use tsoser::consistency::{self, Label, Model, ValueRun, Verdict, WriteOrder};
@@ -21,11 +22,69 @@ pub(crate) struct Config {
     pub(crate) as_json: bool,
 }
 
-pub(crate) fn cmd_consistent(file: &Path, cfg: &Config) -> Result<u8> {
+pub(crate) fn cmd_consistent(files: &[PathBuf], cfg: &Config) -> Result<u8> {
     if cfg.write_order == WriteOrder::Simple && (cfg.solver.is_some() || cfg.timeout.is_some()) {
         bail!("--solver and --timeout apply to --write-order any only");
     }
-    let stop = Stop::after(timeout_arg(cfg.timeout)?);
+    let timeout = timeout_arg(cfg.timeout)?;
+    let inputs = expand(files)?;
+    if !inputs.single {
+        // One line (or JSON record) per file.
+        return batch(&inputs, cfg.as_json, |f| match answer(f, cfg, timeout) {
+            Err(e) => error_outcome(f, &e, cfg.as_json, USAGE),
+            Ok(Answer::Internal(why)) => {
+                short_outcome(f, "internal error", &why, cfg.as_json, out::INTERNAL)
+            }
+            Ok(Answer::Done { code, json, text }) => FileOutcome {
+                code,
+                text: if cfg.as_json {
+                    json.to_string()
+                } else {
+                    one_line(&text)
+                },
+            },
+        });
+    }
+    match answer(&inputs.files[0], cfg, timeout)? {
+        Answer::Internal(why) => {
+            out::warn(&format!("tsoser: {why}"));
+            Ok(out::INTERNAL)
+        }
+        Answer::Done { code, json, text } => {
+            if cfg.as_json {
+                json_out(json)?;
+            } else {
+                out::emit(&text);
+            }
+            Ok(code)
+        }
+    }
+}
+
+/// The text on one line: the headline, then the other lines joined by `; `.
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim);
+    let head = lines.next().unwrap_or_default().to_string();
+    let rest: Vec<&str> = lines.collect();
+    if rest.is_empty() {
+        head
+    } else {
+        format!("{head} {}", rest.join("; "))
+    }
+}
+
+/// One file's answer: its exit code, JSON and text, or an internal error's message.
+enum Answer {
+    Done {
+        code: u8,
+        json: serde_json::Value,
+        text: String,
+    },
+    Internal(String),
+}
+
+fn answer(file: &Path, cfg: &Config, timeout: Option<std::time::Duration>) -> Result<Answer> {
+    let stop = Stop::after(timeout);
     let solver = cfg.solver.map_or(SolverKind::DEFAULT, Solver::lib);
     let trace = out::load(file)?;
     let run = ValueRun::from_trace(&trace).map_err(|error| FileError {
@@ -36,25 +95,18 @@ pub(crate) fn cmd_consistent(file: &Path, cfg: &Config) -> Result<u8> {
         match consistency::check_until(&run, cfg.model, cfg.write_order, solver, &stop) {
             Ok(v) => v,
             Err(consistency::CheckError::Solver(e)) => return Err(e.into()),
-            Err(e) => {
-                out::warn(&format!("tsoser: {e}"));
-                return Ok(out::INTERNAL);
-            }
+            Err(e) => return Ok(Answer::Internal(e.to_string())),
         };
     let fname = file.display().to_string();
     let any = cfg.write_order == WriteOrder::Any;
-    if cfg.as_json {
-        json_out(serde_json::to_value(report(
-            &run, cfg, fname, &verdict, stats,
-        ))?)?;
-    } else {
-        print_text(&run, cfg, &fname, &verdict, any);
-    }
-    Ok(match verdict {
+    let text = text(&run, cfg, &fname, &verdict, any);
+    let json = serde_json::to_value(report(&run, cfg, fname, &verdict, stats))?;
+    let code = match verdict {
         Verdict::Consistent { .. } => out::OK,
         Verdict::Cycle { .. } | Verdict::NoWriteOrder => out::VIOLATION,
         Verdict::Unknown(_) => out::UNKNOWN,
-    })
+    };
+    Ok(Answer::Done { code, json, text })
 }
 
 fn label(run: &ValueRun, l: Label) -> (&'static str, String) {
@@ -137,7 +189,14 @@ fn report(
     r
 }
 
-fn print_text(run: &ValueRun, cfg: &Config, fname: &str, verdict: &Verdict, any: bool) {
+/// The answer as text: a headline, then the order or the cycle, one item a line.
+fn text(run: &ValueRun, cfg: &Config, fname: &str, verdict: &Verdict, any: bool) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    macro_rules! outln {
+        ($($t:tt)*) => { let _ = writeln!(out, $($t)*); };
+    }
     let m = model_name(cfg.model);
     match verdict {
         Verdict::Consistent { order, co } => {
@@ -193,8 +252,11 @@ fn print_text(run: &ValueRun, cfg: &Config, fname: &str, verdict: &Verdict, any:
             }
         }
         Verdict::NoWriteOrder => {
-            outln!("{fname}: {m}: NO — not {m} under any write order (refuted by the solver)")
+            outln!("{fname}: {m}: NO — not {m} under any write order (refuted by the solver)");
         }
-        Verdict::Unknown(why) => outln!("{fname}: {m}: unknown — {why}"),
+        Verdict::Unknown(why) => {
+            outln!("{fname}: {m}: unknown — {why}");
+        }
     }
+    out
 }

@@ -50,7 +50,7 @@ fn run(cli: Cli) -> Result<u8> {
         Cmd::Check(a) => check::cmd_check(a),
         Cmd::CheckExec { file, json } => check::cmd_check_exec(&file, json),
         Cmd::Consistent {
-            file,
+            files,
             model,
             write_order,
             solver,
@@ -58,7 +58,7 @@ fn run(cli: Cli) -> Result<u8> {
             order,
             json,
         } => consistent::cmd_consistent(
-            &file,
+            &files,
             &consistent::Config {
                 model: model.into(),
                 write_order: write_order.into(),
