@@ -155,3 +155,49 @@ pub fn run(p: &Params, seed: u64) -> ValueRun {
         writes,
     }
 }
+
+/// The run listed in another interleaving, chosen at random from `seed` (each
+/// thread's events keep their order): the simple write order changes, whether some
+/// write order makes the run consistent does not.
+pub fn relist(run: &ValueRun, seed: u64) -> ValueRun {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut by_thread: Vec<VecDeque<usize>> = vec![VecDeque::new(); run.threads.len()];
+    for (i, ev) in run.events.iter().enumerate() {
+        by_thread[ev.thread].push_back(i);
+    }
+    let mut order = Vec::with_capacity(run.events.len());
+    let mut live: Vec<usize> = (0..by_thread.len())
+        .filter(|&t| !by_thread[t].is_empty())
+        .collect();
+    while !live.is_empty() {
+        let k = rng.random_range(0..live.len());
+        let t = live[k];
+        order.extend(by_thread[t].pop_front());
+        if by_thread[t].is_empty() {
+            live.swap_remove(k);
+        }
+    }
+    let mut new_id = vec![0; order.len()];
+    for (k, &i) in order.iter().enumerate() {
+        new_id[i] = k;
+    }
+    let mut out = run.clone();
+    out.events = order
+        .iter()
+        .map(|&i| {
+            let mut ev = run.events[i].clone();
+            ev.rf = ev.rf.map(|w| new_id[w]);
+            ev.line = 0;
+            ev
+        })
+        .collect();
+    for ws in &mut out.writes {
+        ws.clear();
+    }
+    for (k, ev) in out.events.iter().enumerate() {
+        if let (true, Some(x)) = (ev.kind.writes(), ev.loc) {
+            out.writes[x].push(k);
+        }
+    }
+    out
+}

@@ -56,12 +56,12 @@ pub(crate) fn cmd_explore(
     format: ExploreFormat,
     want_stats: bool,
 ) -> Result<u8> {
-    let emit = emit_to.traces.or(emit_to.runs);
+    let emitting = emit_to.traces.or(emit_to.runs);
     let max_traces = emit_to.max_traces;
     let p = program::parse::read_program(file)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
-        if replay.is_some() || emit.is_some() || want_stats {
+        if replay.is_some() || emitting.is_some() || want_stats {
             bail!("--format prog prints the program: --replay, --emit-traces, --emit-runs and --stats do not apply");
         }
         out!("{}", to_prog(&p));
@@ -69,7 +69,7 @@ pub(crate) fn cmd_explore(
     }
     let as_json = format == ExploreFormat::Json;
     if format == ExploreFormat::Herd {
-        if replay.is_some() || emit.is_some() || want_stats {
+        if replay.is_some() || emitting.is_some() || want_stats {
             bail!("--format herd prints herd7's report: --replay, --emit-traces, --emit-runs and --stats do not apply");
         }
         let o = program::report::Options {
@@ -111,11 +111,27 @@ pub(crate) fn cmd_explore(
         Err(e) => bail!("{fname}: {e}"),
     };
     if let Some(dir) = emit_to.traces {
-        emitted = Some(emit_traces(&p, &o, dir, max_traces, &mut stats, as_json)?);
+        emitted = Some(emit(
+            Emitting::Traces,
+            &p,
+            &o,
+            dir,
+            max_traces,
+            &mut stats,
+            as_json,
+        )?);
     }
     let mut emitted_runs = None;
     if let Some(dir) = emit_to.runs {
-        emitted_runs = Some(emit_runs(&p, &o, dir, max_traces, &mut stats, as_json)?);
+        emitted_runs = Some(emit(
+            Emitting::Runs,
+            &p,
+            &o,
+            dir,
+            max_traces,
+            &mut stats,
+            as_json,
+        )?);
     }
     let secs: f64 = stats
         .phases
@@ -173,12 +189,17 @@ fn stop_text(
     }
 }
 
-fn create_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
+/// What `--emit-traces` and `--emit-runs` write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Emitting {
+    Traces,
+    Runs,
 }
 
-/// `--emit-traces DIR`: the distinct traces of complete runs.
-fn emit_traces(
+/// Writes the distinct traces (or runs with values, for `tsoser consistent`) of
+/// complete runs to `dir`; the count and why the enumeration stopped.
+fn emit(
+    what: Emitting,
     p: &program::Program,
     o: &program::report::Options,
     dir: &Path,
@@ -186,67 +207,43 @@ fn emit_traces(
     stats: &mut Stats,
     as_json: bool,
 ) -> Result<(usize, program::traces::EmitStop)> {
-    create_dir(dir)?;
-    let em = stats.time("emit traces", || {
-        program::traces::traces(
-            p,
-            o.config.model,
-            o.config.unroll,
-            max_traces,
-            o.config.max_states,
-        )
-    });
-    for (i, t) in em.traces.iter().enumerate() {
-        let path = dir.join(program::traces::file_name(&p.name, o.config.model, i + 1));
-        std::fs::write(&path, trace::parse::to_yaml(t))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    let n = em.traces.len();
-    if !as_json {
-        let why = stop_text(em.stop, n, max_traces, o.config.max_states);
-        warn(&format!(
-            "wrote {n} trace{} to {}{why}",
-            if n == 1 { "" } else { "s" },
-            dir.display()
-        ));
-    }
-    Ok((n, em.stop))
-}
-
-/// `--emit-runs DIR`: the distinct runs with values (for `tsoser consistent`).
-fn emit_runs(
-    p: &program::Program,
-    o: &program::report::Options,
-    dir: &Path,
-    max_traces: usize,
-    stats: &mut Stats,
-    as_json: bool,
-) -> Result<(usize, program::traces::EmitStop)> {
-    create_dir(dir)?;
-    let (runs, stop) = stats.time("emit runs", || {
-        program::traces::value_runs(
-            p,
-            o.config.model,
-            o.config.unroll,
-            max_traces,
-            o.config.max_states,
-        )
-    });
-    for (i, r) in runs.iter().enumerate() {
-        let name = program::traces::file_name(&p.name, o.config.model, i + 1)
-            .replace(".yaml", "-run.yaml");
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let (model, unroll, max_states) = (o.config.model, o.config.unroll, o.config.max_states);
+    let (files, stop): (Vec<String>, _) = match what {
+        Emitting::Traces => {
+            let em = stats.time("emit traces", || {
+                program::traces::traces(p, model, unroll, max_traces, max_states)
+            });
+            (
+                em.traces.iter().map(trace::parse::to_yaml).collect(),
+                em.stop,
+            )
+        }
+        Emitting::Runs => {
+            let (runs, stop) = stats.time("emit runs", || {
+                program::traces::value_runs(p, model, unroll, max_traces, max_states)
+            });
+            (runs.iter().map(|r| r.to_yaml()).collect(), stop)
+        }
+    };
+    for (i, text) in files.iter().enumerate() {
+        let mut name = program::traces::file_name(&p.name, model, i + 1);
+        if what == Emitting::Runs {
+            name = name.replace(".yaml", "-run.yaml");
+        }
         let path = dir.join(name);
-        std::fs::write(&path, r.to_yaml())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    let n = runs.len();
+    let n = files.len();
     if !as_json {
-        let why = stop_text(stop, n, max_traces, o.config.max_states);
-        warn(&format!(
-            "wrote {n} run{} with values to {}{why}",
-            if n == 1 { "" } else { "s" },
-            dir.display()
-        ));
+        let why = stop_text(stop, n, max_traces, max_states);
+        let noun = match (what, n) {
+            (Emitting::Traces, 1) => "trace",
+            (Emitting::Traces, _) => "traces",
+            (Emitting::Runs, 1) => "run with values",
+            (Emitting::Runs, _) => "runs with values",
+        };
+        warn(&format!("wrote {n} {noun} to {}{why}", dir.display()));
     }
     Ok((n, stop))
 }
