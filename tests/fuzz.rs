@@ -229,6 +229,12 @@ fn fuzz_value_runs() {
                 if let Err(e) = consistency::check(&run, model, WriteOrder::Simple) {
                     panic!("{e}");
                 }
+                // Any write order, on inputs small enough to stay fast.
+                if run.events.len() <= 200 {
+                    if let Err(e) = consistency::check(&run, model, WriteOrder::Any) {
+                        panic!("{e}");
+                    }
+                }
             }
             Ok::<_, tsoser::error::Error>(())
         },
