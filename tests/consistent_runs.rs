@@ -191,7 +191,11 @@ fn explore_emits_runs_that_consistent_reads_back() {
     let n = files.len();
     let out = common::stdout(&o);
     assert!(out.contains(&format!("{n} files: {n} ok")), "{out}");
-    assert_eq!(out.lines().count(), n + 1, "a line per file and the summary");
+    assert_eq!(
+        out.lines().count(),
+        n + 1,
+        "a line per file and the summary"
+    );
     let o = common::tsoser_exits(&["consistent", d, "--write-order", "any", "--json"], 1);
     let records: Vec<serde_json::Value> = common::stdout(&o)
         .lines()

@@ -68,6 +68,29 @@ pub fn normalize(v: &str) -> String {
     }
 }
 
+/// A location's written values (normalized) → their writes.
+#[derive(Clone, Default)]
+struct ValueIndex {
+    ints: rustc_hash::FxHashMap<i128, usize>,
+    texts: rustc_hash::FxHashMap<String, usize>,
+}
+
+impl ValueIndex {
+    fn get(&self, v: &str) -> Option<usize> {
+        match v.parse::<i128>() {
+            Ok(n) => self.ints.get(&n).copied(),
+            Err(_) => self.texts.get(v).copied(),
+        }
+    }
+
+    fn insert(&mut self, v: &str, w: usize) {
+        match v.parse::<i128>() {
+            Ok(n) => self.ints.insert(n, w),
+            Err(_) => self.texts.insert(v.to_string(), w),
+        };
+    }
+}
+
 impl ValueRun {
     /// The run of a trace: each read and write must carry `val` (an rmw `val: OLD/NEW`),
     /// written values distinct per location and from the initial value, and every read
@@ -80,9 +103,8 @@ impl ValueRun {
         };
         let mut events = Vec::with_capacity(trace.events.len());
         let mut writes: Vec<Vec<usize>> = vec![Vec::new(); trace.vars.len()];
-        // Per location: value → its write.
-        let mut by_value: Vec<rustc_hash::FxHashMap<String, usize>> =
-            vec![Default::default(); trace.vars.len()];
+        // Per location: value → its write (integers by number: no key to allocate).
+        let mut by_value: Vec<ValueIndex> = vec![ValueIndex::default(); trace.vars.len()];
         for (i, e) in trace.events.iter().enumerate() {
             let loc = e.var.map(|v| v.index());
             let (kind, val, old) = match e.op {
@@ -118,14 +140,14 @@ impl ValueRun {
                         "writes the initial value {INIT} to `{name}`: the run is ambiguous (every write must write a value of its own)"
                     )));
                 }
-                if let Some(&j) = by_value[x].get(&val) {
+                if let Some(j) = by_value[x].get(&val) {
                     let other: &RunEvent = &events[j];
                     return Err(bad(i, format!(
                         "writes {val} to `{name}`, as event #{j} (line {}) does: the run is ambiguous (every write must write a value of its own)",
                         other.line
                     )));
                 }
-                by_value[x].insert(val.clone(), i);
+                by_value[x].insert(&val, i);
                 writes[x].push(i);
             }
             events.push(RunEvent {
@@ -149,7 +171,7 @@ impl ValueRun {
                 continue;
             }
             match by_value[x].get(read) {
-                Some(&w) if w != i => e.rf = Some(w),
+                Some(w) if w != i => e.rf = Some(w),
                 _ => {
                     return Err(bad(i, format!(
                         "reads {read} from `{}`, a value no write of it produces (nor the initial value {INIT})",
