@@ -100,7 +100,6 @@ pub(crate) fn cmd_explore(
         return Ok(0);
     }
     let mut stats = Stats::default();
-    let mut emitted = None;
     let r = stats.time("explore", || program::report::run(&p, o));
     let r = match r {
         Ok(r) => r,
@@ -110,29 +109,15 @@ pub(crate) fn cmd_explore(
         }
         Err(e) => bail!("{fname}: {e}"),
     };
-    if let Some(dir) = emit_to.traces {
-        emitted = Some(emit(
-            Emitting::Traces,
-            &p,
-            &o,
-            dir,
-            max_traces,
-            &mut stats,
-            as_json,
-        )?);
-    }
-    let mut emitted_runs = None;
-    if let Some(dir) = emit_to.runs {
-        emitted_runs = Some(emit(
-            Emitting::Runs,
-            &p,
-            &o,
-            dir,
-            max_traces,
-            &mut stats,
-            as_json,
-        )?);
-    }
+    let (emitted, emitted_runs) = {
+        let mut to = |what, dir| emit(what, &p, &o, dir, max_traces, &mut stats, as_json);
+        let traces = emit_to
+            .traces
+            .map(|d| to(Emitting::Traces, d))
+            .transpose()?;
+        let runs = emit_to.runs.map(|d| to(Emitting::Runs, d)).transpose()?;
+        (traces, runs)
+    };
     let secs: f64 = stats
         .phases
         .iter()
