@@ -4,8 +4,8 @@
 //! that run has a cycle (issue 17's validation against the explorer).
 
 use tsoser::consistency::{self, Model, ValueRun, Verdict, WriteOrder};
-use tsoser::program::explore::{self, Machine, RunBuilder};
-use tsoser::program::traces::{traces_with, value_run, Issued};
+use tsoser::program::explore::{self, Machine};
+use tsoser::program::traces::{run_of, traces_with, value_run, Issued};
 use tsoser::program::{gen, robust, Program};
 
 const UNROLL: u32 = 2;
@@ -22,7 +22,7 @@ fn runs(p: &Program, model: explore::Model) -> Option<Vec<(Vec<Issued>, ValueRun
         200_000,
         true,
         &mut |_, _, run| {
-            out.push((run.to_vec(), value_run(p, run)));
+            out.push((run.to_vec(), value_run(p, model, run)));
         },
     );
     (em.stop == tsoser::program::traces::EmitStop::Complete).then_some(out)
@@ -30,12 +30,7 @@ fn runs(p: &Program, model: explore::Model) -> Option<Vec<(Vec<Issued>, ValueRun
 
 /// The robustness check's happens-before of one run has a cycle.
 fn hb_cyclic(p: &Program, model: explore::Model, run: &[Issued]) -> bool {
-    let m = Machine::new(p, model, UNROLL);
-    let mut b = RunBuilder::new(&m);
-    for (i, &(effect, txn)) in run.iter().enumerate() {
-        b.push(i, effect, txn, String::new());
-    }
-    robust::hb_cyclic(&b.finish())
+    robust::hb_cyclic(&run_of(&Machine::new(p, model, UNROLL), run))
 }
 
 fn consistent(run: &ValueRun, model: Model, order: WriteOrder) -> bool {

@@ -860,6 +860,9 @@ pub struct RunEvent {
     pub effect: Effect,
     /// For loads and rmws: the event of the write read (None: the initial value).
     pub rf: Option<usize>,
+    /// For stores and rmws: the step at which it reached memory (its issue under SC
+    /// and for rmws, its commit when buffered; None while still in the buffer).
+    pub committed: Option<usize>,
     /// The transaction (per thread, 1-based count) when inside `begin … end`.
     pub txn: Option<u32>,
     pub text: String,
@@ -904,6 +907,7 @@ impl RunBuilder {
         let t = eff.thread();
         let id = self.run.events.len();
         let mut rf = None;
+        let mut committed = None;
         match eff {
             Effect::Load { x, forwarded, .. } => {
                 rf = match forwarded {
@@ -915,6 +919,7 @@ impl RunBuilder {
                 if self.sc {
                     self.run.co[x].push(id);
                     self.latest[x] = Some(id);
+                    committed = Some(step);
                 } else {
                     self.pending[t].push(id);
                 }
@@ -923,11 +928,13 @@ impl RunBuilder {
                 rf = self.latest[x];
                 self.run.co[x].push(id);
                 self.latest[x] = Some(id);
+                committed = Some(step);
             }
             Effect::Commit { x, index, .. } => {
                 let w = self.pending[t].remove(index);
                 self.run.co[x].push(w);
                 self.latest[x] = Some(w);
+                self.run.events[w].committed = Some(step);
                 return;
             }
             Effect::Fence { .. } | Effect::Join { .. } => {}
@@ -936,6 +943,7 @@ impl RunBuilder {
             step,
             effect: eff,
             rf,
+            committed,
             txn,
             text,
         });

@@ -3,7 +3,7 @@
 //! `tsoser check` (stores at issue; docs/semantics.md §1). Outermost `begin … end` blocks are
 //! transactions; an event outside them is a transaction of its own.
 
-use super::explore::{Effect, Machine, Model, Settled, Step};
+use super::explore::{Effect, Machine, Model, Run, RunBuilder, Settled, Step};
 use super::Program;
 use crate::trace::exec::{Execution, Step as ExecStep};
 use crate::trace::{Op, Trace, TraceBuilder};
@@ -241,7 +241,7 @@ pub fn value_runs(
         max_steps,
         true,
         &mut |_, _, run| {
-            let r = value_run(p, run);
+            let r = value_run(p, model, run);
             if seen.insert(r.to_yaml()) {
                 runs.push(r);
             }
@@ -262,6 +262,16 @@ pub fn file_name(program: &str, model: Model, i: usize) -> String {
     format!("{stem}-{}-{i:04}.yaml", model.name())
 }
 
+/// The steps of a run as a [`Run`] (events with reads-from, commit orders; no text),
+/// as the robustness check sees it.
+pub fn run_of(m: &Machine, run: &[Issued]) -> Run {
+    let mut b = RunBuilder::new(m);
+    for (at, &(effect, txn)) in run.iter().enumerate() {
+        b.push(at, effect, txn, String::new());
+    }
+    b.finish()
+}
+
 /// A complete run as a *run with values* for `tsoser consistent` (README "Runs with
 /// values"): each store listed where it reached memory (SC and rmws: at issue; TSO
 /// and PSO: at its commit), every other event where it ran or, if later, after its
@@ -273,60 +283,29 @@ pub fn file_name(program: &str, model: Model, i: usize) -> String {
 /// Under TSO the file's write order is memory's (stores of a thread commit in order);
 /// under PSO a store may be listed after a later-committed one of its location, held
 /// back by an earlier store of its thread to another location.
-pub fn value_run(p: &Program, run: &[Issued]) -> crate::consistency::ValueRun {
+pub fn value_run(p: &Program, model: Model, run: &[Issued]) -> crate::consistency::ValueRun {
     use crate::consistency::run::{Kind, RunEvent, INIT};
-    // Per event (run order, commits left out): effect, reads-from, and when listed.
-    let mut events: Vec<(Effect, Option<usize>)> = Vec::new();
-    let mut placed: Vec<usize> = Vec::new();
-    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); p.threads.len()];
-    let mut latest: Vec<Option<usize>> = vec![None; p.locs.len()];
-    let mut co: Vec<Vec<usize>> = vec![Vec::new(); p.locs.len()];
-    let mut last_of: Vec<Option<usize>> = vec![None; p.threads.len()];
-    let buffered = run.iter().any(|e| matches!(e.0, Effect::Commit { .. }));
-    for (at, &(effect, _)) in run.iter().enumerate() {
-        let id = events.len();
-        let rf = match effect {
-            Effect::Load {
-                t, x, forwarded, ..
-            } => match forwarded {
-                Some(k) => Some(pending[t][k]),
-                None => latest[x],
-            },
-            Effect::Rmw { x, .. } => latest[x],
-            Effect::Commit { t, x, index } => {
-                let w = pending[t].remove(index);
-                co[x].push(w);
-                latest[x] = Some(w);
-                placed[w] = placed[w].max(at);
-                continue;
-            }
-            Effect::Join { .. } => continue,
-            Effect::Store { .. } | Effect::Fence { .. } => None,
-        };
-        match effect {
-            Effect::Store { t, .. } if buffered => pending[t].push(id),
-            Effect::Store { x, .. } | Effect::Rmw { x, .. } => {
-                co[x].push(id);
-                latest[x] = Some(id);
-            }
-            _ => {}
-        }
-        let t = effect.thread();
-        placed.push(last_of[t].map_or(at, |prev| placed[prev].max(at)));
-        last_of[t] = Some(id);
-        events.push((effect, rf));
-    }
+    let Run { events, co, .. } = run_of(&Machine::new(p, model, 0), run);
+    // Each event where it ran, a store where it reached memory (a complete run has
+    // committed them all).
+    let mut placed: Vec<usize> = events
+        .iter()
+        .map(|e| e.committed.unwrap_or(e.step))
+        .collect();
     // A commit moves its store later, and the thread's events after it with it.
     let mut by_thread: Vec<Vec<usize>> = vec![Vec::new(); p.threads.len()];
-    for (i, (e, _)) in events.iter().enumerate() {
-        by_thread[e.thread()].push(i);
+    for (i, e) in events.iter().enumerate() {
+        by_thread[e.effect.thread()].push(i);
     }
     for evs in &by_thread {
         for k in 1..evs.len() {
             placed[evs[k]] = placed[evs[k]].max(placed[evs[k - 1]]);
         }
     }
-    let mut order: Vec<usize> = (0..events.len()).collect();
+    // A join is no memory event: it is left out.
+    let mut order: Vec<usize> = (0..events.len())
+        .filter(|&i| !matches!(events[i].effect, Effect::Join { .. }))
+        .collect();
     order.sort_by_key(|&i| (placed[i], i));
     let mut new_id = vec![0; events.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -343,7 +322,7 @@ pub fn value_run(p: &Program, run: &[Issued]) -> crate::consistency::ValueRun {
     let out: Vec<RunEvent> = order
         .iter()
         .map(|&i| {
-            let (e, rf) = events[i];
+            let (e, rf) = (events[i].effect, events[i].rf);
             let (kind, loc, val, old) = match e {
                 Effect::Load { x, .. } => (Kind::Read, Some(x), value(rf), None),
                 Effect::Store { x, .. } => (Kind::Write, Some(x), name[i].to_string(), None),
