@@ -8,18 +8,6 @@ use tsoser::check::sat::SolverKind;
 use tsoser::check::Stop;
 use tsoser::consistency::{self, gen, Model, ValueRun, Verdict, WriteOrder};
 
-fn params(model: Model, locs: usize, per_thread: usize) -> gen::Params {
-    gen::Params {
-        threads: 8,
-        locs,
-        per_thread,
-        writes: 40,
-        rmws: 8,
-        fences: 7,
-        model,
-    }
-}
-
 /// Two reads, half and three quarters in, changed to read an early write.
 fn stale(run: &ValueRun) -> ValueRun {
     let mut m = run.clone();
@@ -40,7 +28,7 @@ fn simple(c: &mut Criterion) {
     let mut g = c.benchmark_group("consistent-simple");
     g.sample_size(10);
     for (model, name) in [(Model::Sc, "sc"), (Model::Tso, "tso")] {
-        let run = gen::run(&params(model, 1000, 125_000), 1);
+        let run = gen::run(&gen::Params::new(model, 8, 1000, 125_000), 1);
         assert_eq!(run.events.len(), 1_000_000);
         g.bench_function(format!("{name}-1e6-events-8x1000"), |b| {
             b.iter(|| {
@@ -62,8 +50,11 @@ fn any(c: &mut Criterion) {
     ];
     for (model, name) in [(Model::Sc, "sc"), (Model::Tso, "tso")] {
         for locs in [1, 4, 16] {
-            let run = gen::relist(&gen::run(&params(model, locs, 125), 7), 3);
-            let bad = gen::relist(&stale(&gen::run(&params(model, locs, 125), 7)), 4);
+            let run = gen::relist(&gen::run(&gen::Params::new(model, 8, locs, 125), 7), 3);
+            let bad = gen::relist(
+                &stale(&gen::run(&gen::Params::new(model, 8, locs, 125), 7)),
+                4,
+            );
             for &(solver, sname) in solvers {
                 for (r, what) in [(&run, "shuffled"), (&bad, "stale")] {
                     g.bench_function(format!("{name}-1e3-{locs}loc-{what}-{sname}"), |b| {

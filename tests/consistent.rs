@@ -43,18 +43,6 @@ fn mutate_rmw(run: &ValueRun, k: usize, pick: usize) -> Option<ValueRun> {
     Some(out)
 }
 
-fn params(model: Model, threads: usize, locs: usize, per_thread: usize) -> gen::Params {
-    gen::Params {
-        threads,
-        locs,
-        per_thread,
-        writes: 40,
-        rmws: 8,
-        fences: 7,
-        model,
-    }
-}
-
 /// The checker and the brute-force search agree on `run`, for both models; every
 /// cycle is re-checked, and under SC it is nice when `qadeer` (rmws atomic, as the
 /// runs of the machines have them: Qadeer's model has no rmw). Counts the cycles per model.
@@ -123,7 +111,7 @@ fn simple_write_order_agrees_with_brute_force_on_machine_runs_and_their_mutants(
     runner(3000, 17)
         .run(&strategy, |(model, threads, locs, per, seed, k, pick)| {
             let cycles = &mut *cycles.borrow_mut();
-            let run = gen::run(&params(model, threads, locs, per), seed);
+            let run = gen::run(&gen::Params::new(model, threads, locs, per), seed);
             // A run of the machine is consistent with it (and TSO holds every SC run).
             let (v, _) = consistency::check(&run, model, WriteOrder::Simple).unwrap();
             prop_assert!(matches!(v, Verdict::Consistent { .. }), "{}", run.to_yaml());
@@ -159,7 +147,7 @@ fn rmw_mutants_agree_with_brute_force() {
     let cycles = std::cell::Cell::new(0usize);
     runner(2000, 23)
         .run(&strategy, |(model, threads, locs, per, seed, k, pick)| {
-            let mut p = params(model, threads, locs, per);
+            let mut p = gen::Params::new(model, threads, locs, per);
             p.rmws = 30;
             let run = gen::run(&p, seed);
             if let Some(m) = mutate_rmw(&run, k, pick) {
@@ -189,7 +177,7 @@ fn rmw_reading_a_write_ordered_after_its_own_closes_a_cycle_that_rechecks() {
 
 #[test]
 fn every_sc_run_is_tso_and_store_buffering_is_tso_only() {
-    let sb = consistency::gen::run(&params(Model::Sc, 2, 2, 3), 1);
+    let sb = consistency::gen::run(&gen::Params::new(Model::Sc, 2, 2, 3), 1);
     let (v, _) = consistency::check(&sb, Model::Tso, WriteOrder::Simple).unwrap();
     assert!(matches!(v, Verdict::Consistent { .. }));
     let text = "events:\n  - \"a wr x 1\"\n  - \"a rd y 0\"\n  - \"b wr y 1\"\n  - \"b rd x 0\"\n";
@@ -224,7 +212,7 @@ fn any_write_order_agrees_with_brute_force_for_every_solver() {
     let counts = std::cell::RefCell::new([0usize; 2]);
     runner(1500, 29)
         .run(&strategy, |(model, threads, locs, per, seed, k, pick)| {
-            let mut p = params(model, threads, locs, per);
+            let mut p = gen::Params::new(model, threads, locs, per);
             p.rmws = 15;
             let run = gen::relist(&gen::run(&p, seed), seed);
             let mut runs = vec![run.clone()];

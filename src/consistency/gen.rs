@@ -24,6 +24,22 @@ pub struct Params {
     pub model: Model,
 }
 
+impl Params {
+    /// `threads` × `per_thread` events over `locs` locations: 40 % writes, 8 % rmws,
+    /// 7 % fences, the rest reads (the tests' and benches' mix).
+    pub fn new(model: Model, threads: usize, locs: usize, per_thread: usize) -> Params {
+        Params {
+            threads,
+            locs,
+            per_thread,
+            writes: 40,
+            rmws: 8,
+            fences: 7,
+            model,
+        }
+    }
+}
+
 /// A run of a random program of `p`'s shape on `p.model`'s machine.
 pub fn run(p: &Params, seed: u64) -> ValueRun {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -98,8 +98,7 @@ fn answer(file: &Path, cfg: &Config, timeout: Option<std::time::Duration>) -> Re
             Err(e) => return Ok(Answer::Internal(e.to_string())),
         };
     let fname = file.display().to_string();
-    let any = cfg.write_order == WriteOrder::Any;
-    let text = text(&run, cfg, &fname, &verdict, any);
+    let text = text(&run, cfg, &fname, &verdict);
     let json = serde_json::to_value(report(&run, cfg, fname, &verdict, stats))?;
     let code = match verdict {
         Verdict::Consistent { .. } => out::OK,
@@ -190,7 +189,8 @@ fn report(
 }
 
 /// The answer as text: a headline, then the order or the cycle, one item a line.
-fn text(run: &ValueRun, cfg: &Config, fname: &str, verdict: &Verdict, any: bool) -> String {
+fn text(run: &ValueRun, cfg: &Config, fname: &str, verdict: &Verdict) -> String {
+    let any = cfg.write_order == WriteOrder::Any;
     use std::fmt::Write;
     let mut out = String::new();
     // Writing to a String cannot fail.
