@@ -877,3 +877,35 @@ fn bound_hits_and_index_failures_are_reported() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Options that cannot apply are refused, not ignored: `--max-traces` without an
+/// emitter, and `--replay` (one run as text) with an emitter, `--stats` or `--json`.
+#[test]
+fn explore_refuses_options_that_do_not_apply() {
+    let o = tsoser(&["explore", "examples/programs/sb.prog", "--max-traces", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--max-traces bounds --emit-traces"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = std::env::temp_dir().join(format!("tsoser-replay-emit-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    for extra in [
+        &["--emit-runs", d][..],
+        &["--emit-traces", d][..],
+        &["--stats"][..],
+        &["--json"][..],
+    ] {
+        let mut args = vec!["explore", "examples/programs/sb.prog", "--replay", "P0"];
+        args.extend_from_slice(extra);
+        let o = tsoser(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(
+            stderr(&o).contains("--replay prints one run"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(!dir.exists(), "nothing written");
+}

@@ -406,9 +406,9 @@ pub(crate) enum Cmd {
         #[arg(long, value_name = "DIR")]
         emit_runs: Option<PathBuf>,
         /// At most this many distinct traces with --emit-traces (and --emit-runs: the
-        /// runs of that many traces).
-        #[arg(long, default_value_t = 1000)]
-        max_traces: usize,
+        /// runs of that many traces) [default: 1000].
+        #[arg(long)]
+        max_traces: Option<usize>,
         /// Output: tsoser's report; herd7's (`Test … States … Observation …`, for
         /// mcompare7; no robustness search); or the program itself in the `.prog`
         /// format (no exploration: a litmus test converted).

@@ -45,7 +45,7 @@ pub(crate) fn engine(b: &Bounds) -> program::report::Engine {
 pub(crate) struct Emit<'a> {
     pub(crate) traces: Option<&'a Path>,
     pub(crate) runs: Option<&'a Path>,
-    pub(crate) max_traces: usize,
+    pub(crate) max_traces: Option<usize>,
 }
 
 pub(crate) fn cmd_explore(
@@ -57,7 +57,10 @@ pub(crate) fn cmd_explore(
     want_stats: bool,
 ) -> Result<u8> {
     let emitting = emit_to.traces.or(emit_to.runs);
-    let max_traces = emit_to.max_traces;
+    if emitting.is_none() && emit_to.max_traces.is_some() {
+        bail!("--max-traces bounds --emit-traces and --emit-runs: add one of them");
+    }
+    let max_traces = emit_to.max_traces.unwrap_or(1000);
     let p = program::parse::read_program(file)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
@@ -91,6 +94,9 @@ pub(crate) fn cmd_explore(
         };
     }
     let fname = file.display().to_string();
+    if replay.is_some() && (emitting.is_some() || want_stats || as_json) {
+        bail!("--replay prints one run as text: --emit-traces, --emit-runs, --stats and --json do not apply");
+    }
     if let Some(text) = replay {
         let steps =
             explore::parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
