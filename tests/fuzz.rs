@@ -188,6 +188,27 @@ fn fuzz<T, E: std::fmt::Display>(
     );
 }
 
+/// The trace written in the canonical and in the compact form, each read back: the
+/// same names, transactions and events as `t` (bug: a_name_is_its_text_in_both_forms).
+fn both_forms_agree(t: &tsoser::trace::Trace) -> Result<(), String> {
+    use tsoser::trace::parse::{parse_trace, to_yaml};
+    let canonical = to_yaml(t);
+    for text in [canonical.clone(), tsoser::trace::gen::to_compact_yaml(t)] {
+        let back = parse_trace(&text).map_err(|e| format!("{e}\n{text}"))?;
+        let same = back.threads == t.threads
+            && back.vars == t.vars
+            && back.txns == t.txns
+            && back.events.iter().zip(&t.events).all(|(a, b)| {
+                (a.thread, a.txn, a.op, a.var, &a.val) == (b.thread, b.txn, b.op, b.var, &b.val)
+            })
+            && to_yaml(&back) == canonical;
+        if !same {
+            return Err(format!("read back differently:\n{text}"));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn fuzz_yaml_traces() {
     let c = corpus(&["examples", "tests/inputs"], &["yaml"]);
@@ -195,9 +216,134 @@ fn fuzz_yaml_traces() {
         "yaml trace",
         1,
         &c,
-        tsoser::trace::parse::parse_trace,
+        |text| {
+            let t = tsoser::trace::parse::parse_trace(text)?;
+            if let Err(why) = both_forms_agree(&t) {
+                panic!("{why}");
+            }
+            Ok::<_, tsoser::Error>(t)
+        },
         |e| e.line(),
     );
+}
+
+/// Traces whose names are random scalars (numbers, floats, booleans, nulls, made-up
+/// transaction names, random text), written with each event at random in the compact
+/// or the mapping form: read, they equal the trace written in either form.
+#[test]
+fn fuzz_yaml_names_in_both_forms() {
+    const SCALARS: &[&str] = &[
+        "0x10",
+        "16",
+        "016",
+        "2.50",
+        "1e3",
+        "0o17",
+        "True",
+        "yes",
+        "null",
+        "~",
+        ".NaN",
+        "-.inf",
+        "@0",
+        "@1",
+        "t0.b1",
+        "rd",
+        "commit",
+        "-0",
+        "+1",
+        "1_000",
+        "0b11",
+        "100000000000000000000000000000000000000001",
+        "18446744073709551616",
+        "a b",
+        "x:y",
+        "#c",
+        "'q'",
+        "\"q\"",
+        "é",
+        "[a]",
+        "{a}",
+        "*a",
+        "&a",
+        "!t",
+        "%p",
+        "`b`",
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let name = |rng: &mut ChaCha8Rng| -> String {
+        if rng.random_bool(0.6) {
+            SCALARS[rng.random_range(0..SCALARS.len())].to_string()
+        } else {
+            let n = rng.random_range(1..5);
+            (0..n)
+                .map(|_| char::from(rng.random_range(0x21u8..0x7f)))
+                .collect()
+        }
+    };
+    let mut checked = 0;
+    for i in 0..iters() {
+        let events = rng.random_range(1..8);
+        let mut b = tsoser::trace::TraceBuilder::new();
+        let mut mapping = Vec::new();
+        for k in 0..events {
+            let (th, x) = (name(&mut rng), name(&mut rng));
+            let txn = rng.random_bool(0.5).then(|| name(&mut rng));
+            let op = [
+                tsoser::trace::Op::Rd,
+                tsoser::trace::Op::Wr,
+                tsoser::trace::Op::Rmw,
+            ][rng.random_range(0..3)];
+            let val = rng.random_bool(0.3).then(|| name(&mut rng));
+            b.push_at(&th, txn.as_deref(), op, Some(&x), val.clone(), k + 2);
+            mapping.push((th, txn, op, x, val));
+        }
+        // Random names may break the rules (a transaction on two threads): skip those.
+        let Ok(t) = b.build() else { continue };
+        if let Err(why) = both_forms_agree(&t) {
+            panic!("input {i}: {why}");
+        }
+        // Each event at random in either form, by hand: the compact words quoted.
+        let quote = tsoser::trace::parse::quote;
+        let mut text = String::from("events:\n");
+        for (th, txn, op, x, val) in &mapping {
+            let words: Vec<&str> = std::iter::once(th.as_str())
+                .chain(txn.as_deref())
+                .chain([op.name(), x.as_str()])
+                .chain(val.as_deref())
+                .collect();
+            let plain = words
+                .iter()
+                .all(|w| !w.contains(char::is_whitespace) && !w.starts_with('#'))
+                && (txn.is_some() || !tsoser::trace::parse::is_op_word(x));
+            if plain && rng.random_bool(0.5) {
+                text.push_str(&format!("  - {}\n", quote(&words.join(" "))));
+            } else {
+                let txn = txn
+                    .as_deref()
+                    .map(|t| format!(", txn: {}", quote(t)))
+                    .unwrap_or_default();
+                let val = val
+                    .as_deref()
+                    .map(|v| format!(", val: {}", quote(v)))
+                    .unwrap_or_default();
+                text.push_str(&format!(
+                    "  - {{thread: {}{txn}, op: {op}, var: {}{val}}}\n",
+                    quote(th),
+                    quote(x)
+                ));
+            }
+        }
+        let back = tsoser::trace::parse::parse_trace(&text)
+            .unwrap_or_else(|e| panic!("input {i}: {e}\n{text}"));
+        assert_eq!(
+            tsoser::trace::parse::to_yaml(&back),
+            tsoser::trace::parse::to_yaml(&t),
+            "input {i}:\n{text}"
+        );
+        checked += 1;
+    }
+    eprintln!("fuzz yaml names: {checked} traces read alike in both forms");
 }
 
 /// Runs with values (`tsoser consistent`): the trace reader, the value checks, and

@@ -303,3 +303,131 @@ proptest! {
         prop_assert!(matches!(exact(&trace), Verdict::Serializable));
     }
 }
+
+/// Names that YAML would read as something else, or that need quoting.
+fn tricky_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("0x10".to_string()),
+        Just("16".to_string()),
+        Just("016".to_string()),
+        Just("2.50".to_string()),
+        Just("2.5".to_string()),
+        Just("1e3".to_string()),
+        Just("0o17".to_string()),
+        Just("True".to_string()),
+        Just("true".to_string()),
+        Just("null".to_string()),
+        Just("~".to_string()),
+        Just(".NaN".to_string()),
+        Just("-.inf".to_string()),
+        Just("@0".to_string()),
+        Just("@1".to_string()),
+        Just("t0.b1".to_string()),
+        Just("rd".to_string()),
+        Just("fence".to_string()),
+        Just("100000000000000000000000000000000000000001".to_string()),
+        Just("100000000000000000000000000000000000000002".to_string()),
+        "[a-z@.0-9]{1,4}",
+        "[ -~]{1,6}",
+        "\\PC{1,3}",
+    ]
+}
+
+/// `trace` with its names replaced from `pool` (one-to-one) and, where `anon` says so,
+/// single-event transactions left without a name.
+fn renamed(trace: &Trace, pool: &[String], anon: &[bool]) -> Trace {
+    use std::collections::HashMap;
+    let mut used: std::collections::HashSet<String> = Default::default();
+    let mut fresh = |k: usize| {
+        let mut n = pool[k % pool.len()].clone();
+        if n.trim().is_empty() || n.starts_with('#') {
+            n = format!("n{k}");
+        }
+        while !used.insert(n.clone()) {
+            n.push('_');
+        }
+        n
+    };
+    let threads: Vec<String> = (0..trace.threads.len()).map(&mut fresh).collect();
+    let vars: Vec<String> = (0..trace.vars.len()).map(|k| fresh(k + 7)).collect();
+    let mut size: HashMap<usize, usize> = HashMap::new();
+    for e in &trace.events {
+        *size.entry(e.txn.index()).or_default() += 1;
+    }
+    let txns: Vec<Option<String>> = (0..trace.txns.len())
+        .map(|k| (size[&k] > 1 || !anon[k % anon.len()]).then(|| fresh(k + 13)))
+        .collect();
+    let mut b = tsoser::trace::TraceBuilder::new();
+    for e in &trace.events {
+        b.push(
+            &threads[e.thread.index()],
+            txns[e.txn.index()].as_deref(),
+            e.op,
+            e.var.map(|v| vars[v.index()].as_str()),
+        );
+    }
+    b.build().unwrap()
+}
+
+/// The same trace, every event written at random as a compact string (where its words
+/// allow) or as a mapping.
+fn mixed_yaml(trace: &Trace, pick: &[bool]) -> String {
+    let canonical = tsoser::trace::parse::to_yaml(trace);
+    let compact = tsoser::trace::gen::to_compact_yaml(trace);
+    let mut out = String::from("events:\n");
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        canonical.lines().skip(1).collect(),
+        compact.lines().skip(1).collect(),
+    );
+    for i in 0..a.len() {
+        out.push_str(if pick[i % pick.len()] { a[i] } else { b[i] });
+        out.push('\n');
+    }
+    out
+}
+
+fn same_trace(a: &Trace, b: &Trace) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&a.threads, &b.threads);
+    prop_assert_eq!(&a.vars, &b.vars);
+    prop_assert_eq!(&a.txns, &b.txns);
+    prop_assert_eq!(a.len(), b.len());
+    for (x, y) in a.events.iter().zip(&b.events) {
+        prop_assert_eq!(
+            (x.thread, x.txn, x.op, x.var),
+            (y.thread, y.txn, y.op, y.var)
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(2000))]
+
+    /// Bug a_name_is_its_text_in_both_forms: `var: 0x10` read as 16 while the compact
+    /// form kept `0x10`. Now the canonical, compact and mixed forms of a trace with
+    /// names that look like numbers, booleans, nulls or made-up names read back as the
+    /// same trace, and `convert` writes them bit for bit alike.
+    #[test]
+    fn canonical_and_compact_forms_are_one_trace(
+        trace in traces(Params { max_events: 12, threads: 3, vars: 4, ..Params::default() }),
+        pool in proptest::collection::vec(tricky_name(), 8..20),
+        anon in proptest::collection::vec(any::<bool>(), 1..8),
+        pick in proptest::collection::vec(any::<bool>(), 1..8),
+    ) {
+        use tsoser::trace::parse::{parse_trace, to_yaml};
+        let t = renamed(&trace, &pool, &anon);
+        let canonical = to_yaml(&t);
+        for text in [canonical.clone(), tsoser::trace::gen::to_compact_yaml(&t), mixed_yaml(&t, &pick)] {
+            let back = parse_trace(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            same_trace(&t, &back)?;
+            prop_assert_eq!(to_yaml(&back), canonical.clone());
+        }
+        // Through STD and back, when STD can carry the names.
+        if let Ok(std) = tsoser::trace::std_format::to_std(&t) {
+            let back = tsoser::trace::std_format::build(
+                std.lines().enumerate().map(|(i, l)| tsoser::trace::std_format::parse_line(l, i + 1)),
+            ).map_err(|e| TestCaseError::fail(format!("{e}\n{std}")))?;
+            same_trace(&t, &back)?;
+        }
+    }
+}

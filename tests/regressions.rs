@@ -128,3 +128,143 @@ fn long_transaction_chains_do_not_overflow_the_stack() {
         .find_cycle()
         .is_none());
 }
+
+/// The verdict of `check --algo brute` on a YAML text.
+fn yaml_verdict(src: &str) -> Verdict {
+    let t = tsoser::trace::parse::parse_trace(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    brute::check_exact(&t, u64::MAX).0
+}
+
+/// Store buffering over `x`, written `x` in the mapping form and in the compact form.
+fn store_buffering(x: &str) -> String {
+    format!(
+        "events:\n  - {{thread: t1, txn: a, op: wr, var: {x}}}\n  - \"t1 a rd y\"\n  - {{thread: t2, txn: b, op: wr, var: y}}\n  - \"t2 b rd {x}\"\n"
+    )
+}
+
+/// `var: 0x10` was read as the number 16 ("16") while the compact form kept "0x10": two
+/// variables, and store buffering was missed (exit 0 instead of 1). Likewise 2.50,
+/// 1e3, 0o17, True, .NaN, null and ~.
+#[test]
+fn a_name_is_its_text_in_both_forms() {
+    for x in [
+        "0x10", "2.50", "1e3", "0o17", "True", ".NaN", "null", "~", "016", "+5", "-0",
+    ] {
+        let src = store_buffering(x);
+        let t = tsoser::trace::parse::parse_trace(&src).unwrap();
+        assert_eq!(
+            t.vars.iter().map(String::as_str).collect::<Vec<_>>(),
+            [x, "y"],
+            "{src}"
+        );
+        assert!(yaml_verdict(&src).is_violation(), "{src}");
+    }
+}
+
+/// Past u128, numbers were read as floats: two distinct 42-digit addresses both read as
+/// "1e41", a false cycle (exit 1 instead of 0); between 2⁶⁴ and 2¹²⁸ an exit-2 type error.
+#[test]
+fn big_numbers_are_names_not_floats() {
+    let (a, b) = (
+        "100000000000000000000000000000000000000001",
+        "100000000000000000000000000000000000000002",
+    );
+    let src = format!(
+        "events:\n  - {{thread: t1, txn: a, op: wr, var: {a}}}\n  - {{thread: t1, txn: a, op: rd, var: y}}\n  - {{thread: t2, txn: b, op: wr, var: y}}\n  - {{thread: t2, txn: b, op: rd, var: {b}}}\n"
+    );
+    let t = tsoser::trace::parse::parse_trace(&src).unwrap();
+    assert_eq!(t.vars.len(), 3);
+    assert!(yaml_verdict(&src).is_serializable());
+    let mid = "18446744073709551617"; // 2⁶⁴ + 1
+    let t = tsoser::trace::parse::parse_trace(&store_buffering(mid)).unwrap();
+    assert_eq!(t.vars[tsoser::trace::VarId::new(0)], mid);
+}
+
+/// An event without `txn` got the made-up name `@0` and silently merged with the user's
+/// transaction `@0` (exit 1 instead of 0); with the user's `@0` on another thread, the
+/// same input was a spurious exit 2.
+#[test]
+fn a_made_up_transaction_name_never_merges_with_the_users() {
+    let merged =
+        "events:\n  - \"t1 wr x\"\n  - \"t1 @0 rd y\"\n  - \"t2 b wr y\"\n  - \"t2 b rd x\"\n";
+    let t = tsoser::trace::parse::parse_trace(merged).unwrap();
+    assert_eq!(t.txns.len(), 3);
+    assert!(yaml_verdict(merged).is_serializable());
+    let other = "events:\n  - \"t1 wr x\"\n  - \"t2 @0 rd x\"\n";
+    let t = tsoser::trace::parse::parse_trace(other).unwrap();
+    assert_eq!(t.txns.len(), 2);
+    // `convert` keeps them apart: the anonymous one is written without a name.
+    let text = tsoser::trace::parse::to_yaml(&t);
+    assert_eq!(
+        text,
+        "events:\n  - {thread: t1, op: wr, var: x}\n  - {thread: t2, txn: \"@0\", op: rd, var: x}\n"
+    );
+    let std = tsoser::trace::std_format::to_std(&t).unwrap();
+    assert_eq!(std, "t1|w(x)|0\nt2|begin(@0)|1\nt2|r(x)|1\nt2|end|2\n");
+}
+
+/// STD's unnamed block of thread t was named `t.b1` and merged with the user's
+/// `begin(t.b1)` block.
+#[test]
+fn an_unnamed_std_block_is_not_the_users_block_of_its_made_up_name() {
+    let text = "t|begin|0\nt|w(x)|1\nt|end|2\nu|r(x)|3\nt|begin(t.b1)|4\nt|r(y)|5\nt|end|6\n";
+    let t = tsoser::trace::std_format::build(
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| tsoser::trace::std_format::parse_line(l, i + 1)),
+    )
+    .unwrap();
+    assert_eq!(t.txns.len(), 3, "{:?}", t.txns);
+    assert!(t.txns.iter().filter(|x| x.anonymous).count() == 2);
+}
+
+/// Values compared as floats: two different 42-digit values were equal, and a read was
+/// matched to a write of another value ("SC: yes").
+#[test]
+fn big_values_are_not_rounded_to_floats() {
+    use tsoser::consistency::run::ValueRun;
+    let src = "events:\n  - {thread: t1, op: wr, var: x, val: 100000000000000000000000000000000000000001}\n  - {thread: t2, op: rd, var: x, val: 100000000000000000000000000000000000000002}\n";
+    let t = tsoser::trace::parse::parse_trace(src).unwrap();
+    let e = ValueRun::from_trace(&t).unwrap_err().to_string();
+    assert!(e.contains("a value no write of it produces"), "{e}");
+    // The same number written two ways is one value.
+    let src = "events:\n  - \"t1 wr x 0100000000000000000000000000000000000000001\"\n  - {thread: t2, op: rd, var: x, val: 100000000000000000000000000000000000000001}\n";
+    let run = ValueRun::from_trace(&tsoser::trace::parse::parse_trace(src).unwrap()).unwrap();
+    assert_eq!(run.events[1].rf, Some(0));
+}
+
+/// An rmw's value was split at the first `/`: `0/1/2` was old 0, new "1/2"; and an
+/// empty value (`rmw x 0/`, `val: ""`) was accepted.
+#[test]
+fn an_rmw_value_has_one_slash_and_no_value_is_empty() {
+    use tsoser::consistency::run::ValueRun;
+    for (ev, want) in [
+        ("\"t1 rmw x 0/1/2\"", "one `/`"),
+        ("\"t1 rmw x 0/\"", "an empty value"),
+        ("\"t1 rmw x /1\"", "an empty value"),
+        ("{thread: t1, op: wr, var: x, val: \"\"}", "an empty value"),
+        ("{thread: t1, op: rd, var: x, val: \" \"}", "an empty value"),
+    ] {
+        let src = format!("events:\n  - {ev}\n");
+        let t = tsoser::trace::parse::parse_trace(&src).unwrap();
+        let e = ValueRun::from_trace(&t).unwrap_err().to_string();
+        assert!(e.contains(want), "{ev}: {e}");
+        assert!(e.starts_with("2: event #0"), "{e}");
+    }
+}
+
+/// `"a wrr x"` was reported as "unknown op `x`".
+#[test]
+fn a_misspelt_op_is_named() {
+    let e = tsoser::trace::parse::parse_trace("events:\n  - \"a wrr x\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown op `wrr`") && e.contains("did you mean `wr`"),
+        "{e}"
+    );
+    let e = tsoser::trace::parse::parse_trace("events:\n  - \"a t1 fense\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown op `fense`"), "{e}");
+}

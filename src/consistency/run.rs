@@ -60,11 +60,23 @@ pub struct ValueRun {
 /// The value every location holds before the run.
 pub const INIT: &str = "0";
 
-/// A value as compared: integers in their plain decimal form, anything else as written.
+/// A value as compared: a decimal integer of any size in its plain form (`007`, `+7`
+/// are `7`; `-0` is `0`), anything else as its exact text (`0x10` is not `16`, `1.0`
+/// is not `1`) — never as a float (bug: big_values_are_not_rounded_to_floats).
 pub fn normalize(v: &str) -> String {
-    match v.trim().parse::<i128>() {
-        Ok(n) => n.to_string(),
-        Err(_) => v.trim().to_string(),
+    let (neg, digits) = match v.as_bytes().first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return v.to_string();
+    }
+    let digits = digits.trim_start_matches('0');
+    match (digits.is_empty(), neg) {
+        (true, _) => "0".to_string(),
+        (false, true) => format!("-{digits}"),
+        (false, false) => digits.to_string(),
     }
 }
 
@@ -120,11 +132,24 @@ impl ValueRun {
                             ),
                         )
                     })?;
+                    let parts: Vec<&str> = raw.split('/').collect();
+                    let empty = match op {
+                        Op::Rmw => parts.iter().any(|p| p.trim().is_empty()),
+                        _ => raw.trim().is_empty(),
+                    };
+                    if empty {
+                        return Err(bad(
+                            i,
+                            format!("an empty value in `val: {}`", crate::text::excerpt(raw)),
+                        ));
+                    }
                     match op {
                         Op::Rmw => {
-                            let (o, n) = raw.split_once('/').ok_or_else(|| {
-                                bad(i, format!("an rmw's `val` is `OLD/NEW` (the value read, then the value written), not `{raw}`"))
-                            })?;
+                            // Exactly one `/` (bug: an_rmw_value_has_one_slash: `0/1/2`
+                            // was old 0, new `1/2`).
+                            let [o, n] = parts[..] else {
+                                return Err(bad(i, format!("an rmw's `val` is `OLD/NEW` (the value read, then the value written, one `/`), not `{}`", crate::text::excerpt(raw))));
+                            };
                             (Kind::Rmw, normalize(n), Some(normalize(o)))
                         }
                         Op::Rd => (Kind::Read, normalize(raw), None),

@@ -156,22 +156,36 @@ pub fn to_compact_yaml(trace: &Trace) -> String {
                 c.is_whitespace() || c.is_control() || matches!(c, '"' | '\\' | '\u{feff}')
             })
     };
+    let names = trace.written_txn_names();
     for i in 0..trace.len() {
         let e = &trace.events[i];
+        let var = e.var.map(|v| trace.vars[v].as_str());
+        // Without a transaction, `thread op var` reads `var` as an op when it is one.
         let compact = word(&trace.threads[e.thread])
-            && word(&trace.txns[e.txn].name)
-            && e.var.is_none_or(|v| word(&trace.vars[v]))
+            && names[e.txn].as_deref().is_none_or(word)
+            && var.is_none_or(|v| {
+                word(v) && (names[e.txn].is_some() || !super::parse::is_op_word(v))
+            })
             && e.val.as_deref().is_none_or(|v| e.var.is_some() && word(v));
         if compact {
             s.push_str("  - \"");
-            s.push_str(&trace.describe(i));
-            if let Some(v) = &e.val {
+            s.push_str(&trace.threads[e.thread]);
+            if let Some(x) = &names[e.txn] {
                 s.push(' ');
-                s.push_str(v);
+                s.push_str(x);
+            }
+            s.push(' ');
+            s.push_str(e.op.name());
+            for w in var.into_iter().chain(e.val.as_deref()) {
+                s.push(' ');
+                s.push_str(w);
             }
             s.push_str("\"\n");
         } else {
-            s.push_str(&format!("  - {}\n", super::parse::event_yaml(trace, i)));
+            s.push_str(&format!(
+                "  - {}\n",
+                super::parse::event_yaml(trace, &names, i)
+            ));
         }
     }
     s

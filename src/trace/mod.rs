@@ -128,8 +128,14 @@ pub struct Event {
 /// A transaction: a name and the thread that runs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Txn {
+    /// The name as written, or for an anonymous transaction the name it is shown by
+    /// (`@i`, `i` its first event; `T.bN` for STD's N-th unnamed block of thread T).
     pub name: String,
     pub thread: ThreadId,
+    /// Made by the reader (an event given without `txn`, an unnamed STD block): never
+    /// the same transaction as a named one, whatever its shown name (bug:
+    /// a_made_up_transaction_name_never_merges_with_the_users).
+    pub anonymous: bool,
 }
 
 /// A well-formed trace with its static facts.
@@ -341,6 +347,39 @@ impl Trace {
         self.threads.len()
     }
 
+    /// The transaction names a YAML writer gives: `None` for an anonymous transaction
+    /// of one event (written without `txn`, it reads back as one), the name of a named
+    /// one, and for an anonymous one of several events (an unnamed STD block) its shown
+    /// name, made unique among the trace's names by a `'` suffix.
+    pub fn written_txn_names(&self) -> TiVec<TxnId, Option<String>> {
+        let mut size = self.per_txn(0usize);
+        for e in &self.events {
+            size[e.txn] += 1;
+        }
+        let mut taken: rustc_hash::FxHashSet<String> = self
+            .txns
+            .iter()
+            .filter(|t| !t.anonymous)
+            .map(|t| t.name.clone())
+            .collect();
+        let mut out: TiVec<TxnId, Option<String>> = self.per_txn(None);
+        for (x, t) in self.txns.iter_enumerated() {
+            out[x] = match (t.anonymous, size[x]) {
+                (false, _) => Some(t.name.clone()),
+                (true, 0 | 1) => None,
+                (true, _) => {
+                    let mut name = t.name.clone();
+                    while taken.contains(&name) {
+                        name.push('\'');
+                    }
+                    taken.insert(name.clone());
+                    Some(name)
+                }
+            };
+        }
+        out
+    }
+
     /// Whether every transaction ends with a fence or rmw (Enea & Farzan §4.2, footnote 3).
     pub fn is_transaction_fenced(&self) -> bool {
         let mut last: TiVec<TxnId, Option<Op>> = vec![None; self.txns.len()].into();
@@ -398,21 +437,60 @@ impl TraceBuilder {
         let t = self.txns.push_and_get_key(Txn {
             name: name.to_string(),
             thread,
+            anonymous: false,
         });
         self.txn_ix.insert(name.to_string(), t);
         t
     }
 
-    /// A fresh transaction name for an event given without one.
+    /// A new anonymous transaction shown as `shown`: it is distinct from every named
+    /// one, even one of the same name.
+    pub fn anonymous_txn(&mut self, thread: ThreadId, shown: String) -> TxnId {
+        self.txns.push_and_get_key(Txn {
+            name: shown,
+            thread,
+            anonymous: true,
+        })
+    }
+
+    /// A new anonymous transaction for an event given without one, shown as `@i`.
     pub fn fresh_txn(&mut self, thread: ThreadId) -> TxnId {
-        let mut k = self.events.len();
-        loop {
-            let name = format!("@{k}");
-            if !self.txn_ix.contains_key(&name) {
-                return self.txn(&name, thread);
-            }
-            k += 1;
-        }
+        let shown = format!("@{}", self.events.len());
+        self.anonymous_txn(thread, shown)
+    }
+
+    /// Appends an event to a transaction already made (by [`TraceBuilder::txn`] or
+    /// [`TraceBuilder::anonymous_txn`]).
+    pub fn push_in(
+        &mut self,
+        txn: TxnId,
+        op: Op,
+        var: Option<&str>,
+        val: Option<String>,
+        line: usize,
+    ) {
+        let thread = self.txns[txn].thread;
+        self.push_event(thread, txn, op, var, val, line);
+    }
+
+    fn push_event(
+        &mut self,
+        thread: ThreadId,
+        txn: TxnId,
+        op: Op,
+        var: Option<&str>,
+        val: Option<String>,
+        line: usize,
+    ) {
+        let var = var.map(|v| self.var(v));
+        self.events.push(Event {
+            thread,
+            txn,
+            op,
+            var,
+            val,
+            line,
+        });
     }
 
     /// Appends an event by names (`txn: None` makes it a transaction of its own).
@@ -442,15 +520,7 @@ impl TraceBuilder {
             Some(name) => self.txn(name, th),
             None => self.fresh_txn(th),
         };
-        let v = var.map(|v| self.var(v));
-        self.events.push(Event {
-            thread: th,
-            txn: tx,
-            op,
-            var: v,
-            val,
-            line,
-        });
+        self.push_event(th, tx, op, var, val, line);
     }
 
     pub fn len(&self) -> usize {

@@ -10,7 +10,8 @@ use super::ThreadId;
 use super::TiVec;
 use super::{Op, Trace, TraceBuilder};
 use crate::error::{Error, FileError};
-use yaml_serde::Value;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use std::cell::Cell;
 
 /// An op as written in a file: a trace op or, in executions, a commit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +43,35 @@ fn op_of(word: &str) -> Option<RawOp> {
 
 const OPS: &str = "one of rd, wr, fence, rmw";
 
+/// Whether a word is an op of the compact form (`commit` included).
+pub fn is_op_word(w: &str) -> bool {
+    op_of(w).is_some()
+}
+
+/// The op a misspelt word most likely meant: one edit away (`wrr`, `rdd`, `fense`).
+fn near_op(w: &str) -> Option<&'static str> {
+    let w: Vec<char> = w.chars().collect();
+    ["rd", "wr", "fence", "rmw", "commit"]
+        .into_iter()
+        .find(|op| {
+            let op: Vec<char> = op.chars().collect();
+            if w.len().abs_diff(op.len()) > 1 {
+                return false;
+            }
+            // Levenshtein distance, one row at a time.
+            let mut row: Vec<usize> = (0..=op.len()).collect();
+            for (i, a) in w.iter().enumerate() {
+                let mut next = vec![i + 1];
+                for (j, b) in op.iter().enumerate() {
+                    let sub = row[j] + usize::from(a != b);
+                    next.push(sub.min(row[j + 1] + 1).min(next[j] + 1));
+                }
+                row = next;
+            }
+            row[op.len()] <= 1
+        })
+}
+
 /// Parses the compact form `thread txn op [var] [val]` or `thread op [var] [val]`.
 pub fn parse_compact(s: &str) -> Result<RawItem, String> {
     let words: Vec<&str> = s.split_whitespace().collect();
@@ -54,8 +84,21 @@ pub fn parse_compact(s: &str) -> Result<RawItem, String> {
     } else if op_of(words[1]).is_some() {
         (None, 1)
     } else {
-        let guess = if words.len() >= 3 { words[2] } else { words[1] };
-        return Err(format!("unknown op `{guess}` in `{s}` (expected {OPS})"));
+        // The misspelt op: the second or third word that is one edit from an op
+        // (bug: a_misspelt_op_is_named: `a wrr x` named `x`), else the second word.
+        let found = words[1..words.len().min(3)]
+            .iter()
+            .find_map(|w| near_op(w).map(|op| (*w, Some(op))))
+            .unwrap_or((words[1], None));
+        let hint = found
+            .1
+            .map(|op| format!("; did you mean `{op}`?"))
+            .unwrap_or_default();
+        return Err(format!(
+            "unknown op `{}` in `{}` (expected {OPS} as the second or third word{hint})",
+            crate::text::excerpt(found.0),
+            crate::text::excerpt(s)
+        ));
     };
     let op = op_of(words[op_at]).unwrap();
     let rest = &words[op_at + 1..];
@@ -85,98 +128,196 @@ pub fn parse_compact(s: &str) -> Result<RawItem, String> {
     })
 }
 
-fn scalar(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
+/// A scalar read as the exact text written: `0x10`, `2.50`, `True`, `null` are names
+/// like any other, in both forms (bug: a_name_is_its_text_in_both_forms); a list or a
+/// mapping is refused. The field's name is for messages.
+struct Text(&'static str);
+
+impl<'de> DeserializeSeed<'de> for Text {
+    type Value = String;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_str(self)
     }
 }
 
-fn name_field(key: &str, v: &Value) -> Result<String, String> {
-    match scalar(v) {
-        // Any name that is not blank; the compact form splits at white space, the
-        // mapping form carries every name (bug: convert_to_yaml_keeps_every_name).
-        Some(s) if !s.trim().is_empty() => Ok(s),
-        Some(_) => Err(format!("`{key}` is empty")),
-        None => Err(format!("`{key}` must be a plain name, not {}", kind(v))),
+impl Visitor<'_> for Text {
+    type Value = String;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "a plain name for `{}`", self.0)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_string())
     }
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Sequence(_) => "a list",
-        Value::Mapping(_) => "a mapping",
-        Value::Tagged(_) => "a tagged value",
+/// A name field: its text, not blank.
+fn name_text<'de, A: MapAccess<'de>>(map: &mut A, key: &'static str) -> Result<String, A::Error> {
+    let s = map.next_value_seed(Text(key))?;
+    if s.trim().is_empty() {
+        return Err(de::Error::custom(format!("`{key}` is empty")));
+    }
+    Ok(s)
+}
+
+/// One event: a compact string or a mapping.
+struct EventSeed;
+
+impl<'de> DeserializeSeed<'de> for EventSeed {
+    type Value = RawItem;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<RawItem, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-fn parse_item(v: &Value) -> Result<RawItem, String> {
-    match v {
-        Value::String(s) => parse_compact(s),
-        Value::Mapping(m) => {
-            let mut item = RawItem {
-                thread: String::new(),
-                txn: None,
-                op: RawOp::Trace(Op::Fence),
-                var: None,
-                val: None,
+impl<'de> Visitor<'de> for EventSeed {
+    type Value = RawItem;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an event: a mapping or a compact string")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawItem, E> {
+        parse_compact(v).map_err(E::custom)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawItem, A::Error> {
+        let mut item = RawItem {
+            thread: String::new(),
+            txn: None,
+            op: RawOp::Trace(Op::Fence),
+            var: None,
+            val: None,
+        };
+        let mut seen: Vec<&'static str> = Vec::new();
+        while let Some(key) = map.next_key_seed(Text("key"))? {
+            let key: &'static str = match key.as_str() {
+                "thread" => "thread",
+                "txn" => "txn",
+                "op" => "op",
+                "var" => "var",
+                "val" => "val",
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown field `{}` (expected thread, txn, op, var, val)",
+                        crate::text::excerpt(other)
+                    )))
+                }
             };
-            let (mut has_thread, mut has_op) = (false, false);
-            for (k, val) in m {
-                let key = scalar(k).unwrap_or_default();
-                match key.as_str() {
-                    "thread" => {
-                        item.thread = name_field("thread", val)?;
-                        has_thread = true;
-                    }
-                    "txn" => item.txn = Some(name_field("txn", val)?),
-                    "op" => {
-                        let w = name_field("op", val)?;
-                        item.op = op_of(&w)
-                            .ok_or_else(|| format!("unknown op `{w}` (expected {OPS})"))?;
-                        has_op = true;
-                    }
-                    "var" => item.var = Some(name_field("var", val)?),
-                    "val" => {
-                        item.val =
-                            Some(scalar(val).ok_or_else(|| {
-                                format!("`val` must be a scalar, not {}", kind(val))
-                            })?)
-                    }
-                    other => {
-                        return Err(format!(
-                            "unknown field `{other}` (expected thread, txn, op, var, val)"
+            if seen.contains(&key) {
+                return Err(de::Error::custom(format!("`{key}` given twice")));
+            }
+            seen.push(key);
+            match key {
+                "thread" => item.thread = name_text(&mut map, key)?,
+                "txn" => item.txn = Some(name_text(&mut map, key)?),
+                "op" => {
+                    let w = name_text(&mut map, key)?;
+                    item.op = op_of(&w).ok_or_else(|| {
+                        de::Error::custom(format!(
+                            "unknown op `{}` (expected {OPS})",
+                            crate::text::excerpt(&w)
                         ))
-                    }
+                    })?;
                 }
+                "var" => item.var = Some(name_text(&mut map, key)?),
+                _ => item.val = Some(map.next_value_seed(Text("val"))?),
             }
-            if !has_thread {
-                return Err("missing field `thread`".into());
-            }
-            if !has_op {
-                return Err("missing field `op`".into());
-            }
-            match item.op {
-                RawOp::Trace(Op::Fence) if item.var.is_some() => {
-                    return Err("`fence` takes no `var`".into())
-                }
-                RawOp::Trace(op) if op != Op::Fence && item.var.is_none() => {
-                    return Err(format!("`{op}` needs a `var`"))
-                }
-                _ => {}
-            }
-            Ok(item)
         }
-        other => Err(format!(
-            "an event must be a mapping or a compact string, not {}",
-            kind(other)
-        )),
+        if !seen.contains(&"thread") {
+            return Err(de::Error::custom("missing field `thread`"));
+        }
+        if !seen.contains(&"op") {
+            return Err(de::Error::custom("missing field `op`"));
+        }
+        match item.op {
+            RawOp::Trace(Op::Fence) if item.var.is_some() => {
+                Err(de::Error::custom("`fence` takes no `var`"))
+            }
+            RawOp::Trace(op) if op != Op::Fence && item.var.is_none() => {
+                Err(de::Error::custom(format!("`{op}` needs a `var`")))
+            }
+            _ => Ok(item),
+        }
+    }
+}
+
+/// The event list; `at` holds the index of the event being read.
+struct EventsSeed<'a> {
+    at: &'a Cell<Option<usize>>,
+}
+
+impl<'de> DeserializeSeed<'de> for EventsSeed<'_> {
+    type Value = Vec<RawItem>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Vec<RawItem>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventsSeed<'_> {
+    type Value = Vec<RawItem>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("`events` as a list")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<RawItem>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<RawItem>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        loop {
+            self.at.set(Some(items.len()));
+            match seq.next_element_seed(EventSeed)? {
+                Some(item) => items.push(item),
+                None => break,
+            }
+        }
+        self.at.set(None);
+        Ok(items)
+    }
+}
+
+/// A whole file: `{name?, events}`, a bare list, or nothing.
+struct DocSeed<'a> {
+    at: &'a Cell<Option<usize>>,
+    bare: &'a Cell<bool>,
+}
+
+impl<'de> DeserializeSeed<'de> for DocSeed<'_> {
+    type Value = (Option<String>, Vec<RawItem>);
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DocSeed<'_> {
+    type Value = (Option<String>, Vec<RawItem>);
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a trace: a mapping with `events:` or a list of events")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.bare.set(true);
+        Ok((None, Vec::new()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.bare.set(true);
+        let items = EventsSeed { at: self.at }.visit_seq(seq)?;
+        Ok((None, items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut name, mut events) = (None, None);
+        while let Some(key) = map.next_key_seed(Text("key"))? {
+            match key.as_str() {
+                "name" if name.is_none() => name = Some(map.next_value_seed(Text("name"))?),
+                "events" if events.is_none() => {
+                    events = Some(map.next_value_seed(EventsSeed { at: self.at })?)
+                }
+                "name" | "events" => return Err(de::Error::custom(format!("`{key}` given twice"))),
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown top-level key `{}` (expected `name`, `events`)",
+                        crate::text::excerpt(other)
+                    )))
+                }
+            }
+        }
+        let events = events.ok_or_else(|| de::Error::custom("missing `events:` list"))?;
+        Ok((name, events))
     }
 }
 
@@ -242,89 +383,54 @@ fn read_items(src: &str) -> Result<Items, Error> {
     }
     // The parser may point one line past the end at end of input: name the last line.
     let last_line = src.lines().count().max(1);
-    let doc: Value = yaml_serde::from_str(src).map_err(|e| {
-        let loc = e.location();
-        Error::Syntax {
-            line: loc.as_ref().map_or(1, |l| l.line()).clamp(1, last_line),
-            column: loc.as_ref().map_or(1, |l| l.column()),
-            message: crate::text::message(&strip_location(&e.to_string())),
-        }
-    })?;
-    let (name, list, bare) = match doc {
-        Value::Sequence(s) => (None, s, true),
-        Value::Mapping(m) => {
-            let mut name = None;
-            let mut events = None;
-            for (k, v) in m {
-                match scalar(&k).as_deref() {
-                    Some("name") => {
-                        name = Some(scalar(&v).ok_or(Error::Format {
-                            line: 1,
-                            message: format!("`name` must be a scalar, not {}", kind(&v)),
-                        })?)
-                    }
-                    Some("events") => events = Some(v),
-                    other => {
-                        return Err(Error::Format {
-                            line: 1,
-                            message: format!(
-                                "unknown top-level key `{}` (expected `name`, `events`)",
-                                other.unwrap_or("?")
-                            ),
-                        })
-                    }
-                }
-            }
-            match events {
-                Some(Value::Sequence(s)) => (name, s, false),
-                Some(Value::Null) => (name, Vec::new(), false),
-                Some(other) => {
-                    return Err(Error::Format {
-                        line: item_lines(src, false).0,
-                        message: format!("`events` must be a list, not {}", kind(&other)),
-                    })
-                }
-                None => {
-                    return Err(Error::Format {
-                        line: 1,
-                        message: "missing `events:` list".into(),
-                    })
-                }
-            }
-        }
-        Value::Null => (None, Vec::new(), true),
-        other => {
-            return Err(Error::Format {
-                line: 1,
-                message: format!(
-                    "a trace file is a mapping with `events:` or a list of events, not {}",
-                    kind(&other)
-                ),
-            })
-        }
-    };
-    let (key_line, lines) = item_lines(src, bare);
-    let line_of = |i: usize| {
-        if lines.len() == list.len() {
-            lines[i]
-        } else {
-            key_line
-        }
-    };
-    let mut items = Vec::with_capacity(list.len());
-    for (i, v) in list.iter().enumerate() {
-        let item = parse_item(v).map_err(|m| Error::Malformed {
-            event: i,
-            line: line_of(i),
-            message: m,
-        })?;
-        items.push((item, line_of(i)));
+    let (at, bare) = (Cell::new(None), Cell::new(false));
+    let doc = DocSeed {
+        at: &at,
+        bare: &bare,
     }
+    .deserialize(yaml_serde::Deserializer::from_str(src));
+    let (name, list) = match doc {
+        Ok(doc) => doc,
+        Err(e) => {
+            let loc = e.location();
+            let line = loc.as_ref().map_or(1, |l| l.line()).clamp(1, last_line);
+            let message = crate::text::message(&strip_location(&e.to_string()));
+            // Not YAML at all: a syntax error; else the YAML describes no trace.
+            if yaml_serde::from_str::<yaml_serde::Value>(src).is_err() {
+                return Err(Error::Syntax {
+                    line,
+                    column: loc.as_ref().map_or(1, |l| l.column()),
+                    message,
+                });
+            }
+            return Err(match at.get() {
+                Some(event) => Error::Malformed {
+                    event,
+                    line,
+                    message,
+                },
+                None => Error::Format { line, message },
+            });
+        }
+    };
+    let (key_line, lines) = item_lines(src, bare.get());
+    let n = list.len();
+    let line_of = |i: usize| if lines.len() == n { lines[i] } else { key_line };
+    let items = list
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| (item, line_of(i)))
+        .collect();
     Ok(Items { name, items })
 }
 
-/// Drops yaml_serde's ` at line L column C` (the location is printed in front).
+/// Drops yaml_serde's ` at line L column C` (the location is printed in front) and
+/// its path into the document (`events[3].var: `; the event is named in front).
 fn strip_location(msg: &str) -> String {
+    let msg = match msg.split_once(": ") {
+        Some((path, rest)) if path.starts_with("events") && !path.contains(' ') => rest,
+        _ => msg,
+    };
     let Some(i) = msg.find(" at line ") else {
         return msg.to_string();
     };
@@ -450,7 +556,10 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
                         trace.events[w].line
                     )));
                 }
-                if item.txn.as_ref().is_some_and(|t| *t != trace.txn_name(w)) {
+                let named = |t: &String| {
+                    !trace.txns[trace.events[w].txn].anonymous && *t == trace.txn_name(w)
+                };
+                if item.txn.as_ref().is_some_and(|t| !named(t)) {
                     return Err(bad(format!(
                         "commit names transaction `{}` but commits `{}` (line {})",
                         item.txn.as_ref().unwrap(),
@@ -501,26 +610,26 @@ pub fn read_execution(path: &std::path::Path) -> Result<(Trace, Execution), File
 
 /// Writes a trace in the canonical YAML form (one flow mapping per event).
 pub fn to_yaml(trace: &Trace) -> String {
+    let names = trace.written_txn_names();
     let mut s = String::new();
     if let Some(n) = &trace.name {
         s.push_str(&format!("name: {}\n", quote(n)));
     }
     s.push_str("events:\n");
     for i in 0..trace.len() {
-        s.push_str(&format!("  - {}\n", event_yaml(trace, i)));
+        s.push_str(&format!("  - {}\n", event_yaml(trace, &names, i)));
     }
     s
 }
 
-/// One event as a YAML flow mapping.
-pub fn event_yaml(trace: &Trace, i: usize) -> String {
+/// One event as a YAML flow mapping; `names` from [`Trace::written_txn_names`].
+pub fn event_yaml(trace: &Trace, names: &TiVec<super::TxnId, Option<String>>, i: usize) -> String {
     let e = &trace.events[i];
-    let mut s = format!(
-        "{{thread: {}, txn: {}, op: {}",
-        quote(&trace.threads[e.thread]),
-        quote(&trace.txns[e.txn].name),
-        e.op
-    );
+    let mut s = format!("{{thread: {}", quote(&trace.threads[e.thread]));
+    if let Some(x) = &names[e.txn] {
+        s.push_str(&format!(", txn: {}", quote(x)));
+    }
+    s.push_str(&format!(", op: {}", e.op));
     if let Some(v) = e.var {
         s.push_str(&format!(", var: {}", quote(&trace.vars[v])));
     }

@@ -240,12 +240,22 @@ impl<R: BufRead> Iterator for StdReader<R> {
     }
 }
 
+/// The transaction of an event inside an atomic block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// `begin(NAME)`: the transaction NAME.
+    Named(String),
+    /// The N-th outermost `begin` without a name (counted over the file): a
+    /// transaction of its own, distinct from every named one.
+    Unnamed(usize),
+}
+
 /// One tsoser event an STD line stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lowered {
     pub thread: String,
     /// The atomic block's transaction, or `None`: a transaction of its own.
-    pub txn: Option<String>,
+    pub txn: Option<Block>,
     pub op: Op,
     pub var: String,
 }
@@ -254,18 +264,18 @@ pub struct Lowered {
 /// depth; one line gives zero to two events.
 #[derive(Default)]
 pub struct Lowering {
-    open: std::collections::HashMap<String, (usize, String)>,
+    open: std::collections::HashMap<String, (usize, Block)>,
     blocks: usize,
 }
 
 impl Lowering {
-    fn txn(&self, t: &str) -> Option<String> {
+    fn txn(&self, t: &str) -> Option<Block> {
         self.open.get(t).filter(|o| o.0 > 0).map(|o| o.1.clone())
     }
 
     pub fn lower(&mut self, ev: &StdEvent) -> Result<Vec<Lowered>, Error> {
         let (line, t) = (ev.line, ev.thread.as_str());
-        let one = |thread: &str, txn: Option<String>, op: Op, var: &str| Lowered {
+        let one = |thread: &str, txn: Option<Block>, op: Op, var: &str| Lowered {
             thread: thread.to_string(),
             txn,
             op,
@@ -306,12 +316,15 @@ impl Lowering {
                 }
             }
             StdOp::Begin(name) => {
-                let e = self.open.entry(t.to_string()).or_insert((0, String::new()));
+                let e = self
+                    .open
+                    .entry(t.to_string())
+                    .or_insert((0, Block::Unnamed(0)));
                 if e.0 == 0 {
                     self.blocks += 1;
                     e.1 = match name {
-                        Some(n) => n.clone(),
-                        None => format!("{t}.b{}", self.blocks),
+                        Some(n) => Block::Named(n.clone()),
+                        None => Block::Unnamed(self.blocks),
                     };
                 }
                 e.0 += 1;
@@ -345,6 +358,8 @@ pub fn build_prefix<I: Iterator<Item = Result<StdEvent, Error>>>(
 ) -> Result<Trace, Error> {
     let mut b = TraceBuilder::new();
     let mut lowering = Lowering::default();
+    // The transaction of each unnamed block, made at its first event.
+    let mut unnamed: std::collections::HashMap<usize, TxnId> = Default::default();
     'lines: for ev in events {
         let ev = ev?;
         let loc = (!ev.loc.is_empty()).then(|| ev.loc.clone());
@@ -352,14 +367,20 @@ pub fn build_prefix<I: Iterator<Item = Result<StdEvent, Error>>>(
             if b.len() >= n {
                 break 'lines;
             }
-            b.push_at(
-                &l.thread,
-                l.txn.as_deref(),
-                l.op,
-                (l.op != Op::Fence).then_some(l.var.as_str()),
-                loc.clone(),
-                ev.line,
-            );
+            let var = (l.op != Op::Fence).then_some(l.var.as_str());
+            match &l.txn {
+                Some(Block::Unnamed(k)) => {
+                    let th = b.thread(&l.thread);
+                    let x = *unnamed
+                        .entry(*k)
+                        .or_insert_with(|| b.anonymous_txn(th, format!("{}.b{k}", l.thread)));
+                    b.push_in(x, l.op, var, loc.clone(), ev.line);
+                }
+                Some(Block::Named(name)) => {
+                    b.push_at(&l.thread, Some(name), l.op, var, loc.clone(), ev.line)
+                }
+                None => b.push_at(&l.thread, None, l.op, var, loc.clone(), ev.line),
+            }
         }
     }
     b.build()
@@ -411,9 +432,10 @@ fn carries(name: &str) -> bool {
 }
 
 /// Writes a trace in STD (see the module text for rmw and fences). The value of an
-/// event, if any, becomes its location field (else its index). A transaction is a
-/// `begin(NAME)` … `end` block unless it is the single event the reader would name
-/// itself (`@i`), so transaction names survive a round trip. Names STD cannot carry
+/// event, if any, becomes its location field (else its index). A named transaction is
+/// a `begin(NAME)` … `end` block, an anonymous one of several events a bare `begin` …
+/// `end` block, and an anonymous single event stands outside blocks, so transactions
+/// survive a round trip. Names STD cannot carry
 /// (a `|`, parentheses, control characters, a thread starting with `#`, white space at
 /// either end) and a variable `fence:T` used by an rmw of thread T (it would read back
 /// as a fence) are refused with the event they occur in (bug:
@@ -421,16 +443,14 @@ fn carries(name: &str) -> bool {
 pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
     let mut s = String::with_capacity(trace.len() * 16);
     let mut size = trace.per_txn(0usize);
-    let mut first = trace.per_txn(usize::MAX);
-    for (i, e) in trace.events.iter().enumerate() {
+    for e in &trace.events {
         size[e.txn] += 1;
-        first[e.txn] = first[e.txn].min(i);
     }
-    // A block unless the reader would give the event this very name.
+    // A block unless the event is a transaction of its own without a name.
     let block: TiVec<TxnId, bool> = trace
         .txns
         .iter_enumerated()
-        .map(|(x, txn)| size[x] > 1 || txn.name != format!("@{}", first[x]))
+        .map(|(x, txn)| size[x] > 1 || !txn.anonymous)
         .collect();
     let refuse = |event: usize, message: String| StdWriteError { event, message };
     let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
@@ -443,7 +463,9 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
             if current[e.thread].is_some_and(|x| block[x]) {
                 s.push_str(&format!("{t}|end|{i}\n"));
             }
-            if block[e.txn] {
+            if block[e.txn] && trace.txns[e.txn].anonymous {
+                s.push_str(&format!("{t}|begin|{i}\n"));
+            } else if block[e.txn] {
                 let name = &trace.txns[e.txn].name;
                 if !carries(name) {
                     return Err(refuse(
