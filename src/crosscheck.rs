@@ -322,7 +322,8 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
     let mut sc_ser_monitor = Check::Holds;
     for (i, t) in sc.traces.iter().enumerate() {
         let suite = monitor::Suite::with(&kinds, t.threads.len(), t.vars.len(), c.monitors);
-        let outcomes = monitor::run_suite(suite, t);
+        let outcomes = monitor::run_suite(suite, t, &crate::check::stop::Stop::default())
+            .expect("a run without a stop ends");
         // Bit j - 1 for kinds[j] (kinds[0], sc-ser, is compared with the SC check below).
         let bits = outcomes
             .iter()

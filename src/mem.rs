@@ -1,9 +1,14 @@
 //! Memory bounds: searches count the bytes they hold and end as *unknown* past a
 //! budget, before the allocator aborts the process.
 
-/// The default memory budget of a search: `TSOSER_MAX_MEMORY_MIB` when set, else half
-/// of the memory available when asked (`MemAvailable` of `/proc/meminfo`), or 4 GiB
-/// where that is unknown.
+/// The default memory budget of a search: `TSOSER_MAX_MEMORY_MIB` when set, else the
+/// least of half the memory available when asked (`MemAvailable` of `/proc/meminfo`,
+/// 4 GiB where that is unknown) and half the room left under the limits set outside
+/// the process: its address-space limit (`ulimit -v`, `RLIMIT_AS`, less the address
+/// space already mapped) and its cgroup's memory limit (less the cgroup's usage). Half,
+/// because a buffer that grows holds its old and its new copy at once (bug:
+/// the_memory_budget_heeds_ulimit_v: under `ulimit -v` the monitors aborted in an
+/// allocation instead of answering *unknown*).
 pub fn default_budget() -> usize {
     if let Some(mib) = std::env::var("TSOSER_MAX_MEMORY_MIB")
         .ok()
@@ -11,13 +16,63 @@ pub fn default_budget() -> usize {
     {
         return mib.saturating_mul(1 << 20);
     }
-    let kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
-        s.lines()
-            .find(|l| l.starts_with("MemAvailable:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|n| n.parse::<usize>().ok())
-    });
-    kib.map_or(4 << 30, |k| k.saturating_mul(1024) / 2)
+    let available = meminfo_kib("/proc/meminfo", "MemAvailable:")
+        .map_or(4 << 30, |k| k.saturating_mul(1024) / 2);
+    [Some(available), address_space_room(), cgroup_room()]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(available)
+}
+
+/// A `Key:  N kB` line of a `/proc` file, in KiB.
+fn meminfo_kib(path: &str, key: &str) -> Option<usize> {
+    std::fs::read_to_string(path).ok()?.lines().find_map(|l| {
+        l.strip_prefix(key)?
+            .split_whitespace()
+            .next()?
+            .parse::<usize>()
+            .ok()
+    })
+}
+
+/// Half the address space left under `RLIMIT_AS`, if the process has such a limit.
+fn address_space_room() -> Option<usize> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given and nothing else.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let mapped = meminfo_kib("/proc/self/status", "VmSize:").unwrap_or(0) as u64 * 1024;
+    Some(lim.rlim_cur.saturating_sub(mapped) as usize / 2)
+}
+
+/// Half the memory left under the process's cgroup limit (v2 `memory.max`, or v1
+/// `memory.limit_in_bytes`), if it has one.
+fn cgroup_room() -> Option<usize> {
+    let read = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let v2 = own.lines().find_map(|l| l.strip_prefix("0::"));
+    let (limit, used) = match v2 {
+        Some(path) => {
+            let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
+            (
+                read(&format!("{dir}/memory.max"))?,
+                read(&format!("{dir}/memory.current")).unwrap_or(0),
+            )
+        }
+        None => (
+            read("/sys/fs/cgroup/memory/memory.limit_in_bytes")?,
+            read("/sys/fs/cgroup/memory/memory.usage_in_bytes").unwrap_or(0),
+        ),
+    };
+    // v1 writes "no limit" as a huge number.
+    (limit < 1 << 60).then(|| (limit.saturating_sub(used) / 2) as usize)
 }
 
 /// Heap bytes of a vector's buffer.

@@ -462,7 +462,7 @@ fn a_late_thread_after_pruning_streams_exactly() {
     let f = dir.join("late.std");
     std::fs::write(&f, &text).unwrap();
     let back = tsoser::trace::std_format::read_std(&f).unwrap();
-    let s = stream(&f, &Kind::ALL, usize::MAX).unwrap();
+    let s = stream(&f, &Kind::ALL, usize::MAX, &Default::default()).unwrap();
     assert_eq!(s.outcomes, run(&back, &Kind::ALL));
     assert_eq!((s.threads, s.events), (3, back.len()));
 }

@@ -107,7 +107,7 @@ fn streamed(
     let f = dir.join("t.std");
     std::fs::write(&f, to_std(trace).unwrap()).unwrap();
     let back = tsoser::trace::std_format::read_std(&f).unwrap();
-    let s = stream(&f, &Kind::ALL, usize::MAX).unwrap();
+    let s = stream(&f, &Kind::ALL, usize::MAX, &Default::default()).unwrap();
     (f, back, s)
 }
 
@@ -124,7 +124,7 @@ proptest! {
         let sc = match s.outcomes[0].1 { Outcome::ScSer(i) => Some(i), _ => None };
         prop_assert_eq!(sc, first_violation(&back));
         prop_assert_eq!(first_violation(&back), first_violation(&trace));
-        let quiet = stream(&f, &[Kind::ScSer], usize::MAX).unwrap();
+        let quiet = stream(&f, &[Kind::ScSer], usize::MAX, &Default::default()).unwrap();
         if quiet.outcomes[0].1 == Outcome::Clean {
             prop_assert_eq!(quiet.events, trace.len());
         }

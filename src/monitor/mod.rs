@@ -22,6 +22,7 @@ mod stream;
 
 pub use stream::{stream, Streamed};
 
+use crate::check::stop::Stop;
 use crate::check::{Verdict, Witness};
 use crate::trace::ThreadId;
 use crate::trace::TiVec;
@@ -146,7 +147,7 @@ pub fn check_memory(kinds: &[Kind], k: usize, m: usize, budget: usize) -> Result
     let need: u128 = kinds.iter().map(|x| x.bytes_needed(k, m)).sum();
     if need > budget as u128 {
         return Err(format!(
-            "the monitors would need {:.1} GiB for {k} threads and {m} variables, more than the memory budget of {:.1} GiB (half the available memory)",
+            "the monitors would need {:.1} GiB for {k} threads and {m} variables, more than the memory budget of {:.1} GiB (by default half the available memory, within ulimit -v and the cgroup limit)",
             need as f64 / (1u64 << 30) as f64,
             budget as f64 / (1u64 << 30) as f64
         ));
@@ -162,6 +163,9 @@ pub enum StreamError {
     /// The monitors' state would not fit the memory budget ([`check_memory`]).
     #[error("{0}")]
     Memory(String),
+    /// The stop came first (a time limit): how far the monitors got.
+    #[error("{0}")]
+    Stopped(String),
 }
 
 /// What builds a monitor of a kind for `k` threads and `m` variables.
@@ -446,13 +450,19 @@ pub fn run(trace: &Trace, kinds: &[Kind]) -> Vec<(Kind, Outcome)> {
     run_suite(
         Suite::new(kinds, trace.threads.len(), trace.vars.len()),
         trace,
+        &Stop::default(),
     )
+    .expect("a run without a stop ends")
 }
 
-/// [`run`] with a suite built beforehand (so a caller can time the pass alone).
-pub fn run_suite(mut s: Suite, trace: &Trace) -> Vec<(Kind, Outcome)> {
+/// [`run`] with a suite built beforehand (so a caller can time the pass alone), until
+/// `stop` (polled every 4,096 events; `None` when it stopped the run).
+pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Option<Vec<(Kind, Outcome)>> {
     let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
-    for e in &trace.events {
+    for (i, e) in trace.events.iter().enumerate() {
+        if i % 4096 == 4095 && stop.expired() {
+            return None;
+        }
         if current[e.thread] != Some(e.txn) {
             current[e.thread] = Some(e.txn);
             s.begin(e.thread);
@@ -462,7 +472,7 @@ pub fn run_suite(mut s: Suite, trace: &Trace) -> Vec<(Kind, Outcome)> {
             break;
         }
     }
-    s.finish()
+    Some(s.finish())
 }
 
 /// SC-serializability by the vector-clock monitor; a violation carries the cycle of

@@ -218,7 +218,7 @@ impl Incomplete {
             ),
             Incomplete::MaxExecutions => "the --max-executions budget ran out".into(),
             Incomplete::Memory => {
-                "the states held passed the memory budget (--max-memory; half the available memory by default)".into()
+                "the states held passed the memory budget (--max-memory; by default half the available memory, within ulimit -v and the cgroup limit)".into()
             }
         }
     }

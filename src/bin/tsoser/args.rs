@@ -376,6 +376,9 @@ pub(crate) enum Cmd {
         /// Which monitor (README, "Monitors"); `all` runs every one in one pass.
         #[arg(long, value_enum, default_value = "sc-ser")]
         monitor: MonitorKind,
+        /// Give up on a file after this many seconds: its answer is unknown (exit 3).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
         #[arg(long)]
         json: bool,
         /// Print the time and throughput of the monitor.

@@ -90,9 +90,10 @@ fn run(cli: Cli) -> Result<u8> {
         Cmd::Monitor {
             files,
             monitor,
+            timeout,
             json,
             stats,
-        } => monitor::cmd_monitor(&files, monitor, json, stats),
+        } => monitor::cmd_monitor(&files, monitor, check::timeout_arg(timeout)?, json, stats),
         Cmd::Explore {
             file,
             bounds,

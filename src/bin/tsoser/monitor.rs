@@ -12,7 +12,8 @@ use tsoser::trace::Trace;
 
 /// What the monitors found on one trace.
 enum Answer {
-    /// Their state would not fit in memory: why (unknown, exit 3).
+    /// Their state would not fit in memory, or the time limit passed: why (unknown,
+    /// exit 3).
     TooBig(String),
     /// Evidence that does not re-check: a bug (exit 4).
     Internal(String),
@@ -30,6 +31,7 @@ enum Answer {
 pub(crate) fn cmd_monitor(
     files: &[PathBuf],
     which: MonitorKind,
+    timeout: Option<std::time::Duration>,
     as_json: bool,
     want_stats: bool,
 ) -> Result<u8> {
@@ -40,22 +42,24 @@ pub(crate) fn cmd_monitor(
                 "with several files, --stats applies to --json only (the text is one line a file)"
             );
         }
-        return batch(&inputs, as_json, |f| match answer(f, which, want_stats) {
-            Err(e) => error_outcome(f, &e, as_json, USAGE),
-            Ok(Answer::TooBig(why)) => short_outcome(f, "unknown", &why, as_json, UNKNOWN),
-            Ok(Answer::Internal(why)) => {
-                short_outcome(f, "internal error", &why, as_json, INTERNAL)
+        return batch(&inputs, as_json, |f| {
+            match answer(f, which, timeout, want_stats) {
+                Err(e) => error_outcome(f, &e, as_json, USAGE),
+                Ok(Answer::TooBig(why)) => short_outcome(f, "unknown", &why, as_json, UNKNOWN),
+                Ok(Answer::Internal(why)) => {
+                    short_outcome(f, "internal error", &why, as_json, INTERNAL)
+                }
+                Ok(Answer::Done {
+                    code, json, line, ..
+                }) => FileOutcome {
+                    code,
+                    text: if as_json { json.to_string() } else { line },
+                },
             }
-            Ok(Answer::Done {
-                code, json, line, ..
-            }) => FileOutcome {
-                code,
-                text: if as_json { json.to_string() } else { line },
-            },
         });
     }
     let file = &inputs.files[0];
-    match answer(file, which, want_stats)? {
+    match answer(file, which, timeout, want_stats)? {
         Answer::TooBig(why) => {
             outln!("{}: unknown — {why}", file.display());
             Ok(UNKNOWN)
@@ -84,8 +88,15 @@ pub(crate) fn cmd_monitor(
     }
 }
 
-fn answer(file: &Path, which: MonitorKind, want_stats: bool) -> Result<Answer> {
+fn answer(
+    file: &Path,
+    which: MonitorKind,
+    timeout: Option<std::time::Duration>,
+    want_stats: bool,
+) -> Result<Answer> {
     let kinds = which.kinds();
+    // The clock runs from the start of this file, reading included.
+    let stop = tsoser::check::stop::Stop::after(timeout);
     let mut stats = Stats::default();
     // An STD file is streamed (one pass, no trace in memory); the trace is built only
     // to explain a report, and then the in-memory run must agree with the streamed one.
@@ -95,10 +106,12 @@ fn answer(file: &Path, which: MonitorKind, want_stats: bool) -> Result<Answer> {
     let (outcomes, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std && regular {
         let budget = tsoser::mem::default_budget();
         let s = match stats.time("monitor (streaming)", || {
-            monitor::stream(file, &kinds, budget)
+            monitor::stream(file, &kinds, budget, &stop)
         }) {
             Ok(s) => s,
-            Err(monitor::StreamError::Memory(why)) => return Ok(Answer::TooBig(why)),
+            Err(monitor::StreamError::Memory(why) | monitor::StreamError::Stopped(why)) => {
+                return Ok(Answer::TooBig(why))
+            }
             Err(monitor::StreamError::Input(e)) => return Err(e.into()),
         };
         // The explanation needs the events up to the last one a report names: only that
@@ -158,7 +171,10 @@ fn answer(file: &Path, which: MonitorKind, want_stats: bool) -> Result<Answer> {
         let suite = stats.time("set-up", || {
             monitor::Suite::new(&kinds, trace.threads.len(), trace.vars.len())
         });
-        let outcomes = stats.time("monitor", || monitor::run_suite(suite, &trace));
+        let Some(outcomes) = stats.time("monitor", || monitor::run_suite(suite, &trace, &stop))
+        else {
+            return Ok(Answer::TooBig("the time limit passed".into()));
+        };
         let seen = monitor::events_read(&outcomes, trace.len());
         let info = tsoser::json::TraceInfo::of(&trace);
         (outcomes, Some(trace), info, seen)
