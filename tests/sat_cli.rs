@@ -289,7 +289,10 @@ fn external_solver_agrees_with_brute_on_exported_formulas() {
             std::env::var_os("TSOSER_REQUIRE_EXTERNAL_SOLVER").is_none(),
             "no picosat or minisat on PATH (README: Prerequisites)"
         );
-        eprintln!(
+        // Written past the test harness's capture, so a plain `cargo test` shows it.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "SKIPPED: no picosat or minisat on PATH; `apt-get install picosat` runs this test"
         );
         return;

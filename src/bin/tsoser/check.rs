@@ -645,6 +645,18 @@ pub(crate) fn cmd_encode(file: &Path, format: Format, semantics: Semantics) -> R
 }
 
 pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
+    // An STD file has no commits to check (bug: check_exec_on_std_names_the_format: it
+    // answered with a YAML syntax error).
+    let std = tsoser::trace::is_std_file(file)
+        || std::fs::read(file).is_ok_and(|b| {
+            tsoser::trace::looks_like_std(&String::from_utf8_lossy(&b[..b.len().min(4096)]))
+        });
+    if std {
+        anyhow::bail!(
+            "{}: check-exec reads an execution in YAML (a trace with `commit` events); this is an STD trace, which has no commits (check it with `tsoser check`)",
+            file.display()
+        );
+    }
     let (trace, exec) = tsoser::trace::parse::read_execution(file)?;
     if let Err(why) = tsoser::graph::forced::within_memory(&trace, tsoser::mem::default_budget()) {
         outln!("{}: unknown — {why}", file.display());
@@ -740,7 +752,7 @@ fn graph_answer(
     let too_big = tsoser::graph::forced::within_memory(&trace, budget).err().or_else(|| {
         tsoser::analysis::varying_pairs_within(&trace, tsoser::analysis::max_pairs(budget))
             .err()
-            .map(|n| format!("more than {n} pairs of events whose order varies would pass the memory budget (half the available memory)"))
+            .map(|n| format!("more than {n} pairs of events whose order varies would pass the memory budget (by default half the available memory, within ulimit -v and the cgroup limit)"))
     });
     if let Some(why) = too_big {
         return Ok(GraphAnswer::TooBig(why));
