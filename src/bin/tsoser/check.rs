@@ -247,6 +247,10 @@ fn solver_name(s: SolverKind) -> &'static str {
 pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
     let mut cfg = checked(&a)?;
     let inputs = crate::inputs::expand(&a.files)?;
+    if let Some(dot) = &a.dot {
+        let files: Vec<&Path> = inputs.files.iter().map(PathBuf::as_path).collect();
+        out::refuse_clobber(&[("--dot", dot)], &files)?;
+    }
     if inputs.single {
         return check_single(&a, &cfg, &inputs.files[0]);
     }
