@@ -1,12 +1,12 @@
 //! Library errors. Every input error carries the line (1-based; 0 when unknown, and
-//! then not printed) and, where there is one, the index of the event it concerns.
+//! then not shown) and, where there is one, the index of the event it concerns.
 
 use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum Error {
     /// The file is not valid YAML.
-    #[error("{}YAML syntax: {message}", at(*line, Some(*column)))]
+    #[error("{}YAML syntax: {message}", at(*.line, Some(*.column)))]
     Syntax {
         line: usize,
         column: usize,
@@ -14,11 +14,11 @@ pub enum Error {
     },
 
     /// The YAML is valid but does not describe a trace (or execution).
-    #[error("{}{message}", at(*line, None))]
+    #[error("{}{message}", at(*.line, None))]
     Format { line: usize, message: String },
 
     /// An event breaks well-formedness (docs/semantics.md §1) or, in an execution, the TSO rules (§2).
-    #[error("{}event #{event}: {message}", at(*line, None))]
+    #[error("{}event #{event}: {message}", at(*.line, None))]
     Malformed {
         event: usize,
         line: usize,
@@ -28,10 +28,13 @@ pub enum Error {
     /// Reading the file failed.
     #[error("cannot read: {0}")]
     Io(#[from] std::io::Error),
+
+    /// Writing the file failed ([`FileError`] shows `cannot write FILE: cause`).
+    #[error("cannot write: {0}")]
+    Write(std::io::Error),
 }
 
-/// `line:` or `line:column: ` in front of a message; nothing for line 0 (a trace
-/// built in memory has no lines: never print line 0).
+/// `line:` (and `column:`) before a message; nothing for line 0 (unknown).
 fn at(line: usize, column: Option<usize>) -> String {
     match (line, column) {
         (0, _) => String::new(),
@@ -47,12 +50,13 @@ impl Error {
             Error::Syntax { line, .. }
             | Error::Format { line, .. }
             | Error::Malformed { line, .. } => (*line > 0).then_some(*line),
-            Error::Io(_) => None,
+            Error::Io(_) | Error::Write(_) => None,
         }
     }
 }
 
-/// An input error together with the file it came from; displays as `file:line: message`.
+/// An input error together with the file it came from; displays as `file:line: message`
+/// (`file: message` when the line is unknown, `cannot write file: cause` for a write).
 #[derive(Debug, Error)]
 pub struct FileError {
     pub file: String,
@@ -62,9 +66,9 @@ pub struct FileError {
 impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.error {
-            Error::Io(_) => write!(f, "{}: {}", self.file, self.error),
-            e if e.line().is_some() => write!(f, "{}:{}", self.file, e),
-            e => write!(f, "{}: {}", self.file, e),
+            Error::Write(e) => write!(f, "cannot write {}: {e}", self.file),
+            e if e.line().is_some() => write!(f, "{}:{e}", self.file),
+            e => write!(f, "{}: {e}", self.file),
         }
     }
 }

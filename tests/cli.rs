@@ -980,3 +980,86 @@ fn monitor_takes_a_timeout() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Bug: `check --dot FILE` overwrote FILE even when it was the input trace. No output
+/// of any command may name one of its inputs — however spelled (`./x`, a hard link, a
+/// symbolic link) — nor, for a directory output, a file it would write over; the
+/// input is left as it was (exit 2, both named).
+#[test]
+fn no_output_overwrites_an_input_of_the_command() {
+    let dir = std::env::temp_dir().join(format!("tsoser-clobber-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    let at = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let trace = at("t.yaml");
+    std::fs::copy("examples/sb-borderline.yaml", &trace).unwrap();
+    std::fs::hard_link(&trace, at("hard.yaml")).unwrap();
+    std::os::unix::fs::symlink(&trace, at("soft.yaml")).unwrap();
+    let dotted = format!("{}/./t.yaml", dir.display());
+    let prog = at("sb-tso-0001.yaml");
+    std::fs::copy("examples/programs/sb.prog", &prog).unwrap();
+    let cnf = at("f.cnf");
+    tsoser_exits(
+        &["gen", "--family", "sat", "--random", "--write-cnf", &cnf],
+        0,
+    );
+    let records = at("table.csv");
+    std::fs::copy("tests/inputs/experiment-records.jsonl", &records).unwrap();
+    let before: Vec<Vec<u8>> = [&trace, &prog, &cnf, &records]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    let d = dir.to_str().unwrap();
+    let (hard, soft) = (at("hard.yaml"), at("soft.yaml"));
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["check", &trace, "--dot", &trace], "--dot"),
+        (vec!["check", &trace, "--dot", &dotted], "--dot"),
+        (vec!["check", &trace, "--dot", &hard], "--dot"),
+        (vec!["check", &soft, "--dot", &trace], "--dot"),
+        (vec!["convert", &trace, "-o", &hard], "-o"),
+        (
+            vec!["gen", "--family", "sat", "--cnf", &cnf, "-o", &cnf],
+            "-o",
+        ),
+        (
+            vec!["gen", "--family", "sat", "--cnf", &cnf, "--write-cnf", &cnf],
+            "--write-cnf",
+        ),
+        (vec!["explore", &prog, "--emit-traces", d], "--emit-traces"),
+        (vec!["report", &records, "-o", d], "-o"),
+    ];
+    for (args, flag) in &cases {
+        let o = tsoser_exits(args, 2);
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!("{flag} ")) && e.contains("is the input"),
+            "{args:?}: {e}"
+        );
+    }
+    let after: Vec<Vec<u8>> = [&trace, &prog, &cnf, &records]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    assert!(before == after, "an input was overwritten");
+    // Two outputs naming one file.
+    let o = tsoser_exits(
+        &[
+            "gen",
+            "--family",
+            "sat",
+            "--random",
+            "--write-cnf",
+            &cnf,
+            "-o",
+            &format!("{d}/./f.cnf"),
+        ],
+        2,
+    );
+    assert!(stderr(&o).contains("name one file"), "{}", stderr(&o));
+    // Another file is written as before.
+    tsoser_exits(&["check", &trace, "--dot", &at("t.dot")], 0);
+    assert!(std::fs::read_to_string(at("t.dot"))
+        .unwrap()
+        .starts_with("digraph"));
+    std::fs::remove_dir_all(&dir).ok();
+}

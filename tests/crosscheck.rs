@@ -268,7 +268,7 @@ fn the_command_tabulates_and_summarises() {
             "5",
             "--json",
         ],
-        0,
+        3,
     );
     let row: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
     let unknown = row["unknown"].as_array().unwrap();
@@ -331,4 +331,46 @@ L7: end
     assert_eq!(r.tso_runs_unserializable, 0);
     assert_eq!(r.theorem_2, Check::Holds);
     assert!(r.disagreements().is_empty(), "{:?}", r.disagreements());
+}
+
+/// Bug: `crosscheck --max-states 0` left every column unknown and exited 0 (`explore`
+/// and `suite` exit 3 in the same case). An answer owed and left unknown is exit 3; an
+/// input error (2) and a disagreement (1) still rank above it.
+#[test]
+fn crosscheck_exits_3_when_an_answer_it_owes_is_unknown() {
+    let o = tsoser_exits(
+        &[
+            "crosscheck",
+            "examples/programs/sb.prog",
+            "--max-states",
+            "0",
+        ],
+        3,
+    );
+    assert!(stdout(&o).contains("1 unknown"), "{}", stdout(&o));
+    let o = tsoser_exits(
+        &[
+            "crosscheck",
+            "examples/programs/sb.prog",
+            "--max-states",
+            "0",
+            "--json",
+        ],
+        3,
+    );
+    let row: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert!(!row["unknown"].as_array().unwrap().is_empty(), "{row}");
+    // With an input error too: 2.
+    let d = std::env::temp_dir().join(format!("tsoser-cc3-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("bad.prog"), "thread P0\n  frobnicate x\n").unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs/sb.prog"),
+        d.join("sb.prog"),
+    )
+    .unwrap();
+    let o = tsoser_exits(&["crosscheck", d.to_str().unwrap(), "--max-states", "0"], 2);
+    assert!(stdout(&o).contains("bad.prog: error — "), "{}", stdout(&o));
+    // Within the bounds nothing is unknown: 0, as before.
+    tsoser_exits(&["crosscheck", "examples/programs/sb.prog"], 0);
 }

@@ -513,7 +513,7 @@ fn a_line_torn_inside_a_character_is_dropped() {
     let path = d.join("r.jsonl");
     drop(Records::open(&path, &header).unwrap());
     let mut bytes = std::fs::read(&path).unwrap();
-    bytes.extend_from_slice("{\"reason\":\"é".as_bytes());
+    bytes.extend_from_slice("{\"schema\":\"tsoser-experiment-run/1\",\"reason\":\"é".as_bytes());
     bytes.pop(); // half of "é"
     std::fs::write(&path, &bytes).unwrap();
     let r = Records::open(&path, &header).unwrap();
@@ -613,4 +613,238 @@ fn the_example_declarations_expand() {
         }
     }
     assert!(n >= 7, "{n} declarations");
+}
+
+/// A one-decider dense matrix by flags, its records in `r`.
+fn dense_flags(r: &str) -> Vec<&str> {
+    vec![
+        "experiment",
+        "--family",
+        "dense",
+        "--events",
+        "10",
+        "--threads",
+        "2",
+        "--deciders",
+        "fpt,sat/varisat",
+        "--timeout",
+        "5",
+        "-o",
+        r,
+    ]
+}
+
+/// Bug: `experiment -o notes.txt`, a file without a newline, was taken for a torn
+/// header, truncated and overwritten with records (exit 0). Now only an empty or
+/// absent file, or this matrix's records (a torn last record included), is written.
+#[test]
+fn experiment_refuses_to_overwrite_a_file_that_is_not_records() {
+    use tsoser::experiment::{Header, Records};
+    let d = temp_dir("notes");
+    let notes = d.join("notes.txt");
+    let r = notes.to_str().unwrap();
+    for text in [
+        "my notes, no newline",
+        "two lines\nof notes\n",
+        // Another matrix's torn header.
+        "{\"schema\":\"tsoser-experiment/1\",\"matrix\":\"0000000000000000\"",
+    ] {
+        std::fs::write(&notes, text).unwrap();
+        for dry in [false, true] {
+            let mut args = dense_flags(r);
+            if dry {
+                args.push("--dry-run");
+            }
+            let o = tsoser_exits(&args, 2);
+            assert!(stderr(&o).contains("notes.txt:1:"), "{}", stderr(&o));
+            assert_eq!(std::fs::read_to_string(&notes).unwrap(), text, "{args:?}");
+        }
+    }
+    // Records followed by a last line that is no torn record: not dropped.
+    std::fs::remove_file(&notes).unwrap();
+    tsoser_exits(&dense_flags(r), 0);
+    let mut text = std::fs::read_to_string(&notes).unwrap();
+    text.push_str("a note");
+    std::fs::write(&notes, &text).unwrap();
+    let o = tsoser_exits(&dense_flags(r), 2);
+    assert!(stderr(&o).contains("notes.txt:4:"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
+    // A torn header of the matrix, an empty file: written.
+    let c = Config::parse(SMALL).unwrap();
+    let header = Header::new(&c, 12);
+    let line = serde_json::to_string(&header).unwrap();
+    let path = d.join("torn.jsonl");
+    for torn in ["", &line[..1], &line[..line.len() / 2]] {
+        std::fs::write(&path, torn).unwrap();
+        drop(Records::open(&path, &header).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), line.clone() + "\n");
+    }
+    // Not a regular file: refused (reading /dev/zero would never end).
+    let e = Records::open(Path::new("/dev/zero"), &header)
+        .err()
+        .expect("not a regular file");
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+}
+
+/// Bug: a records file naming one run twice, with contradictory verdicts, was taken:
+/// `report` kept the first record and said the deciders agree, and `experiment`
+/// resumed on it. Now a run recorded twice (in one file or in two) is an input error
+/// naming both lines, and a run is never appended twice.
+#[test]
+fn a_run_recorded_twice_is_an_error_naming_both_lines() {
+    use tsoser::experiment::{Header, Records};
+    let d = temp_dir("twice");
+    let rec = d.join("r.jsonl");
+    let r = rec.to_str().unwrap();
+    tsoser_exits(&dense_flags(r), 0);
+    let text = std::fs::read_to_string(&rec).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let verdict = if lines[1].contains("\"verdict\":\"violation\"") {
+        ("\"verdict\":\"violation\"", "\"verdict\":\"serializable\"")
+    } else {
+        ("\"verdict\":\"serializable\"", "\"verdict\":\"violation\"")
+    };
+    let twice = format!("{text}{}\n", lines[1].replace(verdict.0, verdict.1));
+    std::fs::write(&rec, &twice).unwrap();
+    let out = d.join("report");
+    let o = tsoser_exits(&["report", r, "-o", out.to_str().unwrap()], 2);
+    let e = stderr(&o);
+    assert!(
+        e.contains("r.jsonl:4:") && e.contains("recorded twice: lines 2 and 4"),
+        "{e}"
+    );
+    // Resuming refuses it too, and leaves it as it is.
+    let o = tsoser_exits(&dense_flags(r), 2);
+    assert!(stderr(&o).contains("lines 2 and 4"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&rec).unwrap(), twice);
+    // Two files recording one run: both named, file:line.
+    std::fs::write(&rec, &text).unwrap();
+    let other = d.join("again.jsonl");
+    std::fs::write(&other, format!("{}\n{}\n", lines[0], lines[2])).unwrap();
+    let o = tsoser_exits(
+        &[
+            "report",
+            r,
+            other.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        2,
+    );
+    let e = stderr(&o);
+    assert!(
+        e.contains("again.jsonl:2:") && e.contains("r.jsonl:3"),
+        "{e}"
+    );
+    // Resume never appends a second record for a run.
+    let header: Header = serde_json::from_str(lines[0]).unwrap();
+    let first: tsoser::experiment::Record = serde_json::from_str(lines[1]).unwrap();
+    let mut records = Records::open(&rec, &header).unwrap();
+    assert!(records.done.contains(&first.id));
+    assert!(records.append(&first).is_err(), "a run appended twice");
+    drop(records);
+    assert_eq!(std::fs::read_to_string(&rec).unwrap(), text);
+}
+
+/// Bug: each dimension was range-checked but not their product: `--dry-run` on a
+/// matrix of 9·10¹⁰ runs grew to the machine's memory. Now the size is checked before
+/// anything is expanded (here under a 1 GiB address-space limit, which the expansion
+/// would pass).
+#[test]
+fn experiment_checks_the_matrix_size_before_expanding_it() {
+    let values = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    let (events, threads) = (values(300), values(300));
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1048576; exec \"$0\" experiment --family dense --events {events} \
+--threads {threads} --seeds 1000000 --deciders fpt -o r.jsonl --dry-run"
+        ))
+        .arg(env!("CARGO_BIN_EXE_tsoser"))
+        .current_dir(temp_dir("cap"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("90000000000 runs") && e.contains("cap of 1000000"),
+        "{e}"
+    );
+    assert!(common::stdout(&o).is_empty());
+    // Just past the cap: refused; at it, as a declaration: expanded.
+    let over = Config::parse(
+        "deciders = [\"fpt\", \"brute\"]\n[[family]]\nname = \"sat\"\nvars = [3]\nseeds = 500001\n",
+    )
+    .unwrap_err();
+    assert!(over.to_string().contains("1000002 runs"), "{over}");
+}
+
+/// Bug: `experiment`'s write failures said "cannot read: …". Every write failure now
+/// says `cannot write FILE: cause`.
+#[test]
+fn experiment_write_failures_say_cannot_write_the_file() {
+    let d = temp_dir("write");
+    let file = d.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let under = |name: &str| file.join(name).to_str().unwrap().to_string();
+    let (records, traces) = (under("r.jsonl"), under("traces"));
+    let ok = d.join("r.jsonl");
+    tsoser_exits(&dense_flags(ok.to_str().unwrap()), 0);
+    let fresh = d.join("t.jsonl");
+    let mut with_traces = dense_flags(fresh.to_str().unwrap());
+    with_traces.extend(["--traces", &traces]);
+    for (args, what) in [(dense_flags(&records), &records), (with_traces, &traces)] {
+        let o = tsoser_exits(&args, 2);
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!("cannot write {what}: ")) && !e.contains("cannot read"),
+            "{e}"
+        );
+    }
+    let o = tsoser_exits(&["report", ok.to_str().unwrap(), "-o", &under("report")], 2);
+    assert!(
+        stderr(&o).contains(&format!("cannot write {}: ", under("report"))),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Bug: `report` and `experiment` named line 0 (`file:0: …`) where they knew no line,
+/// or did not look for it. Lines are 1-based; a message without one names none.
+#[test]
+fn experiment_and_report_messages_never_name_line_0() {
+    use tsoser::experiment::{Header, Records};
+    let d = temp_dir("line0");
+    let c = Config::parse(SMALL).unwrap();
+    let header = Header::new(&c, 12);
+    let path = d.join("r.jsonl");
+    drop(Records::open(&path, &header).unwrap());
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"{\"schema\":\"tsoser-experiment-run/1\",\"id\":\"\xff\"}\n");
+    std::fs::write(&path, &bytes).unwrap();
+    let p = path.to_str().unwrap();
+    let o = tsoser_exits(&["report", p, "-o", d.join("out").to_str().unwrap()], 2);
+    assert!(
+        stderr(&o).contains("r.jsonl:2: not UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&path, "").unwrap();
+    let held = Records::open(&path, &header).unwrap();
+    let e = Records::open(&path, &header).err().expect("locked");
+    assert!(!e.to_string().contains(":0"), "{e}");
+    drop(held);
+    let cfg = d.join("dir.toml");
+    std::fs::write(
+        &cfg,
+        "deciders = [\"fpt\"]\n[[family]]\nname = \"dir\"\npath = \"nowhere\"\n",
+    )
+    .unwrap();
+    let o = tsoser_exits(&["experiment", cfg.to_str().unwrap(), "-o", p], 2);
+    assert!(
+        stderr(&o).contains("dir.toml: family dir: cannot read"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -426,6 +426,40 @@ fn a_bad_expectation_csv_names_its_line_and_exits_2() {
     assert!(stderr(&o).contains("cannot read no/such/dir"));
 }
 
+/// Bug: an expected-verdict CSV listing one test twice with different verdicts was
+/// taken, the last line winning silently. A test listed twice (same file name,
+/// whatever its directory or verdicts) is an error naming both lines.
+#[test]
+fn suite_refuses_an_expected_csv_that_lists_a_test_twice() {
+    let d = std::env::temp_dir().join(format!("tsoser-dup-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let csv = d.join("expected.csv");
+    for rows in [
+        "suite/sb.litmus,1\nsuite/mp.litmus,0\nsuite/sb.litmus,0\n",
+        "suite/sb.litmus,1\nsuite/mp.litmus,0\n\nother/sb.litmus,1\n",
+    ] {
+        std::fs::write(&csv, rows).unwrap();
+        let o = tsoser_exits(
+            &[
+                "suite",
+                "tests/inputs/suite",
+                "--expected",
+                csv.to_str().unwrap(),
+            ],
+            2,
+        );
+        let e = stderr(&o);
+        let last = rows.lines().count();
+        assert!(
+            e.contains(&format!(
+                "expected.csv:{last}: `sb.litmus` is listed twice: lines 1 and {last}"
+            )),
+            "{e}"
+        );
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    }
+}
+
 /// Regression: the explorer recursed once per step and overflowed the stack on long
 /// runs; a loop of stores also grew the TSO buffer without bound.
 #[test]

@@ -384,3 +384,52 @@ fn timeout_covers_reading_the_trace() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Bug: `encode` had no `--timeout` (its eager closure can run for minutes). Now
+/// `encode --timeout` gives up cooperatively, on the one thread: no formula on
+/// standard output, *unknown* with the cause, exit 3; within it, the same formula.
+#[test]
+fn encode_timeout_answers_unknown_without_a_formula() {
+    let dir = std::env::temp_dir().join(format!("tsoser-enc-timeout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("dense.yaml");
+    let f = f.to_str().unwrap();
+    // Without a budget: about 50 s in a debug build (its eager closure).
+    let gen = [
+        "gen",
+        "--events",
+        "1000",
+        "--threads",
+        "4",
+        "--vars",
+        "4",
+        "--txn-len",
+        "1",
+        "--fence-every",
+        "0",
+        "--write",
+        "0.5",
+        "-o",
+        f,
+    ];
+    assert_eq!(tsoser(&gen).status.code(), Some(0));
+    let start = std::time::Instant::now();
+    let o = tsoser(&["encode", f, "--timeout", "0.2"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    assert!(o.stdout.is_empty(), "a formula after the timeout");
+    assert!(
+        e.contains("dense.yaml: unknown — --timeout of 0.200 s reached"),
+        "{e}"
+    );
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+    let o = tsoser(&["encode", f, "--timeout", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    // Within the budget, the formula is the one written without it.
+    let sb = "examples/sb-borderline.yaml";
+    let plain = tsoser(&["encode", sb]);
+    let timed = tsoser(&["encode", sb, "--timeout", "60"]);
+    assert_eq!(timed.status.code(), Some(0));
+    assert!(!plain.stdout.is_empty() && plain.stdout == timed.stdout);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -126,7 +126,70 @@ pub const DECIDERS: [&str; 6] = [
     "brute",
 ];
 
+/// The most runs a matrix may have: each dimension is bounded, but not their product
+/// (expanding 10¹⁰ runs would exhaust the memory long before any ran).
+pub const MAX_RUNS: u128 = 1_000_000;
+
 impl Config {
+    /// The runs the declaration expands to, counting none for a directory family (its
+    /// files are counted when it is read); saturates.
+    pub fn runs(&self) -> u128 {
+        let len = |n: usize| n as u128;
+        let traces = self.families.iter().fold(0u128, |sum, f| {
+            let n = match f {
+                FamilyConfig::Dense {
+                    events,
+                    threads,
+                    vars,
+                    txn_len,
+                    pairs,
+                    write,
+                    seeds,
+                } => [
+                    events.len(),
+                    threads.len(),
+                    vars.len(),
+                    txn_len.len(),
+                    pairs.len(),
+                    write.len(),
+                ]
+                .into_iter()
+                .fold(u128::from(*seeds), |p, n| p.saturating_mul(len(n))),
+                FamilyConfig::Blocks {
+                    events,
+                    threads,
+                    seeds,
+                } => len(events.len())
+                    .saturating_mul(len(threads.len()))
+                    .saturating_mul(u128::from(*seeds)),
+                FamilyConfig::Serial {
+                    events,
+                    threads,
+                    vars,
+                    seeds,
+                    ..
+                }
+                | FamilyConfig::Random {
+                    events,
+                    threads,
+                    vars,
+                    seeds,
+                } => len(events.len())
+                    .saturating_mul(len(threads.len()))
+                    .saturating_mul(len(vars.len()))
+                    .saturating_mul(u128::from(*seeds)),
+                FamilyConfig::Sat { vars, seeds, .. } => {
+                    len(vars.len()).saturating_mul(u128::from(*seeds))
+                }
+                FamilyConfig::Dir { .. } => 0,
+            };
+            sum.saturating_add(n)
+        });
+        traces
+            .saturating_mul(len(self.deciders.len()))
+            .saturating_mul(len(self.semantics.len()))
+    }
+
     /// Parses and checks a TOML declaration.
     pub fn parse(text: &str) -> Result<Config, Error> {
         // The line of the key (or quoted value) the message names (`x`), if any; for a
@@ -229,8 +292,24 @@ impl Config {
         for (i, f) in self.families.iter().enumerate() {
             f.check().map_err(|m| format!("family {}: {m}", i + 1))?;
         }
-        Ok(())
+        too_many_runs(self.runs())
     }
+}
+
+/// The error of a matrix of `runs` runs past [`MAX_RUNS`] (none within it).
+pub fn too_many_runs(runs: u128) -> Result<(), String> {
+    if runs <= MAX_RUNS {
+        return Ok(());
+    }
+    let n = if runs == u128::MAX {
+        "more than 10³⁸".to_string()
+    } else {
+        runs.to_string()
+    };
+    Err(format!(
+        "the matrix has {n} runs (values × seeds × deciders × semantics, over the \
+families), more than the cap of {MAX_RUNS}: declare fewer"
+    ))
 }
 
 impl FamilyConfig {

@@ -85,6 +85,9 @@ pub struct Run {
 /// Expands `config` (whose relative paths are relative to `base`): families in order,
 /// then their parameters, then seeds, then deciders × semantics innermost.
 pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
+    // Before anything is expanded; the directories' files are counted below.
+    super::config::too_many_runs(config.runs())
+        .map_err(|message| Error::Format { line: 0, message })?;
     let mut traces: Vec<(&'static str, String, Value, Source)> = Vec::new();
     for f in &config.families {
         let name = f.name();
@@ -217,6 +220,10 @@ pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
             }
         }
     }
+    let n = (traces.len() as u128)
+        .saturating_mul(config.deciders.len() as u128)
+        .saturating_mul(config.semantics.len() as u128);
+    super::config::too_many_runs(n).map_err(|message| Error::Format { line: 0, message })?;
     let mut runs = Vec::new();
     for (family, key, params, source) in traces {
         for d in &config.deciders {

@@ -56,14 +56,17 @@ pub fn prepare(dir: &Path, run: &Run) -> Result<Prepared, crate::FileError> {
     let name = crate::text::file_stem(run.key.chars(), &['=', '.', '-']);
     let path = dir.join(format!("{name}.yaml"));
     if !path.exists() {
-        let io = |e| crate::FileError {
-            file: path.display().to_string(),
-            error: crate::Error::Io(e),
+        let write = |p: &Path| {
+            let file = p.display().to_string();
+            move |e| crate::FileError {
+                file,
+                error: crate::Error::Write(e),
+            }
         };
-        std::fs::create_dir_all(dir).map_err(io)?;
+        std::fs::create_dir_all(dir).map_err(write(dir))?;
         let tmp = path.with_extension(format!("yaml.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, crate::trace::gen::to_compact_yaml(&trace)).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)?;
+        std::fs::write(&tmp, crate::trace::gen::to_compact_yaml(&trace)).map_err(write(&tmp))?;
+        std::fs::rename(&tmp, &path).map_err(write(&path))?;
     }
     Ok(Prepared {
         file: path,
@@ -310,7 +313,7 @@ pub fn run_all(
             if let Err(e) = records.append(&rec) {
                 first_error.get_or_insert(crate::FileError {
                     file: records.path().display().to_string(),
-                    error: crate::Error::Io(e),
+                    error: crate::Error::Write(e),
                 });
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 continue;

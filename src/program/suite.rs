@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// Expected verdicts by test file name.
 pub type Expected = HashMap<String, bool>;
 
-/// Reads an expected-verdict CSV: `path,0|1` per line; the key is the file name.
+/// Reads an expected-verdict CSV: `path,0|1` per line; the key is the file name, which
+/// one line at most may name.
 pub fn read_expected(csv: &Path) -> Result<Expected, FileError> {
     let wrap = |error| FileError {
         file: csv.display().to_string(),
@@ -25,6 +26,8 @@ pub fn read_expected(csv: &Path) -> Result<Expected, FileError> {
 /// Parses an expected-verdict CSV (see [`read_expected`]); errors name their line.
 pub fn parse_expected(text: &str) -> Result<Expected, Error> {
     let mut want = Expected::new();
+    // Each test's line; a test listed twice (same file name) is an error.
+    let mut lines: HashMap<String, usize> = HashMap::new();
     for (i, line) in text
         .lines()
         .enumerate()
@@ -52,6 +55,14 @@ pub fn parse_expected(text: &str) -> Result<Expected, Error> {
         if name.is_empty() {
             return Err(bad("no test file named before the `,`".into()));
         }
+        if let Some(&first) = lines.get(&name) {
+            return Err(bad(format!(
+                "`{}` is listed twice: lines {first} and {} (one row a test)",
+                crate::text::excerpt(&name),
+                i + 1
+            )));
+        }
+        lines.insert(name.clone(), i + 1);
         want.insert(name, v);
     }
     Ok(want)

@@ -342,6 +342,9 @@ pub(crate) enum Cmd {
         format: Format,
         #[arg(long, value_enum, default_value = "exact")]
         semantics: SemanticsArg,
+        /// Give up after this many seconds: no formula, the answer is unknown (exit 3).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
     /// Run a declared matrix of runs (families × parameters × seeds × deciders ×
     /// semantics), one child process each with a timeout and a memory limit, appending

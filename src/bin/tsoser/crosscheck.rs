@@ -1,11 +1,13 @@
 //! `tsoser crosscheck`: the library's cross-check ([`tsoser::crosscheck`]) on every
 //! program named, in parallel; a table (or JSON lines), a summary per column, and any
-//! disagreement with its evidence (exit 1).
+//! disagreement with its evidence. Exit: the worst over the programs, internal error
+//! (4) over input error (2) over disagreement (1) over unknown (3, a cell left unknown
+//! within the bounds) over 0.
 
 use crate::args::CrosscheckArgs;
 use crate::args::WeakModel;
 use crate::inputs::{expand_with, map_files, worst};
-use crate::out::{self, warn, INTERNAL, OK, USAGE, VIOLATION};
+use crate::out::{self, warn, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
 use anyhow::{bail, Result};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -221,6 +223,10 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         sensitivity.add(r);
         let cells: Vec<(String, Check)> = columns.iter().map(|(_, _, f)| f(r)).collect();
         for (i, (_, c)) in cells.iter().enumerate() {
+            // An answer owed and not given within the bounds (a known miss is an answer).
+            if matches!(c, Check::Unknown(u) if u != "misses") {
+                code = worst(code, UNKNOWN);
+            }
             let s = summary.entry(i).or_default();
             s[match c {
                 Check::Holds => 0,

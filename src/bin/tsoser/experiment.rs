@@ -30,7 +30,7 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
     let (config, base) = match &a.config {
         Some(path) => {
             let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{}: cannot read", path.display()))?;
+                .with_context(|| format!("cannot read {}", path.display()))?;
             let c = Config::parse(&text).map_err(|error| tsoser::FileError {
                 file: path.display().to_string(),
                 error,
@@ -81,6 +81,17 @@ pub(crate) fn cmd_experiment(a: ExperimentArgs) -> Result<u8> {
         .output
         .clone()
         .expect("clap: --output unless --traces-only");
+    // The records must not overwrite the declaration or a directory family's trace.
+    let inputs: Vec<&Path> = a
+        .config
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(runs.iter().filter_map(|r| match &r.source {
+            tsoser::experiment::matrix::Source::File(p) => Some(p.as_path()),
+            _ => None,
+        }))
+        .collect();
+    out::refuse_clobber(&[("-o", &output)], &inputs)?;
     let header = Header::new(&config, total);
     if a.dry_run {
         // Read the records, if any, without creating, locking or mending the file.
@@ -253,17 +264,19 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
     Ok(c)
 }
 
-/// `tsoser report`: records (of one matrix; shards combine) to table.csv and plots.
+/// `tsoser report`: records (of one matrix; shards combine) to table.csv and plots. A
+/// run recorded twice, in one file or in two, is an input error naming both lines.
 pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
     let mut header: Option<Header> = None;
     let mut records: Vec<tsoser::experiment::Record> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    // Each run's first record: its file and line.
+    let mut seen: std::collections::HashMap<String, (&Path, usize)> = Default::default();
     for f in files {
         let (h, rs) = tsoser::experiment::records::read(f)?;
         if let Some(first) = &header {
             if first.matrix != h.matrix {
                 bail!(
-                    "{}: records of another matrix ({}, the first file's is {})",
+                    "{}:1: records of another matrix ({}, the first file's is {})",
                     f.display(),
                     h.matrix,
                     first.matrix
@@ -271,22 +284,47 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
             }
         }
         header.get_or_insert(h);
-        records.extend(rs.into_iter().filter(|r| seen.insert(r.id.clone())));
+        for (i, r) in rs.into_iter().enumerate() {
+            // The header is line 1; records follow one a line.
+            let line = i + 2;
+            if let Some((g, l)) = seen.insert(r.id.clone(), (f, line)) {
+                bail!(
+                    "{}:{line}: run `{}` is recorded twice: also at {}:{l} (keep one record a run)",
+                    f.display(),
+                    tsoser::text::excerpt(&r.id),
+                    g.display()
+                );
+            }
+            records.push(r);
+        }
     }
     let header = header.expect("clap: at least one file");
-    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("{}: cannot write", p.display()))
-    };
-    write("table.csv", &tsoser::experiment::report::table(&records))?;
     let (plots, skipped) = tsoser::experiment::report::svg_plots(&header, &records)
         .map_err(|e| anyhow::anyhow!("cannot draw the plots: {e}"))?;
+    let exponents = tsoser::experiment::report::exponents(&records);
+    let mut outputs = vec![(
+        "table.csv".to_string(),
+        tsoser::experiment::report::table(&records),
+    )];
+    if !exponents.is_empty() {
+        outputs.push((
+            "exponents.csv".into(),
+            tsoser::experiment::report::exponents_csv(&exponents),
+        ));
+    }
+    let n_plots = plots.len();
+    outputs.extend(plots);
+    let paths: Vec<PathBuf> = outputs.iter().map(|(name, _)| dir.join(name)).collect();
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    for p in &paths {
+        out::refuse_clobber(&[("-o", p)], &inputs)?;
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot write {}", dir.display()))?;
+    for (p, (_, text)) in paths.iter().zip(&outputs) {
+        std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
     for why in &skipped {
         warn(&format!("report: no plot: {why}"));
-    }
-    for (name, svg) in &plots {
-        write(name, svg)?;
     }
     // A summary per decider: answered, unknown, errors, median time of the answers.
     let mut by: std::collections::BTreeMap<&str, (usize, usize, usize, Vec<f64>)> =
@@ -318,12 +356,7 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
         };
         outln!("{d:<16} {a:>8} {u:>8} {e:>7}  {med}");
     }
-    let exponents = tsoser::experiment::report::exponents(&records);
     if !exponents.is_empty() {
-        write(
-            "exponents.csv",
-            &tsoser::experiment::report::exponents_csv(&exponents),
-        )?;
         outln!("fitted exponent of time in the trace length (the decider's own time):");
         for e in &exponents {
             let unknown = if e.unknown > 0 {
@@ -365,7 +398,7 @@ pub(crate) fn cmd_report(files: &[PathBuf], dir: &Path) -> Result<u8> {
         } else {
             ", exponents.csv"
         },
-        plots.len(),
+        n_plots,
         dir.display()
     ));
     Ok(if disagreements.is_empty() {

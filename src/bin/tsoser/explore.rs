@@ -116,7 +116,7 @@ pub(crate) fn cmd_explore(
         Err(e) => bail!("{fname}: {e}"),
     };
     let (emitted, emitted_runs) = {
-        let mut to = |what, dir| emit(what, &p, &o, dir, max_traces, &mut stats, as_json);
+        let mut to = |what, dir| emit(what, file, &p, &o, dir, max_traces, &mut stats, as_json);
         let traces = emit_to
             .traces
             .map(|d| to(Emitting::Traces, d))
@@ -189,8 +189,10 @@ enum Emitting {
 
 /// Writes the distinct traces (or runs with values, for `tsoser consistent`) of
 /// complete runs to `dir`; the count and why the enumeration stopped.
+#[allow(clippy::too_many_arguments)]
 fn emit(
     what: Emitting,
+    input: &Path,
     p: &program::Program,
     o: &program::report::Options,
     dir: &Path,
@@ -198,7 +200,7 @@ fn emit(
     stats: &mut Stats,
     as_json: bool,
 ) -> Result<(usize, program::traces::EmitStop)> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot write {}", dir.display()))?;
     let (model, unroll, max_states) = (o.config.model, o.config.unroll, o.config.max_states);
     let (files, stop): (Vec<String>, _) = match what {
         Emitting::Traces => {
@@ -217,13 +219,24 @@ fn emit(
             (runs.iter().map(|r| r.to_yaml()).collect(), stop)
         }
     };
-    for (i, text) in files.iter().enumerate() {
-        let mut name = program::traces::file_name(&p.name, model, i + 1);
-        if what == Emitting::Runs {
-            name = name.replace(".yaml", "-run.yaml");
-        }
-        let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    let paths: Vec<std::path::PathBuf> = (1..=files.len())
+        .map(|i| {
+            let name = program::traces::file_name(&p.name, model, i);
+            dir.join(match what {
+                Emitting::Traces => name,
+                Emitting::Runs => name.replace(".yaml", "-run.yaml"),
+            })
+        })
+        .collect();
+    let flag = match what {
+        Emitting::Traces => "--emit-traces",
+        Emitting::Runs => "--emit-runs",
+    };
+    for path in &paths {
+        crate::out::refuse_clobber(&[(flag, path)], &[input])?;
+    }
+    for (path, text) in paths.iter().zip(&files) {
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     let n = files.len();
     if !as_json {

@@ -76,6 +76,57 @@ macro_rules! outln {
     ($($t:tt)*) => { $crate::out::emit(&format!("{}\n", format_args!($($t)*))) };
 }
 
+/// Whether `a` and `b` name one file: the same device and inode when both exist (so a
+/// hard link, a symbolic link, `./x` and `x` are caught), else the same canonical path.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        (Err(_), Err(_)) => canonical(a).is_some_and(|x| canonical(b) == Some(x)),
+        _ => false,
+    }
+}
+
+/// `p` made absolute through its directory (`p` itself need not exist).
+fn canonical(p: &Path) -> Option<std::path::PathBuf> {
+    if let Ok(c) = p.canonicalize() {
+        return Some(c);
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(p.file_name()?))
+}
+
+/// Refuses outputs (each with its flag) that name an input of the command (`-`, standard
+/// input, is none) or each other: no output overwrites an input, nor another output.
+/// Every command checks its output files here before writing any; a directory output
+/// checks the files it is about to write in it.
+pub(crate) fn refuse_clobber(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<()> {
+    for (k, &(flag, out)) in outputs.iter().enumerate() {
+        for &input in inputs {
+            if input != Path::new("-") && same_file(out, input) {
+                anyhow::bail!(
+                    "{flag} {} is the input {}: not overwritten (name another file)",
+                    out.display(),
+                    input.display()
+                );
+            }
+        }
+        for &(other, o) in &outputs[..k] {
+            if same_file(out, o) {
+                anyhow::bail!(
+                    "{other} {} and {flag} {} name one file: name two",
+                    o.display(),
+                    out.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes `text` to `output`, or to standard output.
 pub(crate) fn write_out(output: Option<&Path>, text: &str) -> Result<()> {
     match output {

@@ -1,9 +1,9 @@
 //! `tsoser gen` and `tsoser convert`.
 
 use crate::args::{GenArgs, GenFamily, Schedule};
-use crate::out::{read_as, write_out, TraceFormat};
+use crate::out::{read_as, refuse_clobber, write_out, TraceFormat};
 use anyhow::{bail, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tsoser::reduction::{sat_to_trace, Cnf};
 use tsoser::trace::{self, gen};
 
@@ -98,6 +98,12 @@ fn gen_sat(a: &GenArgs) -> Result<u8> {
         }
         _ => bail!("--family sat takes a formula: --cnf FILE or --random"),
     };
+    let outputs: Vec<(&str, &Path)> = [("--write-cnf", &a.write_cnf), ("-o", &a.output)]
+        .into_iter()
+        .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+        .collect();
+    let inputs: Vec<&Path> = a.cnf.iter().map(PathBuf::as_path).collect();
+    refuse_clobber(&outputs, &inputs)?;
     if let Some(path) = &a.write_cnf {
         write_out(Some(path), &cnf.to_dimacs())?;
     }
@@ -116,6 +122,9 @@ pub(crate) fn cmd_convert(
     to: Option<TraceFormat>,
     output: Option<&Path>,
 ) -> Result<u8> {
+    if let Some(o) = output {
+        refuse_clobber(&[("-o", o)], &[file])?;
+    }
     let from = from.unwrap_or_else(|| TraceFormat::of(file));
     let trace = read_as(file, from)?;
     let to = to.unwrap_or_else(|| match output {

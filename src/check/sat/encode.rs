@@ -20,6 +20,7 @@ use crate::analysis::{
     components, fixed_order, multi_event, possible_graph, requirement, varying_pairs, Buckets,
     PaperBuckets,
 };
+use crate::check::Stop;
 use crate::graph::forced::commit_times;
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
@@ -129,7 +130,7 @@ impl Formula {
     /// Gives each commit the breakpoints of the commits it is compared with (commit
     /// pairs, FIFO neighbours) that lie inside its own window, so the tie clauses of
     /// [`Formula::finish_order`] cover those comparisons eagerly (one pass).
-    fn share_breakpoints(&mut self, trace: &Trace) {
+    fn share_breakpoints(&mut self, trace: &Trace, stop: &Stop) -> Result<(), ExportError> {
         let mut bp: HashMap<EventId, Vec<EventId>> = HashMap::new();
         let mut pairs: Vec<(EventId, EventId)> = Vec::new();
         for &a in self.atoms.keys() {
@@ -154,6 +155,7 @@ impl Formula {
         pairs.sort_unstable();
         let mut extra: Vec<(EventId, EventId)> = Vec::new();
         for &(a, b) in &pairs {
+            poll(stop)?;
             for (x, y) in [(a, b), (b, a)] {
                 for &p in bp.get(&y).map(|v| v.as_slice()).unwrap_or(&[]) {
                     if x < p && p < trace.commit_bound(x) {
@@ -164,14 +166,19 @@ impl Formula {
         }
         extra.sort_unstable();
         extra.dedup();
-        for (w, p) in extra {
+        for (k, (w, p)) in extra.into_iter().enumerate() {
+            if k % 1024 == 0 {
+                poll(stop)?;
+            }
             let _ = self.before(trace, Step::Commit(w), Step::Event(p));
         }
+        Ok(())
     }
 
-    /// The order encoding of the atoms for pure SAT (see module doc).
-    fn finish_order(&mut self, trace: &Trace) {
-        self.share_breakpoints(trace);
+    /// The order encoding of the atoms for pure SAT (see module doc); `Err` once
+    /// `stop` expired (polled per commit and per commit pair).
+    fn finish_order(&mut self, trace: &Trace, stop: &Stop) -> Result<(), ExportError> {
+        self.share_breakpoints(trace, stop)?;
         // Per commit: its breakpoints, ascending, with "c(w) before p" literals.
         let mut bp: HashMap<EventId, Vec<(EventId, Lit)>> = HashMap::new();
         for (&a, &l) in &self.atoms {
@@ -182,6 +189,7 @@ impl Formula {
         let mut keys: Vec<EventId> = bp.keys().copied().collect();
         keys.sort_unstable();
         for w in &keys {
+            poll(stop)?;
             let list = bp.get_mut(w).unwrap();
             list.sort_unstable();
             // before p ⇒ before any later p'.
@@ -198,6 +206,7 @@ impl Formula {
         let mut commits: Vec<EventId> = bp.keys().copied().collect();
         commits.sort_unstable();
         for &w2 in &commits {
+            poll(stop)?;
             if let Some(w1) = last.insert(trace.events[w2].thread, w2) {
                 for &(p, l2) in &bp[&w2] {
                     if let Some(l1) = lookup(&bp, w1, p) {
@@ -217,6 +226,7 @@ impl Formula {
             .collect();
         pairs.sort_unstable();
         for (w1, w2, cc) in pairs {
+            poll(stop)?;
             for &(p, l2) in bp.get(&w2).map(|v| v.as_slice()).unwrap_or(&[]) {
                 if let Some(l1) = lookup(&bp, w1, p) {
                     self.order_clauses.push(vec![-cc, -l2, l1]);
@@ -226,18 +236,46 @@ impl Formula {
                 }
             }
         }
+        Ok(())
     }
 }
 
 /// A budget of the eager closure: clauses it may add before giving up.
 pub const EAGER_MAX_CLAUSES: usize = 50_000_000;
 
+/// Why an exported formula was not built.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportError {
+    /// The eager closure would pass [`EAGER_MAX_CLAUSES`].
+    TooLarge(String),
+    /// The [`Stop`] expired (a deadline) before the formula was done.
+    Stopped,
+}
+
+impl std::fmt::Display for ExportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExportError::TooLarge(why) => write!(f, "{why}"),
+            ExportError::Stopped => write!(f, "stopped before the formula was built"),
+        }
+    }
+}
+
+/// `Err(Stopped)` once `stop` expired.
+fn poll(stop: &Stop) -> Result<(), ExportError> {
+    if stop.expired() {
+        Err(ExportError::Stopped)
+    } else {
+        Ok(())
+    }
+}
+
 impl Formula {
     /// Atoms for the eager closure ([`Formula::close_eagerly`]), before the order
     /// encoding is finished: every varying "c(w) before p" for p in c(w)'s window, and
     /// every varying order of two commits whose windows meet (any variables), for the
     /// commits `C` the formula already mentions.
-    fn eager_atoms(&mut self, trace: &Trace) -> Vec<EventId> {
+    fn eager_atoms(&mut self, trace: &Trace, stop: &Stop) -> Result<Vec<EventId>, ExportError> {
         let mut c: Vec<EventId> = self
             .atoms
             .keys()
@@ -250,11 +288,13 @@ impl Formula {
         c.sort_unstable();
         c.dedup();
         for &w in &c {
+            poll(stop)?;
             for p in w + 1..trace.commit_bound(w) {
                 let _ = self.before(trace, Step::Commit(w), Step::Event(p));
             }
         }
         for (i, &a) in c.iter().enumerate() {
+            poll(stop)?;
             for &b in &c[i + 1..] {
                 if b >= trace.commit_bound(a) {
                     break; // windows sorted by start: later ones start past a's end
@@ -262,7 +302,7 @@ impl Formula {
                 let _ = self.before(trace, Step::Commit(a), Step::Commit(b));
             }
         }
-        c
+        Ok(c)
     }
 
     /// Makes the formula exact without lazy cuts (what `tsoser encode` writes, so an
@@ -272,7 +312,12 @@ impl Formula {
     /// form a tournament (their windows meet), acyclic iff it has no 3-cycle; orders
     /// across gaps follow from the ties — so every model is an execution
     /// (`encodings/README.md`, "Exact without cuts").
-    fn close_eagerly(&mut self, trace: &Trace, c: &[EventId]) -> Result<(), String> {
+    fn close_eagerly(
+        &mut self,
+        trace: &Trace,
+        c: &[EventId],
+        stop: &Stop,
+    ) -> Result<(), ExportError> {
         let lit = |f: &Formula, a: Node, b: Node| -> Result<Lit, bool> {
             if let Some(k) = fixed_order(trace, a, b) {
                 return Err(k);
@@ -291,10 +336,12 @@ impl Formula {
         // Ties with fixed events: for a varying pair (a, b) and p varying for one of
         // them and fixed for the other.
         for (i, &a) in c.iter().enumerate() {
+            poll(stop)?;
             for &b in &c[i + 1..] {
                 if b >= trace.commit_bound(a) {
                     break;
                 }
+                poll(stop)?;
                 let Ok(cc) = lit(self, Step::Commit(a), Step::Commit(b)) else {
                     continue;
                 };
@@ -314,7 +361,9 @@ impl Formula {
                     }
                 }
                 if extra.len() > budget {
-                    return Err(format!("more than {EAGER_MAX_CLAUSES} clauses"));
+                    return Err(ExportError::TooLarge(format!(
+                        "more than {EAGER_MAX_CLAUSES} clauses"
+                    )));
                 }
             }
         }
@@ -325,10 +374,12 @@ impl Formula {
             !(la < eb || lb < ea)
         };
         for (i, &a) in c.iter().enumerate() {
+            poll(stop)?;
             for (j, &b) in c.iter().enumerate().skip(i + 1) {
                 if b >= trace.commit_bound(a) {
                     break;
                 }
+                poll(stop)?;
                 for &d in &c[j + 1..] {
                     if d >= trace.commit_bound(a) {
                         break;
@@ -353,7 +404,9 @@ impl Formula {
                     }
                 }
                 if extra.len() > budget {
-                    return Err(format!("more than {EAGER_MAX_CLAUSES} clauses"));
+                    return Err(ExportError::TooLarge(format!(
+                        "more than {EAGER_MAX_CLAUSES} clauses"
+                    )));
                 }
             }
         }
@@ -415,12 +468,12 @@ pub fn encode_exact(
     txns: &[usize],
     multi: &[bool],
 ) -> Formula {
-    encode_exact_with(trace, forced, pairs, txns, false, multi)
+    encode_exact_with(trace, forced, pairs, txns, false, multi, &Stop::default())
         .expect("lazy encoding has no budget")
 }
 
 /// [`encode_exact`], and with `eager` exact without lazy cuts (`Formula::close_eagerly`;
-/// `Err` past [`EAGER_MAX_CLAUSES`]).
+/// `Err` past [`EAGER_MAX_CLAUSES`], or once `stop` expired, polled by the closure).
 pub fn encode_exact_with(
     trace: &Trace,
     forced: &[Edge],
@@ -428,7 +481,8 @@ pub fn encode_exact_with(
     txns: &[usize],
     eager: bool,
     multi: &[bool],
-) -> Result<Formula, String> {
+    stop: &Stop,
+) -> Result<Formula, ExportError> {
     let mut f = Formula::default();
     let mut edges: EdgeWays = HashMap::new();
     for e in forced {
@@ -450,10 +504,10 @@ pub fn encode_exact_with(
         }
     }
     cycle_constraint(&mut f, txns, edges, Some(multi));
-    let closed = eager.then(|| f.eager_atoms(trace));
-    f.finish_order(trace);
+    let closed = eager.then(|| f.eager_atoms(trace, stop)).transpose()?;
+    f.finish_order(trace, stop)?;
     if let Some(c) = closed {
-        f.close_eagerly(trace, &c)?;
+        f.close_eagerly(trace, &c, stop)?;
     }
     Ok(f)
 }
@@ -525,7 +579,13 @@ pub fn encode_paper(
 /// the directed edges' reachability between them as fixed orders, and every used edge
 /// agreeing with the order. The used edges and the directed ones are acyclic iff such
 /// an order exists, which is what the lazy check asks of a model.
-pub fn close_paper_eagerly(f: &mut Formula, g: &PaperGraph, n: usize) -> Result<(), String> {
+/// `Err` past [`EAGER_MAX_CLAUSES`], or once `stop` expired (polled).
+pub fn close_paper_eagerly(
+    f: &mut Formula,
+    g: &PaperGraph,
+    n: usize,
+    stop: &Stop,
+) -> Result<(), ExportError> {
     let used: Vec<(Lit, EventId, EventId)> = f
         .roles
         .iter()
@@ -540,7 +600,9 @@ pub fn close_paper_eagerly(f: &mut Formula, g: &PaperGraph, n: usize) -> Result<
     nodes.dedup();
     let k = nodes.len();
     if k.saturating_mul(k).saturating_mul(k) / 3 > EAGER_MAX_CLAUSES {
-        return Err(format!("more than {EAGER_MAX_CLAUSES} clauses"));
+        return Err(ExportError::TooLarge(format!(
+            "more than {EAGER_MAX_CLAUSES} clauses"
+        )));
     }
     let index: HashMap<EventId, usize> = nodes.iter().enumerate().map(|(i, &e)| (e, i)).collect();
     let mut adj: Vec<Vec<EventId>> = vec![Vec::new(); n];
@@ -551,6 +613,7 @@ pub fn close_paper_eagerly(f: &mut Formula, g: &PaperGraph, n: usize) -> Result<
     let mut reach = vec![vec![false; k]; k];
     let mut seen = vec![usize::MAX; n];
     for (i, &u) in nodes.iter().enumerate() {
+        poll(stop)?;
         let mut stack = vec![u];
         seen[u] = i;
         while let Some(x) = stack.pop() {
@@ -602,6 +665,7 @@ pub fn close_paper_eagerly(f: &mut Formula, g: &PaperGraph, n: usize) -> Result<
         }
     }
     for i in 0..k {
+        poll(stop)?;
         for j in i + 1..k {
             for m in j + 1..k {
                 for (x, y, z) in [(i, j, m), (i, m, j)] {
@@ -627,7 +691,17 @@ pub fn close_paper_eagerly(f: &mut Formula, g: &PaperGraph, n: usize) -> Result<
 /// The formula over every component at once: satisfiable iff some component has a
 /// cycle, modulo the lazy cuts the solver loop adds (see [`export_formula`]).
 pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formula {
-    whole(trace, semantics, false).expect("lazy encoding has no budget")
+    whole(trace, semantics, false, &Stop::default()).expect("lazy encoding has no budget")
+}
+
+/// [`whole_formula`], given up (`Err(Stopped)`) once `stop` expired, polled between
+/// its phases.
+pub fn whole_formula_until(
+    trace: &Trace,
+    semantics: crate::check::Semantics,
+    stop: &Stop,
+) -> Result<Formula, ExportError> {
+    whole(trace, semantics, false, stop)
 }
 
 /// What `tsoser encode` writes: the whole formula made exact without lazy cuts, so
@@ -636,21 +710,35 @@ pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formu
 pub fn export_formula(
     trace: &Trace,
     semantics: crate::check::Semantics,
-) -> Result<Formula, String> {
-    whole(trace, semantics, true)
+) -> Result<Formula, ExportError> {
+    whole(trace, semantics, true, &Stop::default())
+}
+
+/// [`export_formula`], given up (`Err(Stopped)`) once `stop` expired, polled between
+/// its phases and inside the eager closure.
+pub fn export_formula_until(
+    trace: &Trace,
+    semantics: crate::check::Semantics,
+    stop: &Stop,
+) -> Result<Formula, ExportError> {
+    whole(trace, semantics, true, stop)
 }
 
 fn whole(
     trace: &Trace,
     semantics: crate::check::Semantics,
     eager: bool,
-) -> Result<Formula, String> {
+    stop: &Stop,
+) -> Result<Formula, ExportError> {
     match semantics {
         crate::check::Semantics::Exact => {
             let forced = crate::graph::forced::forced_graph(trace);
+            poll(stop)?;
             let pairs = varying_pairs(trace);
+            poll(stop)?;
             let (comps, comp_of) = components(&possible_graph(trace, &forced, &pairs));
             let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
+            poll(stop)?;
             encode_exact_with(
                 trace,
                 &b.forced.concat(),
@@ -658,12 +746,15 @@ fn whole(
                 &comps.concat(),
                 eager,
                 &multi_event(trace),
+                stop,
             )
         }
         crate::check::Semantics::Paper => {
             let g = PaperGraph::new(trace);
+            poll(stop)?;
             let (comps, comp_of) = components(&g.both_ways(trace));
             let b = PaperBuckets::new(&g, trace, comps.len(), &comp_of);
+            poll(stop)?;
             let mut f = encode_paper(
                 trace,
                 &b.directed.concat(),
@@ -671,7 +762,7 @@ fn whole(
                 &comps.concat(),
             );
             if eager {
-                close_paper_eagerly(&mut f, &g, trace.len())?;
+                close_paper_eagerly(&mut f, &g, trace.len(), stop)?;
             }
             Ok(f)
         }
