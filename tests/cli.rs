@@ -831,46 +831,57 @@ fn monitors_too_big_for_memory_answer_unknown() {
 #[test]
 fn graphs_too_big_for_memory_answer_unknown() {
     let dir = std::env::temp_dir().join(format!("tsoser-wide-graph-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let f = wide_graph(&dir);
+    for cmd in GRAPH_COMMANDS {
+        let mut cmd = cmd.to_vec();
+        cmd.push(f.to_str().unwrap());
+        let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_tsoser"));
+        run.args(&cmd).env("TSOSER_MAX_MEMORY_MIB", "1024");
+        answers_unknown_for_memory(run, &cmd);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The commands whose conflict graph is sized before it is built.
+const GRAPH_COMMANDS: [&[&str]; 5] = [
+    &["graph"],
+    &["check-exec"],
+    &["check"],
+    &["check", "--algo", "sat"],
+    &["check", "--algo", "fpt"],
+];
+
+/// A trace of 40,000 single-event threads over 3 variables in `dir`: its conflict
+/// graph is quadratic in the threads.
+fn wide_graph(dir: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
     let f = dir.join("wide.yaml");
     let events: String = (0..40_000)
         .map(|i| {
-            format!(
-                "  - \"t{i} {} x{}\"\n",
-                if i % 2 == 1 { "wr" } else { "rd" },
-                i % 3
-            )
+            let op = if i % 2 == 1 { "wr" } else { "rd" };
+            format!("  - \"t{i} {op} x{}\"\n", i % 3)
         })
         .collect();
     std::fs::write(&f, format!("events:\n{events}")).unwrap();
-    for cmd in [
-        &["graph"][..],
-        &["check-exec"],
-        &["check"],
-        &["check", "--algo", "sat"],
-        &["check", "--algo", "fpt"],
-    ] {
-        let mut args = cmd.to_vec();
-        args.push(f.to_str().unwrap());
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tsoser"))
-            .args(&args)
-            .env("TSOSER_MAX_MEMORY_MIB", "1024")
-            .output()
-            .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(3),
-            "{args:?}: {}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-        assert!(
-            stdout(&o).contains("memory budget"),
-            "{args:?}: {}",
-            stdout(&o)
-        );
-    }
-    std::fs::remove_dir_all(&dir).ok();
+    f
+}
+
+/// Runs `run` (showing `args`): exit 3, with the memory budget named — never a signal.
+fn answers_unknown_for_memory(mut run: std::process::Command, args: &[&str]) {
+    let o = run.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{args:?} ended by {:?}: {}{}",
+        o.status,
+        stdout(&o),
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("memory budget"),
+        "{args:?}: {}",
+        stdout(&o)
+    );
 }
 
 /// Bug the_memory_budget_heeds_ulimit_v: under `ulimit -v 4000000`, `monitor --monitor
@@ -881,48 +892,28 @@ fn graphs_too_big_for_memory_answer_unknown() {
 #[test]
 fn the_memory_budget_heeds_ulimit_v() {
     let dir = std::env::temp_dir().join(format!("tsoser-ulimit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let graph = wide_graph(&dir);
     let wide = dir.join("wide.std");
     let lines: String = (0..100_000).map(|i| format!("t{i}|w(x)|{i}\n")).collect();
     std::fs::write(&wide, lines).unwrap();
-    let graph = dir.join("graph.yaml");
-    let events: String = (0..40_000)
-        .map(|i| {
-            let op = if i % 2 == 1 { "wr" } else { "rd" };
-            format!("  - \"t{i} {op} x{}\"\n", i % 3)
-        })
-        .collect();
-    std::fs::write(&graph, format!("events:\n{events}")).unwrap();
     let (wide, graph) = (wide.to_str().unwrap(), graph.to_str().unwrap());
-    for args in [
-        &["monitor", "--monitor", "tso", wide][..],
-        &["monitor", "--monitor", "all", wide],
-        &["graph", graph],
-        &["check-exec", graph],
-        &["check", graph],
-        &["check", "--algo", "sat", graph],
-        &["check", "--algo", "fpt", graph],
-    ] {
-        let o = std::process::Command::new("sh")
-            .args(["-c", "ulimit -v 4000000 && exec \"$0\" \"$@\""])
+    let monitors: [&[&str]; 2] = [
+        &["monitor", "--monitor", "tso"],
+        &["monitor", "--monitor", "all"],
+    ];
+    for (cmd, file) in monitors
+        .iter()
+        .map(|c| (c, wide))
+        .chain(GRAPH_COMMANDS.iter().map(|c| (c, graph)))
+    {
+        let mut args = cmd.to_vec();
+        args.push(file);
+        let mut run = std::process::Command::new("sh");
+        run.args(["-c", "ulimit -v 4000000 && exec \"$0\" \"$@\""])
             .arg(env!("CARGO_BIN_EXE_tsoser"))
-            .args(args)
-            .env_remove("TSOSER_MAX_MEMORY_MIB")
-            .output()
-            .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(3),
-            "{args:?} ended by {:?}: {}{}",
-            o.status,
-            stdout(&o),
-            stderr(&o)
-        );
-        assert!(
-            stdout(&o).contains("memory budget"),
-            "{args:?}: {}",
-            stdout(&o)
-        );
+            .args(&args)
+            .env_remove("TSOSER_MAX_MEMORY_MIB");
+        answers_unknown_for_memory(run, &args);
     }
     std::fs::remove_dir_all(&dir).ok();
 }
