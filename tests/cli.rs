@@ -751,12 +751,12 @@ fn large_witnesses_stay_readable() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The README's `check --json` sample names exactly the top-level fields the command
-/// prints, and the witness fields of an execution witness.
+/// The `check --json` sample of docs/json.md names exactly the top-level fields the
+/// command prints, and the witness fields of an execution witness.
 #[test]
-fn readme_json_sample_matches_the_output() {
+fn docs_json_sample_matches_the_output() {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md")).unwrap();
     let start = readme
         .find("```json\n{\n  \"schema\"")
         .expect("the check --json sample");
@@ -772,7 +772,7 @@ fn readme_json_sample_matches_the_output() {
     let o = tsoser(&["check", "examples/task-pool.yaml", "--json", "--stats"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let got: std::collections::BTreeSet<String> = v.as_object().unwrap().keys().cloned().collect();
-    assert_eq!(keys("  "), got, "README top-level fields vs output");
+    assert_eq!(keys("  "), got, "docs/json.md top-level fields vs output");
     assert_eq!(v["schema"], 1);
     let w: std::collections::BTreeSet<String> =
         v["witness"].as_object().unwrap().keys().cloned().collect();
