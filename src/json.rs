@@ -1,6 +1,6 @@
 //! The documented `--json` objects of `check`, `graph` and the trace summary, as serde
 //! structs in one place; every object carries [`crate::report::JSON_SCHEMA`]. (The
-//! README's "JSON output" describes them; a test checks a sample against the output.)
+//! docs/json.md describes them; a test checks a sample against the output.)
 
 use crate::trace::Trace;
 use serde::Serialize;
@@ -123,7 +123,7 @@ pub struct MonitorEntry {
     pub verdict: &'static str,
     /// `{event, line, text}` of the event the monitor stopped at, or null.
     pub stopped_at: Option<Value>,
-    /// The evidence in the paper's terms (README, "Monitors"), or null.
+    /// The evidence in the paper's terms (docs/monitors.md), or null.
     pub report: Value,
     /// sc-ser only: the same as `report` (kept for earlier readers).
     #[serde(skip_serializing_if = "Option::is_none")]

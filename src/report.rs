@@ -1,5 +1,5 @@
 //! What the command line prints: verdicts and witnesses as text a person can check
-//! step by step, and as one JSON object (schema in the README, "JSON output").
+//! step by step, and as one JSON object (schema in docs/json.md).
 
 use crate::check::{Verdict, Witness};
 use crate::graph::Edge;

@@ -112,7 +112,7 @@ proptest! {
 
 /// The hard regime, small enough for brute: 1,000 dense traces (no fences, no rmw,
 /// two variables), k = 2…6, 8–11 events; single-event transactions with the first two
-/// of one thread merged (`gen --pairs 1`, the hard family of the README) or mean
+/// of one thread merged (`gen --pairs 1`, the hard family of docs/performance.md) or mean
 /// transactions of two events. Verdicts: brute's, in both semantics.
 #[test]
 fn backends_agree_with_brute_on_dense_traces() {

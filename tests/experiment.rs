@@ -598,7 +598,7 @@ fn the_removed_bench_command_names_its_replacement() {
     }
 }
 
-/// Every declaration the README's experiments use parses and expands.
+/// Every declaration docs/performance.md's experiments use parses and expands.
 #[test]
 fn the_example_declarations_expand() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/experiments");

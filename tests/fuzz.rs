@@ -6,7 +6,7 @@
 //! panic — and an input error must name a line inside the input.
 //!
 //! `TSOSER_FUZZ_ITERS` sets the inputs per parser (default 3,000; CI's run is short,
-//! the README quotes a long one: `TSOSER_FUZZ_ITERS=1000000 cargo test --release
+//! docs/performance.md quotes a long one: `TSOSER_FUZZ_ITERS=1000000 cargo test --release
 //! --all-features --test fuzz`).
 
 mod common;

@@ -7,7 +7,7 @@
 //! 2. then a *portfolio*: fpt (the rest of its jump budget, on all cores but one) and
 //!    sat (one core) race on the component; the first answer wins and cancels the
 //!    other through a flag both poll ([`Stop::or_flag`]). fpt is strong on few chains,
-//!    CaDiCaL where the chains are many (README, "The hard regime").
+//!    CaDiCaL where the chains are many (docs/performance.md, "The hard regime").
 //!
 //! Paper semantics goes to sat whole (a reproduction mode, not a performance one).
 
@@ -21,14 +21,14 @@ use std::sync::Arc;
 
 /// Jumps fpt tries alone on a component before the portfolio starts: about 10 ms of
 /// search on components of a few chains. Realistic violations need under 30 jumps
-/// (README, "`--algo auto`").
+/// (docs/performance.md, "`--algo auto`").
 pub const FPT_FIRST_JUMPS: u64 = 10_000;
 
 /// The time fpt's search tries alone on a component at most (after its chains and
 /// jumps are built: on a realistic 10⁵-event component that takes 0.24 s, and then 3
 /// jumps find the violation): on components of thousands of chains a jump costs
 /// milliseconds, and 10⁴ of them cost 20 s before the race began
-/// (the hard family of docs/hardness.md at 100 variables; README, "`--algo auto`").
+/// (the hard family of docs/hardness.md at 100 variables; docs/performance.md, "`--algo auto`").
 pub const FPT_FIRST_TIME: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// What each part of an `auto` run did.

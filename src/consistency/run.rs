@@ -1,7 +1,7 @@
-//! An observed run: a trace whose reads carry the values they returned (README
-//! "Runs with values"), resolved to reads-from by value — Qadeer's *unambiguous* runs
-//! (§3): every write of a location writes a value of its own, never the initial one,
-//! so each read names the write it read.
+//! An observed run: a trace whose reads carry the values they returned
+//! (docs/formats.md "Runs with values"), resolved to reads-from by value — Qadeer's
+//! *unambiguous* runs (§3): every write of a location writes a value of its own, never
+//! the initial one, so each read names the write it read.
 
 use crate::error::Error;
 use crate::trace::{Op, Trace};
@@ -230,7 +230,7 @@ impl ValueRun {
         self.events[e].kind.writes().then_some(&self.events[e].val)
     }
 
-    /// The run as a trace file (README "Runs with values"), compact events in its order.
+    /// The run as a trace file (docs/formats.md "Runs with values"), compact events in its order.
     pub fn to_yaml(&self) -> String {
         let mut out = String::new();
         if let Some(n) = &self.name {

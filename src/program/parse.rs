@@ -1,4 +1,4 @@
-//! tsoser's program text format (`.prog`), documented in the README ("Program format").
+//! tsoser's program text format (`.prog`), documented in docs/explore.md ("Program format").
 //! One statement per line; `#` or `//` start a comment. Errors carry the line.
 
 use super::*;

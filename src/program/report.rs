@@ -1,5 +1,5 @@
 //! What `tsoser explore` prints: outcomes, the final condition, assertion failures and
-//! robustness, as text and as the stable JSON documented in the README.
+//! robustness, as text and as the stable JSON documented in docs/json.md.
 
 use super::dpor::{explore_dpor, DporStats};
 use super::explore::{explore, replay, schedule_text, Config, Exploration, Machine, Model, Step};
@@ -359,7 +359,7 @@ fn cond_body(text: &str) -> &str {
     })
 }
 
-/// The JSON report (README, "explore --json").
+/// The JSON report (docs/json.md, "`explore --json`").
 pub fn json(p: &Program, file: &str, r: &Report) -> Value {
     use crate::json::*;
     let e = &r.exploration;

@@ -272,8 +272,8 @@ pub fn run_of(m: &Machine, run: &[Issued]) -> Run {
     b.finish()
 }
 
-/// A complete run as a *run with values* for `tsoser consistent` (README "Runs with
-/// values"): each store listed where it reached memory (SC and rmws: at issue; TSO
+/// A complete run as a *run with values* for `tsoser consistent` (docs/formats.md "Runs
+/// with values"): each store listed where it reached memory (SC and rmws: at issue; TSO
 /// and PSO: at its commit), every other event where it ran or, if later, after its
 /// thread's previous event (program order is the file's order per thread). Values are
 /// renamed as Qadeer's Assumption 2 allows: the k-th write of a location in memory's

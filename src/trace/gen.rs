@@ -1,5 +1,5 @@
 //! Seeded trace generators: random small traces for tests, and large "realistic"
-//! traces for the scale benchmarks (README, "Measured figures").
+//! traces for the scale benchmarks (docs/performance.md).
 
 use super::{Op, Trace, TraceBuilder};
 use rand::{Rng, SeedableRng};
@@ -218,8 +218,8 @@ pub fn blocks(shape: &Shape, blocks: usize, seed: u64) -> Trace {
 /// `trace` with the first two transactions of each of its first `threads` threads (in
 /// order of first event) merged into one. On dense traces of single-event transactions
 /// — serializable by docs/semantics.md §5.6 — one merged pair is the smallest change
-/// that lets a cycle exist, and often leaves a hard, serializable instance (README,
-/// "The hard regime").
+/// that lets a cycle exist, and often leaves a hard, serializable instance
+/// (docs/performance.md, "The hard regime").
 pub fn pair_first(trace: &Trace, threads: usize) -> Trace {
     let mut order: Vec<super::ThreadId> = Vec::new();
     for e in &trace.events {

@@ -1,4 +1,4 @@
-//! The YAML trace format (README "Trace format"), read with `yaml_serde`.
+//! The YAML trace format (docs/formats.md "Traces (YAML)"), read with `yaml_serde`.
 //!
 //! A file is a mapping with `events:` (and optional `name:`), or a bare sequence of
 //! events. An event is a mapping `{thread, txn?, op, var?, val?}` or a compact string

@@ -376,7 +376,7 @@ pub(crate) enum Cmd {
         /// Trace files, directories of them and `-`, as `check` takes.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
-        /// Which monitor (README, "Monitors"); `all` runs every one in one pass.
+        /// Which monitor (docs/monitors.md); `all` runs every one in one pass.
         #[arg(long, value_enum, default_value = "sc-ser")]
         monitor: MonitorKind,
         /// Give up on a file after this many seconds: its answer is unknown (exit 3).
@@ -444,7 +444,7 @@ pub(crate) enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Convert a trace between YAML and RAPID's STD format (README, "Trace format").
+    /// Convert a trace between YAML and RAPID's STD format (docs/formats.md).
     Convert {
         file: PathBuf,
         /// Input format (default: by extension, `.std` is STD, anything else YAML).
@@ -597,7 +597,7 @@ impl MonitorKind {
 /// The flags of `experiment`: a TOML declaration, or one family given by flags.
 #[derive(clap::Args)]
 pub(crate) struct ExperimentArgs {
-    /// The declaration (TOML, see the README); or give `--family` and its flags.
+    /// The declaration (TOML, see docs/cli.md); or give `--family` and its flags.
     #[arg(required_unless_present = "family", conflicts_with = "family")]
     pub(crate) config: Option<PathBuf>,
     /// The records file (JSON lines): created, or resumed if it holds this matrix's.

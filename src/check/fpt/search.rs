@@ -23,7 +23,7 @@
 //!   loop of jumps — then the used edges extend to a valid orientation (Thm. 5).
 //!
 //! Cost: at most Σ_{m ≤ W} J^m jump sequences for J jumps — polynomial in the trace for
-//! a fixed number of chains, which is what Thm. 9 needs; the README gives the measured
+//! a fixed number of chains, which is what Thm. 9 needs; docs/performance.md gives the measured
 //! figures against the paper's O(n + c^k).
 
 use super::chains::Chains;
@@ -347,7 +347,7 @@ impl State<'_, '_> {
         }
         // The flags every jump (an atomic load each), the clock every 64: on components
         // of thousands of chains a jump costs milliseconds, and polling every 4,096
-        // jumps let a lost race run on for seconds (README, "`--algo auto`").
+        // jumps let a lost race run on for seconds (docs/performance.md, "`--algo auto`").
         if self.c.stop.load(Ordering::Relaxed) {
             return Err(Stopped::Cancelled);
         }

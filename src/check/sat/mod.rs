@@ -38,8 +38,8 @@ pub enum SolverKind {
 }
 
 impl SolverKind {
-    /// CaDiCaL when built in (faster on the hard regime, and interruptible; README
-    /// "The hard regime"), else varisat.
+    /// CaDiCaL when built in (faster on the hard regime, and interruptible;
+    /// docs/performance.md, "The hard regime"), else varisat.
     pub const DEFAULT: SolverKind = if cfg!(feature = "cadical") {
         SolverKind::Cadical
     } else {

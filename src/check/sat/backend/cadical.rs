@@ -111,9 +111,9 @@ impl Cadical {
     /// a cycle in any of them).
     pub fn with_graphs(vars: usize, stop: &Stop, graphs: Vec<OrderGraph>) -> Cadical {
         let mut solver = CaDiCal::new();
-        // Measured (README, "CaDiCaL options"): on realistic components of 10⁶
-        // variables each propagated cut made CaDiCaL copy every phase when its trail
-        // grew again (`update_target_and_best`); target phases only in stable mode
+        // Measured (docs/history.md, "The order propagator on large components"): on
+        // realistic components of 10⁶ variables each propagated cut made CaDiCaL copy
+        // every phase when its trail grew again (`update_target_and_best`); target phases only in stable mode
         // (rephase = 2) and false as the first phase cut solving there 4.8 s → 0.25 s,
         // and the hard dense traces 7 % (one run each).
         for (name, value) in [("rephase", 2), ("phase", 0)] {
