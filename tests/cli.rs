@@ -1054,3 +1054,188 @@ fn no_output_overwrites_an_input_of_the_command() {
         .starts_with("digraph"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The pages whose commands `every_documented_command_runs` runs: the README, the
+/// changelog, `docs/`, `encodings/` and `benchexec/README.md`.
+fn documented_pages() -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md"), root.join("CHANGELOG.md")];
+    for dir in ["docs", "encodings"] {
+        let mut md: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        md.sort();
+        pages.extend(md);
+    }
+    pages.push(root.join("benchexec/README.md"));
+    pages
+}
+
+/// A command shown in a page: its line, the block it is in, the exit code the page
+/// states (`# exit N` at the end of the line), and whether its block is `no-run`.
+struct DocCommand {
+    page: String,
+    line: usize,
+    block: usize,
+    command: String,
+    exit: Option<i32>,
+    run: bool,
+}
+
+/// The commands of a page, by the convention of docs/testing.md ("Commands in the
+/// docs"): in a fenced block, a line that starts with `$ ` is a command.
+fn documented_commands(page: &Path) -> Vec<DocCommand> {
+    let text = std::fs::read_to_string(page).unwrap();
+    let name = page
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap()
+        .display()
+        .to_string();
+    let (mut fence, mut block, mut out) = (None::<String>, 0, Vec::new());
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            if fence.is_none() {
+                fence = Some(info.to_string());
+                block += 1;
+            } else if info.trim().is_empty() {
+                fence = None;
+            }
+            continue;
+        }
+        let (Some(info), Some(command)) = (&fence, trimmed.strip_prefix("$ ")) else {
+            continue;
+        };
+        let exit = command
+            .rsplit_once("# exit ")
+            .map(|(_, n)| n.trim().parse().expect("`# exit N` names a number"));
+        out.push(DocCommand {
+            page: name.clone(),
+            line: i + 1,
+            block,
+            command: command.to_string(),
+            exit,
+            run: !info.split_whitespace().any(|w| w == "no-run"),
+        });
+    }
+    assert!(fence.is_none(), "{name}: a fenced block is not closed");
+    out
+}
+
+/// Copies a directory tree (the examples the documented commands read).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every `$ tsoser …` command shown in a fenced block of the README or a docs page runs
+/// and ends as the page says: with the exit code it states (`# exit N`), else with 0, 1
+/// or 3 — never a usage or input error (2), an internal error (4), a panic or a signal.
+/// Each block runs, in order, in a scratch folder of its own holding a copy of
+/// `examples/`, with the built binary first on `PATH`, so the files a command writes
+/// land there. Blocks marked `no-run` (experiments, 10⁶-event runs, external tools)
+/// are only checked to be marked; a `$` command of another program outside such a
+/// block is an error, so that nothing shown goes untried unnoticed.
+#[test]
+fn every_documented_command_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scratch = std::env::temp_dir().join(format!("tsoser-doc-commands-{}", std::process::id()));
+    let bin = scratch.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_tsoser"), bin.join("tsoser")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (mut ran, mut skipped, mut failures) = (0, 0, Vec::new());
+    let mut readme_commands = 0;
+    for page in documented_pages() {
+        let commands = documented_commands(&page);
+        if page.ends_with("README.md") && page.parent() == Some(root) {
+            readme_commands = commands.iter().filter(|c| c.run).count();
+        }
+        let mut folder = None;
+        for c in commands {
+            let at = format!("{}:{}: `{}`", c.page, c.line, c.command);
+            if !c.run {
+                skipped += 1;
+                continue;
+            }
+            if !c.command.starts_with("tsoser ") {
+                failures.push(format!("{at}: not a tsoser command; mark its block no-run"));
+                continue;
+            }
+            let key = (c.page.clone(), c.block);
+            let dir = scratch.join(format!("{}-{}", c.page.replace('/', "_"), c.block));
+            if folder.as_ref() != Some(&key) {
+                copy_tree(&root.join("examples"), &dir.join("examples"));
+                folder = Some(key);
+            }
+            let started = std::time::Instant::now();
+            let o = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(&c.command)
+                .current_dir(&dir)
+                .env("PATH", &path)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            ran += 1;
+            let code = o.status.code();
+            let ok = match c.exit {
+                Some(want) => code == Some(want),
+                None => matches!(code, Some(0 | 1 | 3)),
+            };
+            let panicked = stderr(&o).contains("panicked");
+            if !ok || panicked {
+                failures.push(format!(
+                    "{at}: exit {code:?} (want {}){}\n{}",
+                    c.exit.map_or("0, 1 or 3".to_string(), |n| n.to_string()),
+                    if panicked { ", panicked" } else { "" },
+                    stderr(&o)
+                ));
+            }
+            let took = started.elapsed();
+            assert!(
+                took.as_secs() < 20,
+                "{at} took {took:?}: mark its block no-run"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&scratch).ok();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(readme_commands >= 4, "the README shows its quick start");
+    eprintln!("{ran} documented commands run, {skipped} in no-run blocks");
+}
+
+/// Every page of `docs/` is linked from the README, and no page names a path outside
+/// the repository (a sibling checkout, a scratch folder): a newcomer's clone has none.
+#[test]
+fn docs_pages_are_linked_from_the_readme_and_stay_inside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for page in documented_pages() {
+        let name = page.strip_prefix(root).unwrap().display().to_string();
+        let text = std::fs::read_to_string(&page).unwrap();
+        if name.starts_with("docs/") {
+            assert!(
+                readme.contains(&format!("]({name})")),
+                "README does not link {name}"
+            );
+        }
+        for outside in ["../shared", "/work/", "/tmp/"] {
+            assert!(!text.contains(outside), "{name} names {outside}");
+        }
+    }
+}
