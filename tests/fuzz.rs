@@ -191,9 +191,15 @@ fn fuzz<T, E: std::fmt::Display>(
 /// The trace written in the canonical and in the compact form, each read back: the
 /// same names, transactions and events as `t` (bug: a_name_is_its_text_in_both_forms).
 fn both_forms_agree(t: &tsoser::trace::Trace) -> Result<(), String> {
-    use tsoser::trace::parse::{parse_trace, to_yaml};
+    use tsoser::trace::yaml::parse_trace;
+    let to_yaml = |t: &tsoser::trace::Trace| {
+        tsoser::trace::yaml::write(t, tsoser::trace::yaml::Form::Canonical)
+    };
     let canonical = to_yaml(t);
-    for text in [canonical.clone(), tsoser::trace::gen::to_compact_yaml(t)] {
+    for text in [
+        canonical.clone(),
+        tsoser::trace::yaml::write(t, tsoser::trace::yaml::Form::Compact),
+    ] {
         let back = parse_trace(&text).map_err(|e| format!("{e}\n{text}"))?;
         let same = back.threads == t.threads
             && back.vars == t.vars
@@ -217,7 +223,7 @@ fn fuzz_yaml_traces() {
         1,
         &c,
         |text| {
-            let t = tsoser::trace::parse::parse_trace(text)?;
+            let t = tsoser::trace::yaml::parse_trace(text)?;
             if let Err(why) = both_forms_agree(&t) {
                 panic!("{why}");
             }
@@ -304,7 +310,7 @@ fn fuzz_yaml_names_in_both_forms() {
             panic!("input {i}: {why}");
         }
         // Each event at random in either form, by hand: the compact words quoted.
-        let quote = tsoser::trace::parse::quote;
+        let quote = tsoser::trace::yaml::quote;
         let mut text = String::from("events:\n");
         for (th, txn, op, x, val) in &mapping {
             let words: Vec<&str> = std::iter::once(th.as_str())
@@ -315,7 +321,7 @@ fn fuzz_yaml_names_in_both_forms() {
             let plain = words
                 .iter()
                 .all(|w| !w.contains(char::is_whitespace) && !w.starts_with('#'))
-                && (txn.is_some() || !tsoser::trace::parse::is_op_word(x));
+                && (txn.is_some() || !tsoser::trace::yaml::is_op_word(x));
             if plain && rng.random_bool(0.5) {
                 text.push_str(&format!("  - {}\n", quote(&words.join(" "))));
             } else {
@@ -334,11 +340,11 @@ fn fuzz_yaml_names_in_both_forms() {
                 ));
             }
         }
-        let back = tsoser::trace::parse::parse_trace(&text)
+        let back = tsoser::trace::yaml::parse_trace(&text)
             .unwrap_or_else(|e| panic!("input {i}: {e}\n{text}"));
         assert_eq!(
-            tsoser::trace::parse::to_yaml(&back),
-            tsoser::trace::parse::to_yaml(&t),
+            tsoser::trace::yaml::write(&back, tsoser::trace::yaml::Form::Canonical),
+            tsoser::trace::yaml::write(&t, tsoser::trace::yaml::Form::Canonical),
             "input {i}:\n{text}"
         );
         checked += 1;
@@ -369,7 +375,7 @@ fn fuzz_value_runs() {
         9,
         &c,
         |text| {
-            let trace = tsoser::trace::parse::parse_trace(text)?;
+            let trace = tsoser::trace::yaml::parse_trace(text)?;
             let run = ValueRun::from_trace(&trace)?;
             for model in [Model::Sc, Model::Tso] {
                 if let Err(e) = consistency::check(&run, model, WriteOrder::Simple) {
@@ -395,7 +401,7 @@ fn fuzz_yaml_executions() {
         "yaml execution",
         2,
         &c,
-        tsoser::trace::parse::parse_execution,
+        tsoser::trace::yaml::parse_execution,
         |e| e.line(),
     );
 }
@@ -406,7 +412,7 @@ fn fuzz_std() {
     // STD texts: the examples written out, plus hand-written blocks and fork/join.
     c = c
         .iter()
-        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
         .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
         .map(String::into_bytes)
         .collect();
@@ -430,7 +436,7 @@ fn fuzz_std() {
 fn fuzz_std_streaming() {
     let c: Vec<Vec<u8>> = corpus(&["examples"], &["yaml"])
         .iter()
-        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
         .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
         .map(String::into_bytes)
         .chain([b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(fence:T0)|8\n".to_vec()])
@@ -454,7 +460,7 @@ fn fuzz_standard_input_texts() {
     let mut c = corpus(&["examples"], &["yaml"]);
     let std: Vec<Vec<u8>> = c
         .iter()
-        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
         .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
         .map(String::into_bytes)
         .collect();

@@ -231,7 +231,7 @@ fn dimacs_round_trip(trace: &Trace) -> Result<(), TestCaseError> {
 #[test]
 fn examples_round_trip() {
     for e in EXAMPLES {
-        let t = tsoser::trace::parse::read_trace(std::path::Path::new(&format!(
+        let t = tsoser::trace::yaml::read_trace(std::path::Path::new(&format!(
             "{}/examples/{e}.yaml",
             env!("CARGO_MANIFEST_DIR")
         )))
@@ -328,7 +328,7 @@ fn external_solver_agrees_with_brute_on_exported_formulas() {
                 got,
                 want,
                 "trace {i} ({sem:?}):\n{}",
-                tsoser::trace::parse::to_yaml(&t)
+                tsoser::trace::yaml::write(&t, tsoser::trace::yaml::Form::Canonical)
             );
             if got {
                 sat += 1

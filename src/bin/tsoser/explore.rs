@@ -208,7 +208,10 @@ fn emit(
                 program::traces::traces(p, model, unroll, max_traces, max_states)
             });
             (
-                em.traces.iter().map(trace::parse::to_yaml).collect(),
+                em.traces
+                    .iter()
+                    .map(|t| trace::yaml::write(t, trace::yaml::Form::Canonical))
+                    .collect(),
                 em.stop,
             )
         }

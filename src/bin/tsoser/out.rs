@@ -165,7 +165,7 @@ pub(crate) fn load(path: &Path) -> Result<Trace> {
 
 pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
     Ok(match format {
-        TraceFormat::Yaml => trace::parse::read_trace(path)?,
+        TraceFormat::Yaml => trace::yaml::read_trace(path)?,
         TraceFormat::Std => trace::std_format::read_std(path)?,
     })
 }
