@@ -518,6 +518,203 @@ fn deeply_nested_conditions_are_input_errors() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Writes each (name, text) to a temporary folder and explores it: exit 2, one line
+/// `tsoser: FILE:LINE: …` containing `words`.
+fn input_errors(tag: &str, cases: &[(&str, &str, usize, &str)]) {
+    let dir = std::env::temp_dir().join(format!("tsoser-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for &(name, text, line, words) in cases {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        let f = f.to_str().unwrap();
+        let o = tsoser(&["explore", f]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}{err}", stdout(&o));
+        assert!(
+            err.starts_with(&format!("tsoser: {f}:{line}: ")),
+            "{name}: {err}"
+        );
+        assert!(err.contains(words), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The store-buffering test with `cut` inserted before its line `at` (1-based).
+fn sb_with(at: usize, cut: &str) -> String {
+    let mut lines: Vec<&str> = vec![
+        "X86 SB",
+        "{ x=0; y=0; }",
+        " P0          | P1          ;",
+        " MOV [x],$1  | MOV [y],$1  ;",
+        " MOV EAX,[y] | MOV EAX,[x] ;",
+        "exists (0:EAX=0 /\\ 1:EAX=0)",
+    ];
+    lines.insert(at - 1, cut);
+    lines.join("\n") + "\n"
+}
+
+/// Bug: an unterminated `(*` comment swallowed the rest of the test (its loads and
+/// its condition) and what was left was explored: "robust: yes", exit 0.
+#[test]
+fn unterminated_comment_is_an_input_error() {
+    input_errors(
+        "comment",
+        &[
+            (
+                "open.litmus",
+                &sb_with(5, " (* oops"),
+                5,
+                "`(*` is not closed with `*)`",
+            ),
+            // Comments nest, as in herd: the inner `*)` does not close the outer `(*`.
+            (
+                "nested.litmus",
+                &sb_with(3, "(* a (* b *) c"),
+                3,
+                "`(*` is not closed",
+            ),
+        ],
+    );
+}
+
+/// Bug: a `<<` block without `>>` swallowed the rest of the test, as `(*` did.
+#[test]
+fn unterminated_block_is_an_input_error() {
+    input_errors(
+        "block",
+        &[(
+            "open.litmus",
+            &sb_with(5, "<<"),
+            5,
+            "`<<` is not closed with `>>`",
+        )],
+    );
+}
+
+/// Bug: a `"` string left open in the header was not seen; a string holds `{`,
+/// `(*` or `<<` without their meaning, and one outside the header lines is refused.
+#[test]
+fn unterminated_string_is_an_input_error() {
+    input_errors(
+        "string",
+        &[
+            (
+                "open.litmus",
+                &sb_with(2, "\"Store buffering, {x} (*"),
+                2,
+                "the string opened with `\"` is not closed",
+            ),
+            (
+                "in-code.litmus",
+                &sb_with(5, " MOV [x],\"1\" | MFENCE ;"),
+                5,
+                "unexpected character `\"`",
+            ),
+        ],
+    );
+    let o = tsoser(&["explore", "examples/programs/cmpxchg-spin.litmus"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "a closed string in the header is fine"
+    );
+}
+
+/// Bug: brackets that do not pair up were read past: a `(` of the condition opened on
+/// its second line was blamed on the first, a stray `)` or `]` was ignored after the
+/// init block's `}`. Each is an error at the line where it opens (a closer that closes
+/// nothing: at its own line).
+#[test]
+fn unbalanced_brackets_are_input_errors() {
+    let sb = sb_with(7, "");
+    let split = sb
+        .replace("exists (0:EAX", "exists\n(0:EAX")
+        .replace("1:EAX=0)", "1:EAX=0");
+    input_errors(
+        "brackets",
+        &[
+            (
+                "init.litmus",
+                &sb.replace("y=0; }", "y=0;"),
+                2,
+                "`{` is not closed with `}`",
+            ),
+            ("cond.litmus", &split, 7, "`(` is not closed with `)`"),
+            (
+                "stray.litmus",
+                &sb.replace("y=0; }", "y=0; } )"),
+                2,
+                "`)` closes nothing",
+            ),
+            (
+                "crossed.litmus",
+                &sb.replace("MOV [x],$1 ", "MOV [x),$1 "),
+                4,
+                "`[` is closed by `)` on line 4, not by `]`",
+            ),
+        ],
+    );
+}
+
+/// Bug: a truncated `locations [x; ` was read as if closed, and the test explored
+/// without its condition.
+#[test]
+fn truncated_locations_is_an_input_error() {
+    input_errors(
+        "locations",
+        &[
+            (
+                "cut.litmus",
+                &sb_with(6, "locations [x; "),
+                6,
+                "`[` is not closed with `]`",
+            ),
+            (
+                "no-bracket.litmus",
+                &sb_with(6, "locations x;"),
+                6,
+                "expected `[` after `locations`",
+            ),
+        ],
+    );
+    // Closed, on several lines, and followed by the condition on its last line.
+    let dir = std::env::temp_dir().join(format!("tsoser-locations-ok-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("ok.litmus");
+    let text = sb_with(6, "locations [x;\n 0:EAX; [y];]").replace("]\nexists", "] exists");
+    std::fs::write(&f, text).unwrap();
+    let o = tsoser(&["explore", f.to_str().unwrap(), "--no-robustness"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("P0:EAX=0 P1:EAX=0 x=1 y=1"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Bug: a litmus test without a condition was accepted, so a test cut anywhere before
+/// its condition explored what was left. herd requires a condition (and all 487 of
+/// Dat3M's tests and ours have one): its absence is an input error.
+#[test]
+fn a_litmus_test_without_a_condition_is_an_input_error() {
+    let sb = sb_with(7, "");
+    let cut = &sb[..sb.find("exists").unwrap()];
+    input_errors(
+        "nocond",
+        &[
+            ("nocond.litmus", cut, 5, "missing the final condition"),
+            (
+                "cut-row.litmus",
+                &sb[..sb.find("MOV EAX,[y]").unwrap() + 7],
+                5,
+                "unsupported instruction",
+            ),
+        ],
+    );
+}
+
 /// Bug: `--emit-traces DIR` named its files after the test's name, so a test named
 /// `../../../travel/escaped` wrote outside DIR and control characters made files tsoser
 /// could not read back; and on two threads spinning on each other's flag it enumerated
