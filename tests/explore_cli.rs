@@ -13,7 +13,7 @@ const ERRORS: &[(&str, &str, &str)] = &[
         ":3:",
         "expected a register or a number in `[x] =`",
     ),
-    ("unclosed.prog", ":2:", "not closed"),
+    ("unclosed.prog", ":1:", "not closed"),
     ("unknown-thread.prog", ":4:", "unknown thread `Q`"),
     ("duplicate-thread.prog", ":4:", "declared twice"),
     (
@@ -712,6 +712,42 @@ fn a_litmus_test_without_a_condition_is_an_input_error() {
                 "unsupported instruction",
             ),
         ],
+    );
+}
+
+/// Bug: a thread left open was blamed on the file's last line, not on its `thread`.
+#[test]
+fn an_unclosed_thread_is_an_error_at_its_opening_line() {
+    input_errors(
+        "unclosed",
+        &[
+            (
+                "open.prog",
+                "thread P0 {\n  [x] = 1\n}\nthread P1 {\n  r = [x]\n\n\n",
+                4,
+                "thread `P1` is not closed",
+            ),
+            (
+                "atomic.prog",
+                "thread P0 {\n  atomic {\n    r = [x]\n  }\n",
+                1,
+                "thread `P0` is not closed",
+            ),
+        ],
+    );
+}
+
+/// Bug: a second `unroll N` line replaced the first silently.
+#[test]
+fn a_second_unroll_is_an_input_error() {
+    input_errors(
+        "unroll",
+        &[(
+            "twice.prog",
+            "unroll 3\nthread P0 {\n  r = [x]\n}\nunroll 5\n",
+            5,
+            "a second `unroll` (the first is on line 1)",
+        )],
     );
 }
 
