@@ -613,7 +613,7 @@ fn unterminated_string_is_an_input_error() {
             ),
         ],
     );
-    let o = tsoser(&["explore", "examples/programs/cmpxchg-spin.litmus"]);
+    let o = tsoser(&["explore", "examples/programs/lock-inc.litmus"]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -996,8 +996,9 @@ fn the_dpor_engine_answers_as_the_states_engine() {
         ("mp.prog", "tso", 0),
         ("mp.prog", "pso", 1),
         ("dekker.prog", "tso", 1),
-        ("dekker-fenced.prog", "tso", 0),
-        ("peterson-fenced.prog", "tso", 0),
+        // Robust within --unroll 4, but their spin loops hit the bound: unknown.
+        ("dekker-fenced.prog", "tso", 3),
+        ("peterson-fenced.prog", "tso", 3),
     ] {
         let f = format!("examples/programs/{file}");
         let states = tsoser(&["explore", &f, "--model", model]);
@@ -1077,7 +1078,8 @@ fn bound_hits_and_index_failures_are_reported() {
             engine,
             "--json",
         ]);
-        assert_eq!(o.status.code(), Some(0), "{engine}: {}", stderr(&o));
+        // Robustness over runs cut by the bound is unknown (exit 3), not a "yes".
+        assert_eq!(o.status.code(), Some(3), "{engine}: {}", stderr(&o));
         let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         assert_eq!(j["unroll"], 2, "{engine}");
         assert!(j["bound_hit"].as_u64().unwrap() > 0, "{engine}: {j}");
@@ -1109,6 +1111,139 @@ fn bound_hits_and_index_failures_are_reported() {
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Writes `text` to a temporary `.prog` and explores it with `args` under both engines,
+/// as text and as JSON: (exit, text, JSON) per engine.
+fn explore_both(tag: &str, text: &str, args: &[&str]) -> Vec<(i32, String, serde_json::Value)> {
+    let dir = std::env::temp_dir().join(format!("tsoser-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(format!("{tag}.prog"));
+    std::fs::write(&f, text).unwrap();
+    let mut out = Vec::new();
+    for engine in ["states", "dpor"] {
+        let mut a = vec!["explore", f.to_str().unwrap(), "--engine", engine];
+        a.extend_from_slice(args);
+        let o = tsoser(&a);
+        a.push("--json");
+        let j = tsoser(&a);
+        assert_eq!(o.status.code(), j.status.code(), "{tag} {engine}");
+        assert!(stderr(&o).is_empty(), "{tag} {engine}: {}", stderr(&o));
+        let v = serde_json::from_slice(&j.stdout).unwrap();
+        out.push((o.status.code().unwrap(), stdout(&o), v));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    out
+}
+
+/// Bug: a program whose first statement is a failing `assert` (or whose first access
+/// is out of bounds) answered exit 2 "the initial register-only steps already end the
+/// run", with no line. It is an assertion failure at its line, with an empty schedule.
+#[test]
+fn a_failure_before_any_step_is_an_assertion_failure() {
+    for (tag, text, line, words) in [
+        (
+            "assert0",
+            "thread P0 {\n  r = 1\n  assert r == 0\n  [x] = 1\n}\nthread P1 {\n  [x] = 2\n}\n",
+            3,
+            "P0: assert fails (line 3)",
+        ),
+        (
+            "oob0",
+            "array a[2]\nthread P0 {\n  r = 2\n  [a[r]] = 1\n}\n",
+            4,
+            "P0: `[a[r]] = 1`: index out of bounds (line 4)",
+        ),
+    ] {
+        for (code, text, j) in explore_both(tag, text, &[]) {
+            assert_eq!(code, 1, "{tag}: {text}");
+            assert!(
+                text.contains("assertion FAILS: replay with --replay \"\""),
+                "{tag}: {text}"
+            );
+            assert!(text.contains(words), "{tag}: {text}");
+            assert_eq!(j["assertion_failure"]["line"], line, "{tag}: {j}");
+            assert_eq!(j["assertion_failure"]["schedule"], "", "{tag}: {j}");
+            assert_eq!(j["exit"], 1);
+        }
+    }
+}
+
+/// Bug: a thread taking a lock it already holds blocks forever, and explore blamed
+/// `--unroll` ("no run terminates within the unrolling bound") and said "robust: yes
+/// for the run prefixes", exit 0. It is a DEADLOCK naming the thread, the line and
+/// where the lock was taken (exit 1); an `assume` that never holds is named likewise.
+#[test]
+fn a_self_deadlock_is_reported_not_blamed_on_unroll() {
+    let lock = "thread P0 {\n  lock [m]\n  [x] = 1\n  lock [m]\n  unlock [m]\n}\nthread P1 {\n  r = [x]\n}\n";
+    for (code, text, j) in explore_both("selflock", lock, &[]) {
+        assert_eq!(code, 1, "{text}");
+        assert!(!text.contains("--unroll"), "{text}");
+        assert!(!text.contains("robust: yes"), "{text}");
+        assert!(
+            text.contains("DEADLOCK: P0 takes a lock it holds"),
+            "{text}"
+        );
+        assert!(
+            text.contains("P0: `lock [m]` waits forever (line 4): P0 took it at line 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("P0's `lock [m]` (line 4) finds the lock taken"),
+            "{text}"
+        );
+        assert_eq!(j["deadlock"]["thread"], "P0", "{j}");
+        assert_eq!(j["deadlock"]["line"], 4, "{j}");
+        assert_eq!(j["deadlock"]["held_since"], 2, "{j}");
+    }
+    // A lock another thread holds is not a deadlock: that run is cut, another takes it.
+    let two = "thread P0 {\n  lock [m]\n  [x] = 1\n  unlock [m]\n}\nthread P1 {\n  lock [m]\n  r = [x]\n  unlock [m]\n}\n";
+    for (code, text, j) in explore_both("twolocks", two, &[]) {
+        assert_eq!(code, 0, "{text}");
+        assert!(j["deadlock"].is_null(), "{j}");
+    }
+    let never = "thread P0 {\n  r = [x]\n  assume r == 5\n}\nthread P1 {\n  [x] = 1\n}\n";
+    for (code, text, j) in explore_both("never", never, &[]) {
+        assert_eq!(code, 3, "{text}");
+        assert!(!text.contains("--unroll"), "{text}");
+        let why = "no run completes: every run is cut where P0's `assume r == 5` (line 3) is false";
+        assert!(text.contains(why), "{text}");
+        assert_eq!(j["no_run"], why, "{j}");
+    }
+}
+
+/// Bug: robustness searched over runs that were all cut (by the unrolling bound, an
+/// `assume`, a deadlock) was "robust: yes for the run prefixes", exit 0; with some runs
+/// cut by the bound, "robust: yes". Neither is a yes: robustness is unknown (exit 3,
+/// JSON `robust` null) with a note saying which runs were cut.
+#[test]
+fn robustness_over_cut_runs_is_unknown_not_yes() {
+    let spin = "thread P0 {\nL: r0 = [y]\n  if r0 == 0 goto L\n}\nthread P1 {\n  [x] = 1\n}\n";
+    let some = "thread P0 {\nL: r0 = [y]\n  if r0 == 0 goto L\n}\nthread P1 {\n  [y] = 1\n}\n";
+    for (tag, text, note) in [
+        ("allcut", spin, "no run completes"),
+        (
+            "somecut",
+            some,
+            "runs were cut by the unrolling bound (--unroll 4)",
+        ),
+    ] {
+        for (code, out, j) in explore_both(tag, text, &[]) {
+            assert_eq!(code, 3, "{tag}: {out}");
+            assert!(out.contains("robust: unknown"), "{tag}: {out}");
+            assert!(!out.contains("robust: yes"), "{tag}: {out}");
+            assert!(out.contains(note), "{tag}: {out}");
+            assert!(j["robustness"]["robust"].is_null(), "{tag}: {j}");
+            assert!(
+                j["robustness"]["note"].as_str().unwrap().contains(note),
+                "{tag}: {j}"
+            );
+        }
+        // Without the robustness question, the answers hold up to the bound (exit 0).
+        for (code, out, _) in explore_both(tag, text, &["--no-robustness"]) {
+            assert_eq!(code, 0, "{tag}: {out}");
+        }
+    }
 }
 
 /// Options that cannot apply are refused, not ignored: `--max-traces` without an

@@ -232,6 +232,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         events: Vec::new(),
         outcomes: HashMap::default(),
         failure: None,
+        cut_at: Vec::new(),
         stats: DporStats::default(),
         incomplete: None,
         max_executions: c.max_executions,
@@ -252,6 +253,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         incomplete: x.incomplete,
         failure: x.failure,
         cut: x.stats.cut,
+        cut_at: x.cut_at,
         bound: x.stats.bound,
     };
     let robustness = robustness.then(|| Robustness {
@@ -279,6 +281,8 @@ struct Dpor<'a, 'p> {
     events: Vec<Event>,
     outcomes: HashMap<Vec<Val>, u64>,
     failure: Option<Failure>,
+    /// Each instruction that cut a run, with the first such run found.
+    cut_at: Vec<Failure>,
     stats: DporStats,
     incomplete: Option<Incomplete>,
     max_executions: u64,
@@ -309,8 +313,14 @@ impl Dpor<'_, '_> {
                 self.incomplete = Some(Incomplete::Spin);
                 return;
             }
-            Settled::Cut => {
+            Settled::Cut(t, pc) => {
                 self.stats.cut += 1;
+                self.cut_at.push(Failure {
+                    thread: t,
+                    pc,
+                    line: self.m.p.threads[t].lines[pc],
+                    schedule: Vec::new(),
+                });
                 return;
             }
             Settled::Bound => {
@@ -380,7 +390,10 @@ impl Dpor<'_, '_> {
         let idx = event.idx;
         match settled {
             Settled::Ok => {}
-            Settled::Cut => aux.blocked[t] = Some((Block::Cut, idx)),
+            Settled::Cut(t, pc) => {
+                self.cut(&aux, &event, t, pc);
+                aux.blocked[t] = Some((Block::Cut, idx));
+            }
             Settled::Bound => aux.blocked[t] = Some((Block::Bound, idx)),
             Settled::Spin => {
                 self.incomplete.get_or_insert(Incomplete::Spin);
@@ -523,6 +536,29 @@ impl Dpor<'_, '_> {
             .collect();
         schedule.push(event.step);
         self.failure = Some(Failure {
+            thread: t,
+            pc,
+            line: self.m.p.threads[t].lines[pc],
+            schedule,
+        });
+    }
+
+    /// A thread cut after `event` (a false `assume`, a `lock` found taken): the first
+    /// run cut there whose past holds no stopped thread, with that past as the schedule.
+    fn cut(&mut self, aux: &Aux, event: &Event, t: usize, pc: usize) {
+        if self.cut_at.iter().any(|c| (c.thread, c.pc) == (t, pc))
+            || stopped_before(aux, event, |_| true)
+        {
+            return;
+        }
+        let mut schedule: Vec<Step> = self
+            .events
+            .iter()
+            .filter(|e| event.clock[e.proc as usize] >= e.idx)
+            .map(|e| e.step)
+            .collect();
+        schedule.push(event.step);
+        self.cut_at.push(Failure {
             thread: t,
             pc,
             line: self.m.p.threads[t].lines[pc],
