@@ -1246,6 +1246,67 @@ fn robustness_over_cut_runs_is_unknown_not_yes() {
     }
 }
 
+/// Bug: `gen-prog --count` had no cap (500,000 files in 60 s), nor had `--max-traces`
+/// (one file a trace) or `--max-states`/`--max-executions`: each is a usage error
+/// (exit 2) stating its range, and nothing is written.
+#[test]
+fn count_flags_are_capped() {
+    let dir = std::env::temp_dir().join(format!("tsoser-caps-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    for (args, words) in [
+        (
+            vec!["gen-prog", "--count", "100001", "--out", d],
+            "--count takes 1 to 100000",
+        ),
+        (
+            vec![
+                "explore",
+                "examples/programs/sb.prog",
+                "--emit-traces",
+                d,
+                "--max-traces",
+                "100001",
+            ],
+            "--max-traces takes 1 to 100000",
+        ),
+        (
+            vec![
+                "explore",
+                "examples/programs/sb.prog",
+                "--emit-runs",
+                d,
+                "--max-traces",
+                "0",
+            ],
+            "--max-traces takes 1 to 100000",
+        ),
+        (
+            vec!["explore", "examples/programs/sb.prog", "--max-states", "0"],
+            "--max-states takes 1 to 1000000000",
+        ),
+        (
+            vec!["suite", "tests/inputs/suite", "--max-states", "1000000001"],
+            "--max-states takes 1 to 1000000000",
+        ),
+        (
+            vec![
+                "explore",
+                "examples/programs/sb.prog",
+                "--engine",
+                "dpor",
+                "--max-executions",
+                "0",
+            ],
+            "--max-executions takes 1 to 1000000000000",
+        ),
+    ] {
+        let o = tsoser(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(words), "{args:?}: {}", stderr(&o));
+        assert!(!dir.exists(), "{args:?} wrote {d}");
+    }
+}
+
 /// Options that cannot apply are refused, not ignored: `--max-traces` without an
 /// emitter, and `--replay` (one run as text) with an emitter, `--stats` or `--json`.
 #[test]

@@ -10,9 +10,26 @@ use tsoser::program::{self, explore};
 use tsoser::report::Stats;
 use tsoser::trace;
 
+/// The most states `--max-states` may allow (the memory budget ends a search sooner).
+const MAX_STATES: usize = 1_000_000_000;
+/// The most executions `--max-executions` may allow.
+const MAX_EXECUTIONS: u64 = 1_000_000_000_000;
+/// The most traces (files) `--max-traces` may write.
+const MAX_TRACES: usize = 100_000;
+/// The most files `gen-prog --count` may write.
+const MAX_COUNT: u64 = 100_000;
+
 /// The explorer's bounds from the flags; `--max-memory` is in MiB (default: half the
 /// memory available).
 pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
+    if !(1..=MAX_STATES).contains(&b.max_states) {
+        bail!("--max-states takes 1 to {MAX_STATES}");
+    }
+    if b.max_executions
+        .is_some_and(|n| !(1..=MAX_EXECUTIONS).contains(&n))
+    {
+        bail!("--max-executions takes 1 to {MAX_EXECUTIONS}");
+    }
     let mut c = explore::Config::new(b.model.model())
         .unroll(b.unroll.unwrap_or(4))
         .max_states(b.max_states);
@@ -61,6 +78,9 @@ pub(crate) fn cmd_explore(
         bail!("--max-traces bounds --emit-traces and --emit-runs: add one of them");
     }
     let max_traces = emit_to.max_traces.unwrap_or(1000);
+    if !(1..=MAX_TRACES).contains(&max_traces) {
+        bail!("--max-traces takes 1 to {MAX_TRACES} (each trace is a file)");
+    }
     let p = program::parse::read_program(file)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
@@ -340,6 +360,12 @@ pub(crate) fn cmd_gen_prog(a: &GenProgArgs) -> Result<u8> {
     }
     if a.loops > 64 {
         bail!("--loops takes 0 to 64");
+    }
+    if a.count > MAX_COUNT {
+        bail!(
+            "--count takes 1 to {MAX_COUNT} (for more, run gen-prog again from --seed {})",
+            a.seed.wrapping_add(MAX_COUNT)
+        );
     }
     if a.count == 0 || (a.count > 1 && a.out.is_none()) {
         bail!("--count N writes N files: give --out DIR (without it, one program is printed)");
