@@ -1307,6 +1307,92 @@ fn count_flags_are_capped() {
     }
 }
 
+/// A litmus test of `k` threads, each storing its own location and loading the next's,
+/// with a condition that only a complete exploration settles.
+fn wide_litmus(k: usize) -> String {
+    let row = |f: &dyn Fn(usize) -> String| (0..k).map(f).collect::<Vec<_>>().join(" | ") + " ;";
+    let cond = (0..k)
+        .map(|i| format!("{i}:EAX=2"))
+        .collect::<Vec<_>>()
+        .join(" /\\ ");
+    format!(
+        "X86 wide\n{{ }}\n{}\n{}\n{}\n~exists ({cond})\n",
+        row(&|i| format!("P{i}")),
+        row(&|i| format!("MOV [x{i}],$1")),
+        row(&|i| format!("MOV EAX,[x{}]", (i + 1) % k)),
+    )
+}
+
+/// Bug: `--max-states` did not bound the time: on 300 threads `--max-states 1000` took
+/// 69 s, each open state still trying its 600 steps (and the robustness search its
+/// whole queue) after the budget ran out. Past the budget both searches stop.
+#[test]
+fn max_states_bounds_the_work() {
+    let dir = std::env::temp_dir().join(format!("tsoser-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("wide.litmus");
+    std::fs::write(&f, wide_litmus(300)).unwrap();
+    let t0 = std::time::Instant::now();
+    let o = tsoser(&["explore", f.to_str().unwrap(), "--max-states", "1000"]);
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("unknown: the --max-states budget ran out"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(secs < 20.0, "--max-states 1000 took {secs:.1} s");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Bug: `explore` and `suite` had no `--timeout`. It bounds the whole command: the
+/// searches (both engines, and robustness) poll it and stop, exit 3 with the cause.
+#[test]
+fn explore_and_suite_stop_at_the_timeout() {
+    let dir = std::env::temp_dir().join(format!("tsoser-timeout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("wide.litmus");
+    std::fs::write(&f, wide_litmus(300)).unwrap();
+    std::fs::write(dir.join("wide2.litmus"), wide_litmus(200)).unwrap();
+    for engine in ["states", "dpor"] {
+        let t0 = std::time::Instant::now();
+        let o = tsoser(&[
+            "explore",
+            f.to_str().unwrap(),
+            "--engine",
+            engine,
+            "--timeout",
+            "0.5",
+            "--json",
+        ]);
+        let secs = t0.elapsed().as_secs_f64();
+        assert_eq!(o.status.code(), Some(3), "{engine}: {}", stderr(&o));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(j["incomplete"], "the --timeout ran out", "{engine}: {j}");
+        assert!(secs < 10.0, "{engine}: --timeout 0.5 took {secs:.1} s");
+    }
+    let t0 = std::time::Instant::now();
+    let o = tsoser(&[
+        "suite",
+        dir.to_str().unwrap(),
+        "--robustness",
+        "--timeout",
+        "0.5",
+    ]);
+    let secs = t0.elapsed().as_secs_f64();
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("the --timeout ran out: 2 tests left unknown"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(secs < 10.0, "suite --timeout 0.5 took {secs:.1} s");
+    let o = tsoser(&["explore", f.to_str().unwrap(), "--timeout", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--timeout takes a positive number"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Options that cannot apply are refused, not ignored: `--max-traces` without an
 /// emitter, and `--replay` (one run as text) with an emitter, `--stats` or `--json`.
 #[test]

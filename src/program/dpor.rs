@@ -237,6 +237,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         incomplete: None,
         max_executions: c.max_executions,
         max_memory: c.max_memory,
+        deadline: c.deadline,
         bytes: 0,
         robustness: robustness && c.model != Model::Sc,
         witness: None,
@@ -287,6 +288,7 @@ struct Dpor<'a, 'p> {
     incomplete: Option<Incomplete>,
     max_executions: u64,
     max_memory: usize,
+    deadline: Option<std::time::Instant>,
     /// Bytes held by the levels and events.
     bytes: usize,
     /// Whether to look for a happens-before cycle, and the run found with one.
@@ -336,7 +338,16 @@ impl Dpor<'_, '_> {
             blocked: vec![None; k],
         };
         self.push_level(state, aux, Procset::default());
+        let mut ticks = 0u32;
         while let Some(top) = self.levels.last() {
+            ticks = ticks.wrapping_add(1);
+            if ticks.is_multiple_of(16)
+                && self
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                self.incomplete.get_or_insert(Incomplete::Timeout);
+            }
             let next = top.backtrack.iter().find(|&q| !top.sleep.contains(q));
             let Some(q) = next else {
                 let level = self.levels.pop().expect("a level");

@@ -38,6 +38,8 @@ pub struct Config {
     pub max_executions: u64,
     /// Bytes the search may hold ([`crate::mem::default_budget`] by default).
     pub max_memory: usize,
+    /// When the searches stop with *unknown* (`--timeout`), polled cooperatively.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Config {
@@ -49,7 +51,16 @@ impl Config {
             max_states: 2_000_000,
             max_executions: 10_000_000,
             max_memory: crate::mem::default_budget(),
+            deadline: None,
         }
+    }
+    pub fn deadline(self, deadline: Option<std::time::Instant>) -> Config {
+        Config { deadline, ..self }
+    }
+    /// Whether the deadline has passed.
+    pub fn expired(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
     }
     pub fn unroll(self, unroll: u32) -> Config {
         Config { unroll, ..self }
@@ -204,6 +215,8 @@ pub enum Incomplete {
     Memory,
     /// `--max-executions` executions (the DPOR engine).
     MaxExecutions,
+    /// `--timeout` passed.
+    Timeout,
 }
 
 impl Incomplete {
@@ -218,6 +231,7 @@ impl Incomplete {
                 "a register-only loop ran {MAX_LOCAL_STEPS} steps without touching memory (lower --unroll)"
             ),
             Incomplete::MaxExecutions => "the --max-executions budget ran out".into(),
+            Incomplete::Timeout => "the --timeout ran out".into(),
             Incomplete::Memory => {
                 "the states held passed the memory budget (--max-memory; half the available memory by default)".into()
             }
@@ -625,6 +639,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         failure: None,
         max_states,
         max_memory: c.max_memory,
+        config: c,
         bytes: 0,
         opened: 0,
         incomplete: None,
@@ -668,6 +683,7 @@ struct Explorer<'a, 'p> {
     failure: Option<Failure>,
     max_states: usize,
     max_memory: usize,
+    config: &'a Config,
     /// Bytes held by the memo table (states and their counts).
     bytes: usize,
     /// States entered (explored or on the stack).
@@ -687,8 +703,22 @@ impl Explorer<'_, '_> {
             Entered::Open(f) => f,
         };
         let mut stack = vec![first];
+        let mut ticks = 0u32;
         loop {
+            ticks = ticks.wrapping_add(1);
+            if ticks.is_multiple_of(1024) && self.config.expired() {
+                self.incomplete.get_or_insert(Incomplete::Timeout);
+            }
             let top = stack.last_mut().expect("a frame is open");
+            // Past the state or memory budget, or the deadline, the answer is unknown:
+            // unwind at once, so the budget bounds the work too (each open frame would
+            // try all its steps).
+            if matches!(
+                self.incomplete,
+                Some(Incomplete::MaxStates | Incomplete::Memory | Incomplete::Timeout)
+            ) {
+                top.next = top.steps.len();
+            }
             let done = if let Some(&step) = top.steps.get(top.next) {
                 top.next += 1;
                 let mut next = top.s.clone();

@@ -30,9 +30,11 @@ pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
     {
         bail!("--max-executions takes 1 to {MAX_EXECUTIONS}");
     }
+    let timeout = crate::check::timeout_arg(b.timeout)?;
     let mut c = explore::Config::new(b.model.model())
         .unroll(b.unroll.unwrap_or(4))
-        .max_states(b.max_states);
+        .max_states(b.max_states)
+        .deadline(timeout.and_then(|t| std::time::Instant::now().checked_add(t)));
     match (b.max_executions, b.engine) {
         (Some(n), crate::args::EngineArg::Dpor) => c = c.max_executions(n),
         (Some(_), crate::args::EngineArg::States) => {
@@ -270,6 +272,13 @@ pub(crate) fn cmd_suite(
     let want = expected.map(suite::read_expected).transpose()?;
     let sum = suite::run(dir, o, want.as_ref(), herd)
         .with_context(|| format!("cannot read {}", dir.display()))?;
+    if o.config.expired() && sum.unknown() > 0 {
+        warn(&format!(
+            "tsoser: the --timeout ran out: {} test{} left unknown",
+            sum.unknown(),
+            if sum.unknown() == 1 { "" } else { "s" }
+        ));
+    }
     let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
     let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
     if as_json {
