@@ -151,10 +151,10 @@ fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
                 _ => "is false",
             };
             format!(
-                "{}'s `{}` (line {}) {how}",
+                "{}'s `{}` ({}) {how}",
                 p.threads[c.thread].name,
                 p.show_instr(c.thread, c.pc),
-                c.line
+                line_text(c.line)
             )
         })
         .collect();
@@ -240,11 +240,12 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
         Some((c, held_since)) => {
             let mut steps = steps_text(&m, &c.schedule)?;
             steps.push(format!(
-                "{}: `{}` waits forever (line {}): {} took it at line {held_since}",
+                "{}: `{}` waits forever ({}): {} took it at {}",
                 p.threads[c.thread].name,
                 p.show_instr(c.thread, c.pc),
-                c.line,
+                line_text(c.line),
                 p.threads[c.thread].name,
+                line_text(held_since),
             ));
             Some(Deadlock {
                 thread: c.thread,
@@ -275,10 +276,10 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
     if let Some(f) = &exploration.failure {
         let mut steps = steps_text(&m, &f.schedule)?;
         steps.push(format!(
-            "{}: {} (line {})",
+            "{}: {} ({})",
             p.threads[f.thread].name,
             p.failure_reason(f.thread, f.pc),
-            f.line
+            line_text(f.line)
         ));
         failure_text = steps;
     }
@@ -307,6 +308,14 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
         unroll: c.unroll,
         exit,
     })
+}
+
+/// `line N`; a program built in memory has no source lines (0): never "line 0".
+fn line_text(line: usize) -> String {
+    match line {
+        0 => "no source line".into(),
+        l => format!("line {l}"),
+    }
 }
 
 /// Each step of a schedule, numbered, as the replay saw it.
@@ -613,15 +622,17 @@ pub fn replay_text(
         Some(Settled::Failed(t, pc)) => {
             let (name, line) = at(t, pc);
             s += &format!(
-                "the run stops: {name}: {} (line {line})\n",
-                p.failure_reason(t, pc)
+                "the run stops: {name}: {} ({})\n",
+                p.failure_reason(t, pc),
+                line_text(line)
             );
         }
         Some(Settled::Cut(t, pc)) => {
             let (name, line) = at(t, pc);
             s += &format!(
-                "the run is cut: {name}: `{}` (line {line})\n",
-                p.show_instr(t, pc)
+                "the run is cut: {name}: `{}` ({})\n",
+                p.show_instr(t, pc),
+                line_text(line)
             );
         }
         Some(Settled::Bound) => s += "the run is cut by the unrolling bound\n",
