@@ -808,7 +808,7 @@ fn emit_traces_stays_inside_its_folder_and_stops() {
     assert!(stderr(&o).contains("wrote 0 traces"), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("--max-states")
-            || stderr(&o).contains("no run of the program terminates"),
+            || stderr(&o).contains("no run of the program completes"),
         "{}",
         stderr(&o)
     );

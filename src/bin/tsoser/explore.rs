@@ -187,7 +187,7 @@ fn stop_text(
 ) -> String {
     match stop {
         program::traces::EmitStop::Complete if n == 0 => {
-            " (no run of the program terminates within --unroll: nothing to emit)".to_string()
+            " (no run of the program completes: nothing to emit)".to_string()
         }
         program::traces::EmitStop::Complete => " (all distinct ones)".to_string(),
         program::traces::EmitStop::MaxTraces => {
