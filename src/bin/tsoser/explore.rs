@@ -11,7 +11,7 @@ use tsoser::report::Stats;
 use tsoser::trace;
 
 /// The most states `--max-states` may allow (the memory budget ends a search sooner).
-const MAX_STATES: usize = 1_000_000_000;
+pub(crate) const MAX_STATES: usize = 1_000_000_000;
 /// The most executions `--max-executions` may allow.
 const MAX_EXECUTIONS: u64 = 1_000_000_000_000;
 /// The most traces (files) `--max-traces` may write.
