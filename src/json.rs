@@ -181,6 +181,10 @@ pub struct ExploreReport {
     /// The unrolling bound used.
     pub unroll: u32,
     pub assertion_failure: Option<FailureJson>,
+    /// A thread taking a lock it holds itself (it waits forever), with a run to it.
+    pub deadlock: Option<DeadlockJson>,
+    /// When no run completes (and no assertion fails): where the runs are cut.
+    pub no_run: Option<String>,
     /// Null under SC or with `--no-robustness`.
     pub robustness: Option<RobustnessJson>,
     pub exit: u8,
@@ -218,6 +222,17 @@ pub struct ConditionJson {
 pub struct FailureJson {
     pub thread: String,
     pub line: usize,
+    pub schedule: String,
+    pub steps: Vec<String>,
+}
+
+/// A self-deadlock: the thread, the line of the `lock` that waits, the line where the
+/// thread took that lock, and a run to it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeadlockJson {
+    pub thread: String,
+    pub line: usize,
+    pub held_since: usize,
     pub schedule: String,
     pub steps: Vec<String>,
 }

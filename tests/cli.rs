@@ -251,7 +251,7 @@ fn check_exec_reports_serializability_and_sc_equivalence() {
 #[test]
 fn printed_witness_replays_through_check_exec() {
     // The witness of `check` written as an execution file re-checks with `check-exec`.
-    let trace = tsoser::trace::parse::read_trace(Path::new(&format!(
+    let trace = tsoser::trace::yaml::read_trace(Path::new(&format!(
         "{}/examples/task-pool.yaml",
         env!("CARGO_MANIFEST_DIR")
     )))
@@ -266,7 +266,7 @@ fn printed_witness_replays_through_check_exec() {
     let dir = std::env::temp_dir().join(format!("tsoser-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("witness.yaml");
-    std::fs::write(&f, execution.to_yaml(&trace)).unwrap();
+    std::fs::write(&f, tsoser::trace::yaml::write_execution(&trace, execution)).unwrap();
     let o = tsoser(&["check-exec", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     std::fs::remove_dir_all(&dir).ok();
@@ -339,7 +339,7 @@ fn gen_is_deterministic_and_parses() {
     let a = tsoser(&["gen", "--events", "300", "--seed", "7"]);
     let b = tsoser(&["gen", "--events", "300", "--seed", "7"]);
     assert_eq!(a.stdout, b.stdout);
-    let t = tsoser::trace::parse::parse_trace(&stdout(&a)).unwrap();
+    let t = tsoser::trace::yaml::parse_trace(&stdout(&a)).unwrap();
     assert_eq!(t.len(), 300);
     let o = tsoser(&["gen", "--threads", "0"]);
     assert_eq!(o.status.code(), Some(2));

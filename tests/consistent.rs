@@ -165,7 +165,7 @@ fn rmw_mutants_agree_with_brute_force() {
 fn rmw_reading_a_write_ordered_after_its_own_closes_a_cycle_that_rechecks() {
     // The rmw writes 1 before the write of 2 (the run's order) but reads 2.
     let text = "events:\n  - \"a rmw x 2/1\"\n  - \"b wr x 2\"\n";
-    let run = ValueRun::from_trace(&tsoser::trace::parse::parse_trace(text).unwrap()).unwrap();
+    let run = ValueRun::from_trace(&tsoser::trace::yaml::parse_trace(text).unwrap()).unwrap();
     for model in [Model::Sc, Model::Tso] {
         let (v, _) = consistency::check(&run, model, WriteOrder::Simple).unwrap();
         let Verdict::Cycle { edges, .. } = v else {
@@ -181,7 +181,7 @@ fn every_sc_run_is_tso_and_store_buffering_is_tso_only() {
     let (v, _) = consistency::check(&sb, Model::Tso, WriteOrder::Simple).unwrap();
     assert!(matches!(v, Verdict::Consistent { .. }));
     let text = "events:\n  - \"a wr x 1\"\n  - \"a rd y 0\"\n  - \"b wr y 1\"\n  - \"b rd x 0\"\n";
-    let trace = tsoser::trace::parse::parse_trace(text).unwrap();
+    let trace = tsoser::trace::yaml::parse_trace(text).unwrap();
     let run = ValueRun::from_trace(&trace).unwrap();
     let (sc, _) = consistency::check(&run, Model::Sc, WriteOrder::Simple).unwrap();
     let (tso, _) = consistency::check(&run, Model::Tso, WriteOrder::Simple).unwrap();
@@ -267,7 +267,7 @@ fn any_write_order_agrees_with_brute_force_for_every_solver() {
 #[test]
 fn two_rmws_reading_one_write_have_no_write_order() {
     let text = "events:\n  - \"a wr x 1\"\n  - \"b rmw x 1/2\"\n  - \"c rmw x 1/3\"\n";
-    let run = ValueRun::from_trace(&tsoser::trace::parse::parse_trace(text).unwrap()).unwrap();
+    let run = ValueRun::from_trace(&tsoser::trace::yaml::parse_trace(text).unwrap()).unwrap();
     for model in [Model::Sc, Model::Tso] {
         for solver in solvers() {
             let (v, _) =
@@ -281,7 +281,7 @@ fn two_rmws_reading_one_write_have_no_write_order() {
     }
     // One of them reading the other's value is fine: 1 < 2 < 3.
     let text = "events:\n  - \"a wr x 1\"\n  - \"c rmw x 2/3\"\n  - \"b rmw x 1/2\"\n";
-    let run = ValueRun::from_trace(&tsoser::trace::parse::parse_trace(text).unwrap()).unwrap();
+    let run = ValueRun::from_trace(&tsoser::trace::yaml::parse_trace(text).unwrap()).unwrap();
     let (v, _) = consistency::check(&run, Model::Sc, WriteOrder::Any).unwrap();
     let Verdict::Consistent { co, .. } = v else {
         panic!("{v:?}");

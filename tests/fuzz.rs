@@ -191,9 +191,15 @@ fn fuzz<T, E: std::fmt::Display>(
 /// The trace written in the canonical and in the compact form, each read back: the
 /// same names, transactions and events as `t` (bug: a_name_is_its_text_in_both_forms).
 fn both_forms_agree(t: &tsoser::trace::Trace) -> Result<(), String> {
-    use tsoser::trace::parse::{parse_trace, to_yaml};
+    use tsoser::trace::yaml::parse_trace;
+    let to_yaml = |t: &tsoser::trace::Trace| {
+        tsoser::trace::yaml::write(t, tsoser::trace::yaml::Form::Canonical)
+    };
     let canonical = to_yaml(t);
-    for text in [canonical.clone(), tsoser::trace::gen::to_compact_yaml(t)] {
+    for text in [
+        canonical.clone(),
+        tsoser::trace::yaml::write(t, tsoser::trace::yaml::Form::Compact),
+    ] {
         let back = parse_trace(&text).map_err(|e| format!("{e}\n{text}"))?;
         let same = back.threads == t.threads
             && back.vars == t.vars
@@ -217,7 +223,7 @@ fn fuzz_yaml_traces() {
         1,
         &c,
         |text| {
-            let t = tsoser::trace::parse::parse_trace(text)?;
+            let t = tsoser::trace::yaml::parse_trace(text)?;
             if let Err(why) = both_forms_agree(&t) {
                 panic!("{why}");
             }
@@ -304,7 +310,7 @@ fn fuzz_yaml_names_in_both_forms() {
             panic!("input {i}: {why}");
         }
         // Each event at random in either form, by hand: the compact words quoted.
-        let quote = tsoser::trace::parse::quote;
+        let quote = tsoser::trace::yaml::quote;
         let mut text = String::from("events:\n");
         for (th, txn, op, x, val) in &mapping {
             let words: Vec<&str> = std::iter::once(th.as_str())
@@ -315,7 +321,7 @@ fn fuzz_yaml_names_in_both_forms() {
             let plain = words
                 .iter()
                 .all(|w| !w.contains(char::is_whitespace) && !w.starts_with('#'))
-                && (txn.is_some() || !tsoser::trace::parse::is_op_word(x));
+                && (txn.is_some() || !tsoser::trace::yaml::is_op_word(x));
             if plain && rng.random_bool(0.5) {
                 text.push_str(&format!("  - {}\n", quote(&words.join(" "))));
             } else {
@@ -334,11 +340,11 @@ fn fuzz_yaml_names_in_both_forms() {
                 ));
             }
         }
-        let back = tsoser::trace::parse::parse_trace(&text)
+        let back = tsoser::trace::yaml::parse_trace(&text)
             .unwrap_or_else(|e| panic!("input {i}: {e}\n{text}"));
         assert_eq!(
-            tsoser::trace::parse::to_yaml(&back),
-            tsoser::trace::parse::to_yaml(&t),
+            tsoser::trace::yaml::write(&back, tsoser::trace::yaml::Form::Canonical),
+            tsoser::trace::yaml::write(&t, tsoser::trace::yaml::Form::Canonical),
             "input {i}:\n{text}"
         );
         checked += 1;
@@ -369,7 +375,7 @@ fn fuzz_value_runs() {
         9,
         &c,
         |text| {
-            let trace = tsoser::trace::parse::parse_trace(text)?;
+            let trace = tsoser::trace::yaml::parse_trace(text)?;
             let run = ValueRun::from_trace(&trace)?;
             for model in [Model::Sc, Model::Tso] {
                 if let Err(e) = consistency::check(&run, model, WriteOrder::Simple) {
@@ -395,7 +401,7 @@ fn fuzz_yaml_executions() {
         "yaml execution",
         2,
         &c,
-        tsoser::trace::parse::parse_execution,
+        tsoser::trace::yaml::parse_execution,
         |e| e.line(),
     );
 }
@@ -406,7 +412,7 @@ fn fuzz_std() {
     // STD texts: the examples written out, plus hand-written blocks and fork/join.
     c = c
         .iter()
-        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
         .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
         .map(String::into_bytes)
         .collect();
@@ -430,7 +436,7 @@ fn fuzz_std() {
 fn fuzz_std_streaming() {
     let c: Vec<Vec<u8>> = corpus(&["examples"], &["yaml"])
         .iter()
-        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
         .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
         .map(String::into_bytes)
         .chain([b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(fence:T0)|8\n".to_vec()])
@@ -454,7 +460,7 @@ fn fuzz_standard_input_texts() {
     let mut c = corpus(&["examples"], &["yaml"]);
     let std: Vec<Vec<u8>> = c
         .iter()
-        .filter_map(|y| tsoser::trace::parse::parse_trace(&String::from_utf8_lossy(y)).ok())
+        .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
         .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
         .map(String::into_bytes)
         .collect();
@@ -472,30 +478,54 @@ fn fuzz_programs() {
         ],
         &["prog"],
     );
-    fuzz("prog", 4, &c, tsoser::program::parse::parse_program, |e| {
-        e.line()
-    });
+    fuzz(
+        "prog",
+        4,
+        &c,
+        tsoser::program::parse::parse_program,
+        named_line,
+    );
 }
 
-#[test]
-fn fuzz_litmus() {
-    let mut c = corpus(&["examples/programs", "tests/inputs/programs"], &["litmus"]);
+/// The line a program reader's error names, 0 included (`Error::line` hides a 0): a
+/// message must never say `file:0:`.
+fn named_line(e: &tsoser::error::Error) -> Option<usize> {
+    match e {
+        tsoser::error::Error::Format { line, .. } => Some(*line),
+        e => e.line(),
+    }
+}
+
+/// Dat3M's x86 litmus tests (`TSOSER_DAT3M`, else `../shared/external/dat3m-x86`
+/// beside the checkout), sorted; none when absent.
+fn dat3m_litmus() -> Vec<Vec<u8>> {
     let dat3m = std::env::var_os("TSOSER_DAT3M")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external/dat3m-x86")
         });
-    if let Ok(rd) = std::fs::read_dir(dat3m.join("litmus")) {
-        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-        paths.sort();
-        c.extend(paths.iter().take(60).map(|p| std::fs::read(p).unwrap()));
-    }
+    let Ok(rd) = std::fs::read_dir(dat3m.join("litmus")) else {
+        eprintln!(
+            "SKIPPED: Dat3M's litmus tests are not at {}",
+            dat3m.display()
+        );
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+#[test]
+fn fuzz_litmus() {
+    let mut c = corpus(&["examples/programs", "tests/inputs/programs"], &["litmus"]);
+    c.extend(dat3m_litmus().into_iter().take(60));
     fuzz(
         "litmus",
         5,
         &c,
         tsoser::program::litmus::parse_litmus,
-        |e| e.line(),
+        named_line,
     );
 }
 
@@ -565,5 +595,136 @@ fn fuzz_expected_csv() {
         &c,
         tsoser::program::suite::parse_expected,
         |e| e.line(),
+    );
+}
+
+/// What a cut may not lose: threads, each thread's instructions, loads (and locked
+/// read-modify-writes), and the condition's atoms.
+fn litmus_size(p: &tsoser::program::Program) -> (usize, Vec<usize>, usize, usize) {
+    use tsoser::program::{Cond, Instr};
+    fn atoms(c: &Cond) -> usize {
+        match c {
+            Cond::True => 0,
+            Cond::Atom(..) => 1,
+            Cond::Not(c) => atoms(c),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().map(atoms).sum(),
+        }
+    }
+    let code = p.threads.iter().map(|t| t.code.len()).collect();
+    let loads = p
+        .threads
+        .iter()
+        .flat_map(|t| &t.code)
+        .filter(|i| matches!(i, Instr::Load(..) | Instr::Rmw(..)))
+        .count();
+    let cond = p.final_cond.as_ref().map_or(0, |f| atoms(&f.cond));
+    (p.threads.len(), code, loads, cond)
+}
+
+/// The test `orig` (which parses to `p`) cut to `cut`: an error naming a line of `cut`,
+/// or a test as large as `p` in threads, instructions per thread and loads, and in
+/// condition atoms unless the cut fell inside the condition after a part that is a
+/// whole condition itself — herd's grammar lets `forall a /\ (b \/ c)` stop after `a`,
+/// so the kept condition's text must then be a proper prefix of the original's.
+fn check_cut(p: &tsoser::program::Program, cut: &str) -> Result<(), String> {
+    let got = catch_unwind(AssertUnwindSafe(|| {
+        tsoser::program::litmus::parse_litmus(cut)
+    }))
+    .map_err(|_| "panicked".to_string())?;
+    let q = match got {
+        Err(e) => {
+            let lines = cut.split('\n').count().max(1);
+            return match e.line() {
+                Some(l) if l <= lines => Ok(()),
+                _ => Err(format!("error names no line of the {lines}: {e}")),
+            };
+        }
+        Ok(q) => q,
+    };
+    let (a, b) = (litmus_size(p), litmus_size(&q));
+    if b.0 < a.0 || b.1.len() < a.1.len() || b.1.iter().zip(&a.1).any(|(x, y)| x < y) {
+        return Err(format!(
+            "Ok with fewer threads or instructions: {b:?} < {a:?}"
+        ));
+    }
+    if b.2 < a.2 {
+        return Err(format!("Ok with fewer loads: {} < {}", b.2, a.2));
+    }
+    if b.3 < a.3 {
+        let (pt, qt) = match (&p.final_cond, &q.final_cond) {
+            (Some(f), Some(g)) => (f.text.trim(), g.text.trim()),
+            _ => return Err("Ok without the condition".into()),
+        };
+        if qt.len() >= pt.len() || !pt.starts_with(qt) {
+            return Err(format!(
+                "Ok with fewer condition atoms ({} < {}) and not a prefix of the condition: `{qt}` of `{pt}`",
+                b.3, a.3
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// bug: truncated_litmus_tests_are_errors — an unterminated `(*`, `<<`, string or
+/// bracket, a cut `locations [x;`, or a missing condition swallowed the rest of the
+/// test and explored what was left ("robust: yes", exit 0). Every litmus test of the
+/// corpus (ours and all of Dat3M's when present) is cut at every byte; then
+/// `TSOSER_FUZZ_ITERS` mutants that parse are cut at a random byte. `TSOSER_CUTS=all`
+/// cuts every mutant at every byte.
+#[test]
+fn truncated_litmus_tests_are_errors() {
+    let mut c = corpus(&["examples/programs", "tests/inputs/suite"], &["litmus"]);
+    c.extend(dat3m_litmus());
+    let t0 = std::time::Instant::now();
+    let mut checked = 0usize;
+    let cut_all = |text: &str, p: &tsoser::program::Program, checked: &mut usize| {
+        for i in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+            *checked += 1;
+            if let Err(e) = check_cut(p, &text[..i]) {
+                panic!("cut at byte {i}: {e}\n{}", text[..i].escape_debug());
+            }
+        }
+    };
+    let mut whole = 0;
+    for bytes in &c {
+        let text = String::from_utf8_lossy(bytes);
+        let Ok(p) = tsoser::program::litmus::parse_litmus(&text) else {
+            continue;
+        };
+        whole += 1;
+        cut_all(&text, &p, &mut checked);
+    }
+    let exhaustive = checked;
+    let all = std::env::var("TSOSER_CUTS").is_ok_and(|v| v == "all");
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let mut parsed = 0;
+    for _ in 0..iters() {
+        let bytes = mutate(&mut rng, &c);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let Ok(Ok(p)) = catch_unwind(AssertUnwindSafe(|| {
+            tsoser::program::litmus::parse_litmus(&text)
+        })) else {
+            continue;
+        };
+        parsed += 1;
+        if all {
+            cut_all(&text, &p, &mut checked);
+            continue;
+        }
+        let mut i = rng.random_range(0..=text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        checked += 1;
+        if let Err(e) = check_cut(&p, &text[..i]) {
+            panic!("mutant cut at byte {i}: {e}\n{}", text.escape_debug());
+        }
+    }
+    assert_eq!(whole, c.len(), "the corpus parses");
+    eprintln!(
+        "truncated litmus: {whole} tests cut at every byte ({exhaustive} cuts), {parsed} of {} mutants parsed and cut ({} cuts); {:.1} s",
+        iters(),
+        checked - exhaustive,
+        t0.elapsed().as_secs_f64()
     );
 }

@@ -298,10 +298,9 @@ fn paper_examples_have_the_papers_outcomes() {
         ("thm2-right", [true, false, false, false]),
     ];
     for (name, want) in cases {
-        let t = tsoser::trace::parse::read_trace(std::path::Path::new(&format!(
-            "examples/{name}.yaml"
-        )))
-        .unwrap();
+        let t =
+            tsoser::trace::yaml::read_trace(std::path::Path::new(&format!("examples/{name}.yaml")))
+                .unwrap();
         let out = run(&t, &[Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso]);
         let got: Vec<bool> = out.iter().map(|o| o.1.is_violation()).collect();
         assert_eq!(got, want.to_vec(), "{name}");

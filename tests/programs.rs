@@ -466,3 +466,46 @@ fn herd_reports_list_the_explored_states() {
     );
     assert!(tsoser::program::herd::herd(&load("bakery.prog"), &cut, 0.0).is_err());
 }
+
+/// Bug: a program built in memory (no source lines: `gen`, the strategies) had its
+/// failures, cuts and deadlocks reported at "line 0"; reports never name line 0.
+#[test]
+fn reports_never_name_line_0() {
+    use tsoser::program::{Addr, Expr, Instr, Operand, Thread};
+    let mut p = Program::new("mem");
+    let m = p.loc("m");
+    let mut t = Thread::new("P0");
+    t.push(Instr::Lock(Addr::from(m)), 0);
+    t.push(Instr::Lock(Addr::from(m)), 0);
+    p.threads.push(t);
+    let mut u = Thread::new("P1");
+    u.push(Instr::Assert(Expr::Op(Operand::Const(0))), 0);
+    p.threads.push(u);
+    let mut v = Thread::new("P2");
+    v.push(Instr::Assume(Expr::Op(Operand::Const(0))), 0);
+    p.threads.push(v);
+    for engine in [
+        tsoser::program::report::Engine::States,
+        tsoser::program::report::Engine::Dpor,
+    ] {
+        // Each thread alone, then all three: a failure, a deadlock, a cut.
+        for keep in [vec![0], vec![1], vec![2], vec![0, 1, 2]] {
+            let mut q = p.clone();
+            q.threads = keep.iter().map(|&i| p.threads[i].clone()).collect();
+            let r = report(
+                &q,
+                Options {
+                    engine,
+                    ..opts(Model::Tso)
+                },
+            )
+            .unwrap();
+            let text = tsoser::program::report::text(&q, "mem", &r);
+            assert!(!text.contains("line 0"), "{engine:?} {keep:?}:\n{text}");
+            assert!(
+                r.exploration.failure.is_some() || r.deadlock.is_some() || r.no_run.is_some(),
+                "{engine:?} {keep:?}:\n{text}"
+            );
+        }
+    }
+}

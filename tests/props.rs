@@ -169,15 +169,15 @@ proptest! {
     /// The YAML writers and the parser round-trip.
     #[test]
     fn yaml_round_trips(trace in traces(Params { max_events: 20, threads: 4, vars: 5, ..Params::default() })) {
-        for text in [tsoser::trace::parse::to_yaml(&trace), tsoser::trace::gen::to_compact_yaml(&trace)] {
-            let back = tsoser::trace::parse::parse_trace(&text).unwrap();
+        for text in [tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Canonical), tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Compact)] {
+            let back = tsoser::trace::yaml::parse_trace(&text).unwrap();
             prop_assert_eq!(back.len(), trace.len());
             for i in 0..trace.len() {
                 prop_assert_eq!(back.describe(i), trace.describe(i));
             }
         }
         let exec = Execution::complete(&trace, &[]);
-        let (t2, x2) = tsoser::trace::parse::parse_execution(&exec.to_yaml(&trace)).unwrap();
+        let (t2, x2) = tsoser::trace::yaml::parse_execution(&tsoser::trace::yaml::write_execution(&trace, &exec)).unwrap();
         prop_assert_eq!(t2.len(), trace.len());
         prop_assert_eq!(x2.steps(), exec.steps());
     }
@@ -372,8 +372,8 @@ fn renamed(trace: &Trace, pool: &[String], anon: &[bool]) -> Trace {
 /// The same trace, every event written at random as a compact string (where its words
 /// allow) or as a mapping.
 fn mixed_yaml(trace: &Trace, pick: &[bool]) -> String {
-    let canonical = tsoser::trace::parse::to_yaml(trace);
-    let compact = tsoser::trace::gen::to_compact_yaml(trace);
+    let canonical = tsoser::trace::yaml::write(trace, tsoser::trace::yaml::Form::Canonical);
+    let compact = tsoser::trace::yaml::write(trace, tsoser::trace::yaml::Form::Compact);
     let mut out = String::from("events:\n");
     let (a, b): (Vec<&str>, Vec<&str>) = (
         canonical.lines().skip(1).collect(),
@@ -414,10 +414,11 @@ proptest! {
         anon in proptest::collection::vec(any::<bool>(), 1..8),
         pick in proptest::collection::vec(any::<bool>(), 1..8),
     ) {
-        use tsoser::trace::parse::{parse_trace, to_yaml};
+        use tsoser::trace::yaml::parse_trace;
+        let to_yaml = |t: &Trace| tsoser::trace::yaml::write(t, tsoser::trace::yaml::Form::Canonical);
         let t = renamed(&trace, &pool, &anon);
         let canonical = to_yaml(&t);
-        for text in [canonical.clone(), tsoser::trace::gen::to_compact_yaml(&t), mixed_yaml(&t, &pick)] {
+        for text in [canonical.clone(), tsoser::trace::yaml::write(&t, tsoser::trace::yaml::Form::Compact), mixed_yaml(&t, &pick)] {
             let back = parse_trace(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
             same_trace(&t, &back)?;
             prop_assert_eq!(to_yaml(&back), canonical.clone());

@@ -234,7 +234,7 @@ fn random_run(seed: u64, drop_inval: bool) -> Run {
 
 /// The verdict of SC under the simple write order, with the run for messages.
 fn check_sc(yaml: &str) -> (ValueRun, Verdict) {
-    let trace = tsoser::trace::parse::parse_trace(yaml)
+    let trace = tsoser::trace::yaml::parse_trace(yaml)
         .unwrap_or_else(|e| panic!("does not parse: {e}\n{yaml}"));
     let run = ValueRun::from_trace(&trace)
         .unwrap_or_else(|e| panic!("not an unambiguous run: {e}\n{yaml}"));

@@ -131,7 +131,7 @@ fn long_transaction_chains_do_not_overflow_the_stack() {
 
 /// The verdict of `check --algo brute` on a YAML text.
 fn yaml_verdict(src: &str) -> Verdict {
-    let t = tsoser::trace::parse::parse_trace(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let t = tsoser::trace::yaml::parse_trace(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     brute::check_exact(&t, u64::MAX).0
 }
 
@@ -151,7 +151,7 @@ fn a_name_is_its_text_in_both_forms() {
         "0x10", "2.50", "1e3", "0o17", "True", ".NaN", "null", "~", "016", "+5", "-0",
     ] {
         let src = store_buffering(x);
-        let t = tsoser::trace::parse::parse_trace(&src).unwrap();
+        let t = tsoser::trace::yaml::parse_trace(&src).unwrap();
         assert_eq!(
             t.vars.iter().map(String::as_str).collect::<Vec<_>>(),
             [x, "y"],
@@ -172,11 +172,11 @@ fn big_numbers_are_names_not_floats() {
     let src = format!(
         "events:\n  - {{thread: t1, txn: a, op: wr, var: {a}}}\n  - {{thread: t1, txn: a, op: rd, var: y}}\n  - {{thread: t2, txn: b, op: wr, var: y}}\n  - {{thread: t2, txn: b, op: rd, var: {b}}}\n"
     );
-    let t = tsoser::trace::parse::parse_trace(&src).unwrap();
+    let t = tsoser::trace::yaml::parse_trace(&src).unwrap();
     assert_eq!(t.vars.len(), 3);
     assert!(yaml_verdict(&src).is_serializable());
     let mid = "18446744073709551617"; // 2⁶⁴ + 1
-    let t = tsoser::trace::parse::parse_trace(&store_buffering(mid)).unwrap();
+    let t = tsoser::trace::yaml::parse_trace(&store_buffering(mid)).unwrap();
     assert_eq!(t.vars[tsoser::trace::VarId::new(0)], mid);
 }
 
@@ -187,14 +187,14 @@ fn big_numbers_are_names_not_floats() {
 fn a_made_up_transaction_name_never_merges_with_the_users() {
     let merged =
         "events:\n  - \"t1 wr x\"\n  - \"t1 @0 rd y\"\n  - \"t2 b wr y\"\n  - \"t2 b rd x\"\n";
-    let t = tsoser::trace::parse::parse_trace(merged).unwrap();
+    let t = tsoser::trace::yaml::parse_trace(merged).unwrap();
     assert_eq!(t.txns.len(), 3);
     assert!(yaml_verdict(merged).is_serializable());
     let other = "events:\n  - \"t1 wr x\"\n  - \"t2 @0 rd x\"\n";
-    let t = tsoser::trace::parse::parse_trace(other).unwrap();
+    let t = tsoser::trace::yaml::parse_trace(other).unwrap();
     assert_eq!(t.txns.len(), 2);
     // `convert` keeps them apart: the anonymous one is written without a name.
-    let text = tsoser::trace::parse::to_yaml(&t);
+    let text = tsoser::trace::yaml::write(&t, tsoser::trace::yaml::Form::Canonical);
     assert_eq!(
         text,
         "events:\n  - {thread: t1, op: wr, var: x}\n  - {thread: t2, txn: \"@0\", op: rd, var: x}\n"
@@ -224,12 +224,12 @@ fn an_unnamed_std_block_is_not_the_users_block_of_its_made_up_name() {
 fn big_values_are_not_rounded_to_floats() {
     use tsoser::consistency::run::ValueRun;
     let src = "events:\n  - {thread: t1, op: wr, var: x, val: 100000000000000000000000000000000000000001}\n  - {thread: t2, op: rd, var: x, val: 100000000000000000000000000000000000000002}\n";
-    let t = tsoser::trace::parse::parse_trace(src).unwrap();
+    let t = tsoser::trace::yaml::parse_trace(src).unwrap();
     let e = ValueRun::from_trace(&t).unwrap_err().to_string();
     assert!(e.contains("a value no write of it produces"), "{e}");
     // The same number written two ways is one value.
     let src = "events:\n  - \"t1 wr x 0100000000000000000000000000000000000000001\"\n  - {thread: t2, op: rd, var: x, val: 100000000000000000000000000000000000000001}\n";
-    let run = ValueRun::from_trace(&tsoser::trace::parse::parse_trace(src).unwrap()).unwrap();
+    let run = ValueRun::from_trace(&tsoser::trace::yaml::parse_trace(src).unwrap()).unwrap();
     assert_eq!(run.events[1].rf, Some(0));
 }
 
@@ -246,7 +246,7 @@ fn an_rmw_value_has_one_slash_and_no_value_is_empty() {
         ("{thread: t1, op: rd, var: x, val: \" \"}", "an empty value"),
     ] {
         let src = format!("events:\n  - {ev}\n");
-        let t = tsoser::trace::parse::parse_trace(&src).unwrap();
+        let t = tsoser::trace::yaml::parse_trace(&src).unwrap();
         let e = ValueRun::from_trace(&t).unwrap_err().to_string();
         assert!(e.contains(want), "{ev}: {e}");
         assert!(e.starts_with("2: event #0"), "{e}");
@@ -256,14 +256,14 @@ fn an_rmw_value_has_one_slash_and_no_value_is_empty() {
 /// `"a wrr x"` was reported as "unknown op `x`".
 #[test]
 fn a_misspelt_op_is_named() {
-    let e = tsoser::trace::parse::parse_trace("events:\n  - \"a wrr x\"\n")
+    let e = tsoser::trace::yaml::parse_trace("events:\n  - \"a wrr x\"\n")
         .unwrap_err()
         .to_string();
     assert!(
         e.contains("unknown op `wrr`") && e.contains("did you mean `wr`"),
         "{e}"
     );
-    let e = tsoser::trace::parse::parse_trace("events:\n  - \"a t1 fense\"\n")
+    let e = tsoser::trace::yaml::parse_trace("events:\n  - \"a t1 fense\"\n")
         .unwrap_err()
         .to_string();
     assert!(e.contains("unknown op `fense`"), "{e}");

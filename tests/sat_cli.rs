@@ -231,7 +231,7 @@ fn dimacs_round_trip(trace: &Trace) -> Result<(), TestCaseError> {
 #[test]
 fn examples_round_trip() {
     for e in EXAMPLES {
-        let t = tsoser::trace::parse::read_trace(std::path::Path::new(&format!(
+        let t = tsoser::trace::yaml::read_trace(std::path::Path::new(&format!(
             "{}/examples/{e}.yaml",
             env!("CARGO_MANIFEST_DIR")
         )))
@@ -287,7 +287,7 @@ fn external_solver_agrees_with_brute_on_exported_formulas() {
     if external_solve(&probe).is_none() {
         assert!(
             std::env::var_os("TSOSER_REQUIRE_EXTERNAL_SOLVER").is_none(),
-            "no picosat or minisat on PATH (README: Prerequisites)"
+            "no picosat or minisat on PATH (docs/testing.md: Prerequisites)"
         );
         // Written past the test harness's capture, so a plain `cargo test` shows it.
         use std::io::Write;
@@ -328,7 +328,7 @@ fn external_solver_agrees_with_brute_on_exported_formulas() {
                 got,
                 want,
                 "trace {i} ({sem:?}):\n{}",
-                tsoser::trace::parse::to_yaml(&t)
+                tsoser::trace::yaml::write(&t, tsoser::trace::yaml::Form::Canonical)
             );
             if got {
                 sat += 1

@@ -60,7 +60,7 @@ fn convert_goes_both_ways_and_check_reads_std() {
     assert_eq!(o.status.code(), Some(1), "the task pool stays a violation");
     let o = tsoser(&["convert", std_file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0));
-    let back = tsoser::trace::parse::parse_trace(&stdout(&o)).unwrap();
+    let back = tsoser::trace::yaml::parse_trace(&stdout(&o)).unwrap();
     assert_eq!(back.len(), 12);
     assert_eq!(back.txns.len(), 4);
     let o = tsoser(&["convert", "examples/task-pool.yaml", "--to", "yaml"]);
@@ -262,8 +262,8 @@ proptest! {
     fn round_trips_keep_hostile_names(trace in traces(Params { min_events: 2, max_events: 8, ..Params::default() }),
                                       (pick, vals) in hostile_names()) {
         let Some(t) = renamed(&trace, &pick, vals) else { return Ok(()) };
-        let yaml = tsoser::trace::gen::to_compact_yaml(&t);
-        let back = tsoser::trace::parse::parse_trace(&yaml);
+        let yaml = tsoser::trace::yaml::write(&t, tsoser::trace::yaml::Form::Compact);
+        let back = tsoser::trace::yaml::parse_trace(&yaml);
         prop_assert!(back.is_ok(), "{yaml}: {:?}", back.err());
         let back = back.unwrap();
         prop_assert!(same_names(&t, &back).is_ok(), "{yaml}: {:?}", same_names(&t, &back));

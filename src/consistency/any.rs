@@ -329,7 +329,7 @@ mod tests {
     use super::*;
 
     fn run(text: &str) -> ValueRun {
-        ValueRun::from_trace(&crate::trace::parse::parse_trace(text).unwrap()).unwrap()
+        ValueRun::from_trace(&crate::trace::yaml::parse_trace(text).unwrap()).unwrap()
     }
 
     #[test]

@@ -230,44 +230,49 @@ impl ValueRun {
         self.events[e].kind.writes().then_some(&self.events[e].val)
     }
 
-    /// The run as a trace file (docs/formats.md "Runs with values"), compact events in its order.
+    /// The run as a trace file (docs/formats.md "Runs with values"), compact events in
+    /// its order (the trace writer's, [`crate::trace::yaml::event`]).
     pub fn to_yaml(&self) -> String {
-        let mut out = String::new();
-        if let Some(n) = &self.name {
-            out.push_str(&format!("name: {}\n", crate::trace::parse::quote(n)));
-        }
-        out.push_str("events:\n");
-        for (e, ev) in self.events.iter().enumerate() {
-            let line = format!("{} {}", self.threads[ev.thread], self.op_text(e, " "));
-            out.push_str(&format!("  - \"{line}\"\n"));
-        }
-        out
+        use crate::trace::yaml::{document, event, Fields, Form};
+        let events = (0..self.events.len()).map(|e| {
+            let (op, loc, val) = self.parts(e);
+            let fields = Fields {
+                thread: &self.threads[self.events[e].thread],
+                txn: None,
+                op,
+                var: loc,
+                val: val.as_deref(),
+            };
+            event(&fields, Form::Compact)
+        });
+        document(self.name.as_deref(), events)
     }
 
-    /// An event's op, location and value(s): `rd x{sep}1`, `rmw x{sep}0/5`, `fence`.
-    fn op_text(&self, e: usize, sep: &str) -> String {
+    /// An event's op, location and value as written: `rmw`'s value is `OLD/NEW`.
+    fn parts(&self, e: usize) -> (&'static str, Option<&str>, Option<String>) {
         let ev = &self.events[e];
-        let Some(x) = ev.loc else {
-            return "fence".to_string();
-        };
         let op = match ev.kind {
             Kind::Read => "rd",
             Kind::Write => "wr",
             Kind::Rmw => "rmw",
             Kind::Fence => "fence",
         };
-        let loc = &self.locs[x];
-        match &ev.old {
-            Some(old) => format!("{op} {loc}{sep}{old}/{}", ev.val),
-            None => format!("{op} {loc}{sep}{}", ev.val),
-        }
+        let val = match (&ev.old, ev.loc) {
+            (_, None) => None,
+            (Some(old), _) => Some(format!("{old}/{}", ev.val)),
+            (None, _) => Some(ev.val.clone()),
+        };
+        (op, ev.loc.map(|x| self.locs[x].as_str()), val)
     }
 
     /// How an event is shown: `#i t: rd x=1` (with its line when known).
     pub fn show(&self, e: usize) -> String {
         let ev = &self.events[e];
         let t = &self.threads[ev.thread];
-        let body = self.op_text(e, "=");
+        let body = match self.parts(e) {
+            (op, Some(loc), Some(val)) => format!("{op} {loc}={val}"),
+            (op, _, _) => op.to_string(),
+        };
         if ev.line > 0 {
             format!("#{e} {t}: {body} (line {})", ev.line)
         } else {

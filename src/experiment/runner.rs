@@ -65,7 +65,11 @@ pub fn prepare(dir: &Path, run: &Run) -> Result<Prepared, crate::FileError> {
         };
         std::fs::create_dir_all(dir).map_err(write(dir))?;
         let tmp = path.with_extension(format!("yaml.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, crate::trace::gen::to_compact_yaml(&trace)).map_err(write(&tmp))?;
+        std::fs::write(
+            &tmp,
+            crate::trace::yaml::write(&trace, crate::trace::yaml::Form::Compact),
+        )
+        .map_err(write(&tmp))?;
         std::fs::rename(&tmp, &path).map_err(write(&path))?;
     }
     Ok(Prepared {

@@ -232,10 +232,12 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         events: Vec::new(),
         outcomes: HashMap::default(),
         failure: None,
+        cut_at: Vec::new(),
         stats: DporStats::default(),
         incomplete: None,
         max_executions: c.max_executions,
         max_memory: c.max_memory,
+        deadline: c.deadline,
         bytes: 0,
         robustness: robustness && c.model != Model::Sc,
         witness: None,
@@ -252,6 +254,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         incomplete: x.incomplete,
         failure: x.failure,
         cut: x.stats.cut,
+        cut_at: x.cut_at,
         bound: x.stats.bound,
     };
     let robustness = robustness.then(|| Robustness {
@@ -279,10 +282,13 @@ struct Dpor<'a, 'p> {
     events: Vec<Event>,
     outcomes: HashMap<Vec<Val>, u64>,
     failure: Option<Failure>,
+    /// Each instruction that cut a run, with the first such run found.
+    cut_at: Vec<Failure>,
     stats: DporStats,
     incomplete: Option<Incomplete>,
     max_executions: u64,
     max_memory: usize,
+    deadline: Option<std::time::Instant>,
     /// Bytes held by the levels and events.
     bytes: usize,
     /// Whether to look for a happens-before cycle, and the run found with one.
@@ -309,8 +315,14 @@ impl Dpor<'_, '_> {
                 self.incomplete = Some(Incomplete::Spin);
                 return;
             }
-            Settled::Cut => {
+            Settled::Cut(t, pc) => {
                 self.stats.cut += 1;
+                self.cut_at.push(Failure {
+                    thread: t,
+                    pc,
+                    line: self.m.p.threads[t].lines[pc],
+                    schedule: Vec::new(),
+                });
                 return;
             }
             Settled::Bound => {
@@ -326,7 +338,16 @@ impl Dpor<'_, '_> {
             blocked: vec![None; k],
         };
         self.push_level(state, aux, Procset::default());
+        let mut ticks = 0u32;
         while let Some(top) = self.levels.last() {
+            ticks = ticks.wrapping_add(1);
+            if ticks.is_multiple_of(16)
+                && self
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                self.incomplete.get_or_insert(Incomplete::Timeout);
+            }
             let next = top.backtrack.iter().find(|&q| !top.sleep.contains(q));
             let Some(q) = next else {
                 let level = self.levels.pop().expect("a level");
@@ -380,7 +401,10 @@ impl Dpor<'_, '_> {
         let idx = event.idx;
         match settled {
             Settled::Ok => {}
-            Settled::Cut => aux.blocked[t] = Some((Block::Cut, idx)),
+            Settled::Cut(t, pc) => {
+                self.cut(&aux, &event, t, pc);
+                aux.blocked[t] = Some((Block::Cut, idx));
+            }
             Settled::Bound => aux.blocked[t] = Some((Block::Bound, idx)),
             Settled::Spin => {
                 self.incomplete.get_or_insert(Incomplete::Spin);
@@ -523,6 +547,29 @@ impl Dpor<'_, '_> {
             .collect();
         schedule.push(event.step);
         self.failure = Some(Failure {
+            thread: t,
+            pc,
+            line: self.m.p.threads[t].lines[pc],
+            schedule,
+        });
+    }
+
+    /// A thread cut after `event` (a false `assume`, a `lock` found taken): the first
+    /// run cut there whose past holds no stopped thread, with that past as the schedule.
+    fn cut(&mut self, aux: &Aux, event: &Event, t: usize, pc: usize) {
+        if self.cut_at.iter().any(|c| (c.thread, c.pc) == (t, pc))
+            || stopped_before(aux, event, |_| true)
+        {
+            return;
+        }
+        let mut schedule: Vec<Step> = self
+            .events
+            .iter()
+            .filter(|e| event.clock[e.proc as usize] >= e.idx)
+            .map(|e| e.step)
+            .collect();
+        schedule.push(event.step);
+        self.cut_at.push(Failure {
             thread: t,
             pc,
             line: self.m.p.threads[t].lines[pc],

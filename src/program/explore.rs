@@ -38,6 +38,8 @@ pub struct Config {
     pub max_executions: u64,
     /// Bytes the search may hold ([`crate::mem::default_budget`] by default).
     pub max_memory: usize,
+    /// When the searches stop with *unknown* (`--timeout`), polled cooperatively.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Config {
@@ -49,7 +51,16 @@ impl Config {
             max_states: 2_000_000,
             max_executions: 10_000_000,
             max_memory: crate::mem::default_budget(),
+            deadline: None,
         }
+    }
+    pub fn deadline(self, deadline: Option<std::time::Instant>) -> Config {
+        Config { deadline, ..self }
+    }
+    /// Whether the deadline has passed.
+    pub fn expired(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
     }
     pub fn unroll(self, unroll: u32) -> Config {
         Config { unroll, ..self }
@@ -174,8 +185,9 @@ impl Effect {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Settled {
     Ok,
-    /// A false `assume` (or a `lock` found taken): the run is dropped.
-    Cut,
+    /// A false `assume` (or a `lock` found taken) in thread t at instruction pc: the
+    /// run is dropped.
+    Cut(usize, usize),
     /// A backward branch past the unrolling bound: the run is dropped, and the
     /// exploration is complete only up to the bound.
     Bound,
@@ -203,6 +215,8 @@ pub enum Incomplete {
     Memory,
     /// `--max-executions` executions (the DPOR engine).
     MaxExecutions,
+    /// `--timeout` passed.
+    Timeout,
 }
 
 impl Incomplete {
@@ -217,6 +231,7 @@ impl Incomplete {
                 "a register-only loop ran {MAX_LOCAL_STEPS} steps without touching memory (lower --unroll)"
             ),
             Incomplete::MaxExecutions => "the --max-executions budget ran out".into(),
+            Incomplete::Timeout => "the --timeout ran out".into(),
             Incomplete::Memory => {
                 "the states held passed the memory budget (--max-memory; by default half the available memory, within ulimit -v and the cgroup limit)".into()
             }
@@ -271,7 +286,7 @@ impl<'p> Machine<'p> {
         let first = |f: fn(&Settled) -> bool| each.iter().copied().find(f);
         let st = first(|s| matches!(s, Settled::Failed(..)))
             .or(first(|s| *s == Settled::Spin))
-            .or(first(|s| *s == Settled::Cut))
+            .or(first(|s| matches!(s, Settled::Cut(..))))
             .or(first(|s| *s == Settled::Bound))
             .unwrap_or(Settled::Ok);
         (s, st)
@@ -336,7 +351,7 @@ impl<'p> Machine<'p> {
                 }
                 Instr::Assume(e) => {
                     if self.eval(s, t, e) == 0 {
-                        return Settled::Cut;
+                        return Settled::Cut(t, pc);
                     }
                 }
                 Instr::Assert(e) => {
@@ -530,7 +545,7 @@ impl<'p> Machine<'p> {
                 };
                 s.pc[t] += 1;
                 if taken {
-                    return (eff, Settled::Cut);
+                    return (eff, Settled::Cut(t, pc));
                 }
                 (eff, self.settle(s, t))
             }
@@ -549,7 +564,8 @@ impl<'p> Machine<'p> {
     }
 }
 
-/// An assertion failure with the run that reaches it.
+/// An assertion failure with the run that reaches it; also where runs are cut (a
+/// false `assume`, a `lock` found taken) with the first run cut there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     pub thread: usize,
@@ -576,6 +592,8 @@ pub struct Exploration {
     pub failure: Option<Failure>,
     /// Runs cut by `assume` (or a `lock` found taken).
     pub cut: u64,
+    /// Each instruction that cut a run, with the first run cut there (schedule order).
+    pub cut_at: Vec<Failure>,
     /// Runs cut by the unrolling bound: when not 0, "complete" means complete up to
     /// the bound.
     pub bound: u64,
@@ -621,10 +639,12 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         failure: None,
         max_states,
         max_memory: c.max_memory,
+        config: c,
         bytes: 0,
         opened: 0,
         incomplete: None,
         cut: 0,
+        cut_at: Vec::new(),
         bound: 0,
     };
     let (s, st) = m.initial();
@@ -635,7 +655,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         .collect();
     outcomes.sort();
     let (states, incomplete, failure) = (x.memo.len(), x.incomplete, x.failure);
-    let (cut, bound) = (x.cut, x.bound);
+    let (cut, bound, cut_at) = (x.cut, x.bound, x.cut_at);
     Exploration {
         model,
         places,
@@ -645,6 +665,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         incomplete,
         failure,
         cut,
+        cut_at,
         bound,
     }
 }
@@ -662,12 +683,14 @@ struct Explorer<'a, 'p> {
     failure: Option<Failure>,
     max_states: usize,
     max_memory: usize,
+    config: &'a Config,
     /// Bytes held by the memo table (states and their counts).
     bytes: usize,
     /// States entered (explored or on the stack).
     opened: usize,
     incomplete: Option<Incomplete>,
     cut: u64,
+    cut_at: Vec<Failure>,
     bound: u64,
 }
 
@@ -680,8 +703,22 @@ impl Explorer<'_, '_> {
             Entered::Open(f) => f,
         };
         let mut stack = vec![first];
+        let mut ticks = 0u32;
         loop {
+            ticks = ticks.wrapping_add(1);
+            if ticks.is_multiple_of(1024) && self.config.expired() {
+                self.incomplete.get_or_insert(Incomplete::Timeout);
+            }
             let top = stack.last_mut().expect("a frame is open");
+            // Past the state or memory budget, or the deadline, the answer is unknown:
+            // unwind at once, so the budget bounds the work too (each open frame would
+            // try all its steps).
+            if matches!(
+                self.incomplete,
+                Some(Incomplete::MaxStates | Incomplete::Memory | Incomplete::Timeout)
+            ) {
+                top.next = top.steps.len();
+            }
             let done = if let Some(&step) = top.steps.get(top.next) {
                 top.next += 1;
                 let mut next = top.s.clone();
@@ -719,8 +756,16 @@ impl Explorer<'_, '_> {
     fn enter(&mut self, s: State, st: Settled) -> Entered {
         match st {
             Settled::Ok => {}
-            Settled::Cut => {
+            Settled::Cut(t, pc) => {
                 self.cut += 1;
+                if !self.cut_at.iter().any(|c| (c.thread, c.pc) == (t, pc)) {
+                    self.cut_at.push(Failure {
+                        thread: t,
+                        pc,
+                        line: self.m.p.threads[t].lines[pc],
+                        schedule: self.path.clone(),
+                    });
+                }
                 return Entered::Done(Counts::default());
             }
             Settled::Bound => {
@@ -875,6 +920,8 @@ pub struct Run {
     pub co: Vec<Vec<usize>>,
     /// The state after the run.
     pub end: Option<State>,
+    /// How the last step (or, with none, the initial register-only steps) settled.
+    pub stop: Option<Settled>,
     /// Each step described from the state before it (commits included).
     pub steps: Vec<String>,
 }
@@ -966,12 +1013,9 @@ pub fn replay_bare(m: &Machine, steps: &[Step]) -> Result<Run, String> {
 }
 
 fn replay_with(m: &Machine, steps: &[Step], describe: bool) -> Result<Run, String> {
-    let (mut s, st) = m.initial();
-    if st != Settled::Ok {
-        return Err("the initial register-only steps already end the run".into());
-    }
+    // The register-only steps may end the run before any step (an `assert 0` first).
+    let (mut s, mut last) = m.initial();
     let mut run = RunBuilder::new(m);
-    let mut last = Settled::Ok;
     for (i, &step) in steps.iter().enumerate() {
         if last != Settled::Ok {
             return Err(format!("step {} comes after the run ended", i + 1));
@@ -1000,5 +1044,6 @@ fn replay_with(m: &Machine, steps: &[Step], describe: bool) -> Result<Run, Strin
     }
     let mut run = run.run;
     run.end = Some(s);
+    run.stop = Some(last);
     Ok(run)
 }

@@ -1,8 +1,10 @@
 //! herd's X86 litmus format, read into a [`Program`]: the `X86 name` header (and any
 //! doc/key lines after it), the `{ … }` init block, the `P0 | P1 ;` columns, a
 //! `locations […]` line, and the condition (`exists`, `~exists`, `forall`, or the old
-//! `final (…); with tso: …;` form, read as `exists` — as herd and Dat3M do). `(* … *)`
-//! comments and `<< … >>` blocks are skipped.
+//! `final (…); with tso: …;` form, read as `exists` — as herd and Dat3M do; required, as
+//! herd requires it). `(* … *)` comments (nested) and `<< … >>` blocks are skipped and
+//! `"…"` strings are allowed in the header lines; any of them left open, or a bracket
+//! from the init block on that does not pair up, is an error at the line where it opens.
 //!
 //! Instructions: `MOV` (store, load, register moves), `MFENCE`, `XCHG` (always locked),
 //! `LOCK ADD|SUB|INC|DEC|XADD|CMPXCHG` on memory, `ADD|SUB|INC|DEC|AND|OR|XOR` on
@@ -12,33 +14,107 @@ use super::parse::{final_cond, fmt_err, place_resolver, tokens, Cur, Tok};
 use super::*;
 use crate::error::Error;
 
-/// Blanks `(* … *)` comments and `<< … >>` blocks, keeping line breaks.
-fn strip(text: &str) -> String {
+/// Blanks `(* … *)` comments (nested, as herd's OCaml lexer nests them), `<< … >>`
+/// blocks and the text of `"…"` strings (their quotes stay, so a string anywhere but
+/// in the ignored header lines is an unexpected character), keeping line breaks. One
+/// left open is an error at the line where it opens: it would swallow the rest.
+fn strip(text: &str) -> Result<String, Error> {
+    let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    loop {
-        let a = rest.find("(*");
-        let b = rest.find("<<");
-        let (start, close) = match (a, b) {
-            (Some(a), Some(b)) if b < a => (b, ">>"),
-            (Some(a), _) => (a, "*)"),
-            (None, Some(b)) => (b, ">>"),
-            (None, None) => break,
+    let (mut i, mut copied, mut line) = (0, 0, 1);
+    while i < b.len() {
+        let (open, close, what) = match &b[i..] {
+            [b'(', b'*', ..] => ("(*", "*)", "comment"),
+            [b'<', b'<', ..] => ("<<", ">>", "block"),
+            [b'"', ..] => ("\"", "\"", "string"),
+            [c, ..] => {
+                line += (*c == b'\n') as usize;
+                i += 1;
+                continue;
+            }
+            [] => unreachable!("i < len"),
         };
-        out.push_str(&rest[..start]);
-        let end = rest[start + 2..]
-            .find(close)
-            .map_or(rest.len(), |e| start + 2 + e + 2);
-        out.extend(rest[start..end].chars().filter(|&c| c == '\n'));
-        rest = &rest[end..];
+        out.push_str(&text[copied..i]);
+        out.push_str(if open == "\"" { "\"" } else { " " });
+        let opened = line;
+        let mut depth = 1;
+        let mut j = i + open.len();
+        while depth > 0 {
+            let rest = &b[j.min(b.len())..];
+            if rest.is_empty() {
+                return Err(fmt_err(
+                    opened,
+                    format!("the {what} opened with `{open}` is not closed with `{close}`"),
+                ));
+            }
+            if open == "(*" && rest.starts_with(b"(*") {
+                depth += 1;
+                j += 2;
+            } else if rest.starts_with(close.as_bytes()) {
+                depth -= 1;
+                j += close.len();
+            } else {
+                if rest[0] == b'\n' {
+                    line += 1;
+                    out.push('\n');
+                }
+                j += 1;
+            }
+        }
+        if open == "\"" {
+            out.push('"');
+        }
+        i = j;
+        copied = j;
     }
-    out.push_str(rest);
-    out
+    out.push_str(&text[copied..]);
+    Ok(out)
+}
+
+/// Checks that `{ }`, `[ ]` and `( )` pair up in `text` from byte `from` on: one left
+/// open is an error at the line where it opens, a stray closer at its own line.
+fn balanced(text: &str, from: usize) -> Result<(), Error> {
+    let mut line = 1 + text[..from].matches('\n').count();
+    let mut open: Vec<(u8, usize)> = Vec::new();
+    let closer = |c: u8| match c {
+        b'{' => '}',
+        b'[' => ']',
+        _ => ')',
+    };
+    for &c in &text.as_bytes()[from..] {
+        match c {
+            b'\n' => line += 1,
+            b'{' | b'[' | b'(' => open.push((c, line)),
+            b'}' | b']' | b')' => match open.pop() {
+                Some((o, _)) if closer(o) == c as char => {}
+                Some((o, l)) => {
+                    return Err(fmt_err(
+                        l,
+                        format!(
+                            "`{}` is closed by `{}` on line {line}, not by `{}`",
+                            o as char,
+                            c as char,
+                            closer(o)
+                        ),
+                    ))
+                }
+                None => return Err(fmt_err(line, format!("`{}` closes nothing", c as char))),
+            },
+            _ => {}
+        }
+    }
+    match open.first() {
+        Some(&(o, l)) => Err(fmt_err(
+            l,
+            format!("`{}` is not closed with `{}`", o as char, closer(o)),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Parses an X86 litmus test.
 pub fn parse_litmus(text: &str) -> Result<Program, Error> {
-    let text = strip(text);
+    let text = strip(text)?;
     let lines: Vec<&str> = text.lines().collect();
     let mut n = lines
         .iter()
@@ -59,6 +135,9 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     let open = (n..lines.len())
         .find(|&i| lines[i].contains('{'))
         .ok_or_else(|| fmt_err(n + 1, "missing the `{ … }` init block".into()))?;
+    // From the init block on, every bracket pairs up (the header lines are free text).
+    let line_start: usize = text.split_inclusive('\n').take(open).map(str::len).sum();
+    balanced(&text, line_start + lines[open].find('{').expect("found"))?;
     let mut init = String::new();
     let mut i = open;
     let after_init;
@@ -71,6 +150,13 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
         };
         if let Some(close) = l[from..].find('}') {
             init.push_str(&l[from..from + close]);
+            let rest = l[from + close + 1..].trim();
+            if !rest.is_empty() && rest != ";" {
+                return Err(fmt_err(
+                    i + 1,
+                    format!("unexpected `{rest}` after the init block's `}}`"),
+                ));
+            }
             after_init = i + 1;
             break;
         }
@@ -199,88 +285,173 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             }
         }
     }
-    // `locations [x; 0:EAX; …]` and the condition.
+    // `locations [x; 0:EAX; …]` (possibly over several lines) and the condition, which
+    // starts after the list's `]` (on the same line or a later one).
     let threads: Vec<String> = names.clone();
     while n < lines.len() && lines[n].trim().is_empty() {
         n += 1;
     }
+    // The condition's first line and the column it starts at.
+    let mut cond_at = (n, 0);
     if n < lines.len() && lines[n].trim_start().starts_with("locations") {
-        let l = lines[n].trim_start().trim_start_matches("locations").trim();
-        let inner = l.trim_start_matches('[').trim_end_matches(']');
-        for item in inner.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            let (t, name) = match item.split_once(':') {
-                Some((t, r)) => (Some(t.trim()), r.trim().to_ascii_uppercase()),
-                None => (
-                    None,
-                    item.trim_start_matches('[')
-                        .trim_end_matches(']')
-                        .to_string(),
-                ),
+        let (list, end) = locations(&lines, n)?;
+        for (line, item) in list {
+            let toks = tokens(&item, line)?;
+            let mut c = Cur::new(&toks, line);
+            let bracket = c.eat("[");
+            let thread = match (c.peek(), c.toks.get(c.i + 1)) {
+                (Some(Tok::Num(t)), Some(Tok::Sym(":"))) if !bracket => Some(t.to_string()),
+                (Some(Tok::Ident(t)), Some(Tok::Sym(":"))) if !bracket => Some(t.clone()),
+                _ => None,
             };
-            let place =
-                place_resolver(&mut p, &threads)(t, &name).map_err(|m| fmt_err(n + 1, m))?;
+            if thread.is_some() {
+                c.i += 2;
+            }
+            let name = c.ident()?;
+            let name = match thread {
+                Some(_) => name.to_ascii_uppercase(),
+                None => name.to_string(),
+            };
+            if bracket {
+                c.expect("]")?;
+            }
+            c.end()?;
+            let place = place_resolver(&mut p, &threads)(thread.as_deref(), &name)
+                .map_err(|m| fmt_err(line, m))?;
             p.show.push(place);
         }
-        n += 1;
+        cond_at = end;
+        if lines[end.0][end.1..].trim().is_empty() {
+            cond_at = (end.0 + 1, 0);
+            while cond_at.0 < lines.len() && lines[cond_at.0].trim().is_empty() {
+                cond_at.0 += 1;
+            }
+        }
     }
-    while n < lines.len() && lines[n].trim().is_empty() {
-        n += 1;
+    let (n, col) = cond_at;
+    // herd requires a condition; so does tsoser, so that a test cut short is an error.
+    if n >= lines.len() {
+        return Err(fmt_err(
+            lines.len(),
+            "missing the final condition (`exists`, `~exists`, `forall` or `final`): a litmus test ends with one".into(),
+        ));
     }
-    if n < lines.len() {
-        let line = n + 1;
-        let mut text = String::new();
-        let mut with = None;
-        for (i, l) in lines[n..].iter().enumerate() {
-            let t = l.trim();
-            if t.starts_with("with") {
-                with = Some(n + i + 1);
+    let line = n + 1;
+    let mut text = String::new();
+    let mut with = None;
+    for (i, l) in lines[n..].iter().enumerate() {
+        let l = if i == 0 { &l[col..] } else { l };
+        let t = l.trim();
+        if let Some(rest) = t.strip_prefix("with") {
+            if rest.is_empty() || rest.starts_with(char::is_whitespace) {
+                with = Some((n + i, rest));
                 break;
             }
-            text.push_str(t);
-            text.push(' ');
         }
-        // `with` block: `model: exists;` or `model: ~exists;` per line.
-        if let Some(w) = with {
-            for (i, l) in lines[w..].iter().enumerate() {
-                let Some((model, q)) = l.trim().trim_end_matches(';').split_once(':') else {
-                    continue;
-                };
-                let q = match q.trim() {
-                    "exists" => Quantifier::Exists,
-                    "~exists" | "~ exists" => Quantifier::NotExists,
-                    other => {
-                        return Err(fmt_err(
-                            w + i + 1,
-                            format!(
-                                "expected `{}: exists;` or `~exists;`, found `{other}`",
-                                model.trim()
-                            ),
-                        ))
-                    }
-                };
-                p.expect.push((model.trim().to_ascii_lowercase(), q));
-            }
-        }
-        let mut body = text.trim().trim_end_matches(';').trim().to_string();
-        if let Some(rest) = body.strip_prefix("final") {
-            body = format!("exists {rest}");
-        }
-        let toks = tokens(&body, line)?;
-        // Registers in conditions are upper case, like the code's.
-        let toks: Vec<Tok> = toks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| match t {
-                Tok::Ident(s) if i > 0 && toks[i - 1] == Tok::Sym(":") => {
-                    Tok::Ident(s.to_ascii_uppercase())
-                }
-                t => t.clone(),
-            })
-            .collect();
-        let f = final_cond(&toks, line, &body, &mut place_resolver(&mut p, &threads))?;
-        p.final_cond = Some(f);
+        text.push_str(t);
+        text.push(' ');
     }
+    // `with` block: `model: exists;` or `model: ~exists;` per line.
+    if let Some((w, first)) = with {
+        let rest = std::iter::once(first).chain(lines[w + 1..].iter().copied());
+        for (i, l) in rest.enumerate() {
+            let l = l.trim();
+            if l.is_empty() {
+                continue;
+            }
+            let bad = |what: String| fmt_err(w + i + 1, what);
+            let Some((model, q)) = l.trim_end_matches(';').split_once(':') else {
+                return Err(bad(format!(
+                    "expected `MODEL: exists;` or `MODEL: ~exists;` in the `with` block, found `{l}`"
+                )));
+            };
+            let q = match q.trim() {
+                "exists" => Quantifier::Exists,
+                "~exists" | "~ exists" => Quantifier::NotExists,
+                other => {
+                    return Err(bad(format!(
+                        "expected `{}: exists;` or `~exists;`, found `{other}`",
+                        model.trim()
+                    )))
+                }
+            };
+            p.expect.push((model.trim().to_ascii_lowercase(), q));
+        }
+    }
+    let mut body = text.trim().trim_end_matches(';').trim().to_string();
+    if let Some(rest) = body.strip_prefix("final") {
+        body = format!("exists {rest}");
+    }
+    let toks = tokens(&body, line)?;
+    // Registers in conditions are upper case, like the code's.
+    let toks: Vec<Tok> = toks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match t {
+            Tok::Ident(s) if i > 0 && toks[i - 1] == Tok::Sym(":") => {
+                Tok::Ident(s.to_ascii_uppercase())
+            }
+            t => t.clone(),
+        })
+        .collect();
+    let f = final_cond(&toks, line, &body, &mut place_resolver(&mut p, &threads))?;
+    p.final_cond = Some(f);
     Ok(p)
+}
+
+/// The items of a `locations` list, each with its line.
+type Items = Vec<(usize, String)>;
+
+/// The items of the `locations [ … ]` list that starts on line index `n`, and where
+/// the list ends (line index, byte after `]`).
+fn locations(lines: &[&str], n: usize) -> Result<(Items, (usize, usize)), Error> {
+    let l = lines[n];
+    let after = l.find("locations").expect("starts with it") + "locations".len();
+    let rest = &l[after..];
+    if !rest.trim_start().starts_with('[') {
+        return Err(fmt_err(
+            n + 1,
+            "expected `[` after `locations` (`locations [x; 0:EAX;]`)".into(),
+        ));
+    }
+    let mut at = (n, after + rest.find('[').expect("starts with it") + 1);
+    let mut items = Vec::new();
+    let mut item = (n + 1, String::new());
+    let mut depth = 0usize;
+    loop {
+        let l = lines[at.0];
+        for (k, ch) in l[at.1..].char_indices() {
+            match ch {
+                ']' if depth == 0 => {
+                    items.push(item);
+                    let items = items
+                        .into_iter()
+                        .filter(|(_, s)| !s.trim().is_empty())
+                        .collect();
+                    return Ok((items, (at.0, at.1 + k + 1)));
+                }
+                ';' => {
+                    items.push(std::mem::replace(&mut item, (at.0 + 1, String::new())));
+                    continue;
+                }
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            if item.1.trim().is_empty() {
+                item.0 = at.0 + 1;
+            }
+            item.1.push(ch);
+        }
+        item.1.push(' ');
+        at = (at.0 + 1, 0);
+        if at.0 == lines.len() {
+            return Err(fmt_err(
+                n + 1,
+                "`locations [` is not closed with `]`".into(),
+            ));
+        }
+    }
 }
 
 /// One cell of the program table: an optional label, then at most one instruction.

@@ -388,6 +388,9 @@ pub fn parse_program(text: &str) -> Result<Program, Error> {
 fn parse_lines(text: &str) -> Result<Program, Error> {
     let mut p = Program::new("program");
     let mut cur: Option<Open> = None;
+    // The line of the open thread's `thread … {` (an unclosed thread is an error there).
+    let mut opened = 0;
+    let mut unroll_line: Option<usize> = None;
     let mut atomic_depth = 0usize;
     // `begin`/`end` nesting in the text of the current thread.
     let mut txn_depth = 0usize;
@@ -493,6 +496,7 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                         group = Some((base, copies, 0, n));
                     }
                     cur = Some((th, Vec::new(), Vec::new()));
+                    opened = line;
                 }
                 "array" => {
                     c.i = 1;
@@ -516,6 +520,12 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
                     if !(0..=u32::MAX as Val).contains(&n) {
                         return Err(c.err("`unroll` takes 0 to 2^32-1".into()));
                     }
+                    if let Some(first) = unroll_line {
+                        return Err(c.err(format!(
+                            "a second `unroll` (the first is on line {first}): a program has one bound"
+                        )));
+                    }
+                    unroll_line = Some(line);
                     p.unroll = Some(n as u32);
                 }
                 "exists" | "forall" | "~" => {
@@ -689,7 +699,7 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
     }
     if let Some((th, _, _)) = cur {
         return Err(fmt_err(
-            lines.len(),
+            opened,
             format!("thread `{}` is not closed with `}}`", th.name),
         ));
     }

@@ -2,9 +2,12 @@
 //! robustness, as text and as the stable JSON documented in docs/json.md.
 
 use super::dpor::{explore_dpor, DporStats};
-use super::explore::{explore, replay, schedule_text, Config, Exploration, Machine, Model, Step};
+use super::explore::{
+    explore, replay, schedule_text, Config, Effect, Exploration, Failure, Machine, Model, Settled,
+    Step,
+};
 use super::robust::{check_witness, hb_cycle, robust, Robustness};
-use super::Program;
+use super::{Instr, Program};
 use serde_json::{json, Value};
 
 /// How the runs are explored.
@@ -63,11 +66,108 @@ pub struct Report {
     pub failure_text: Vec<String>,
     /// Why robustness is unknown, when not for the budget.
     pub robustness_note: Option<String>,
+    /// Robustness found no cycle, but only over runs cut short (by the unrolling bound,
+    /// or no run completes): the answer is unknown, `robustness_note` says why.
+    pub robust_cut: bool,
+    /// A thread that takes a lock it holds itself: it waits forever.
+    pub deadlock: Option<Deadlock>,
+    /// Why no run completes, when none does and no assertion fails: where they stop.
+    pub no_run: Option<String>,
     /// The dpor engine's counts.
     pub dpor: Option<DporStats>,
     /// The unrolling bound the exploration used.
     pub unroll: u32,
     pub exit: u8,
+}
+
+/// A self-deadlock: `thread` takes, at `line`, a lock it took itself at `held_since`
+/// and has not released; the run `schedule` reaches it.
+#[derive(Clone, Debug)]
+pub struct Deadlock {
+    pub thread: usize,
+    pub line: usize,
+    pub held_since: usize,
+    pub schedule: Vec<Step>,
+    /// The schedule's steps, numbered, then the lock that waits.
+    pub steps: Vec<String>,
+}
+
+/// If the cut `c` is a `lock` its own thread holds (its last write in memory is that
+/// thread's `lock`, which found it free): the line of that `lock`.
+fn self_held(m: &Machine, c: &Failure) -> Option<usize> {
+    if !matches!(m.p.threads[c.thread].code[c.pc], Instr::Lock(_)) {
+        return None;
+    }
+    let (mut s, _) = m.initial();
+    // Per location, the last write in memory: (thread, line, a `lock` taking it).
+    let mut last: Vec<Option<(usize, usize, bool)>> = vec![None; m.p.locs.len()];
+    // Per thread, the lines of its buffered stores (aligned with its buffer).
+    let mut buffered: Vec<Vec<usize>> = vec![Vec::new(); m.p.threads.len()];
+    for (i, &step) in c.schedule.iter().enumerate() {
+        let here = match step {
+            Step::Exec(t) => {
+                let pc = s.pc[t] as usize;
+                Some((m.p.threads[t].lines[pc], m.p.threads[t].code[pc]))
+            }
+            Step::Commit(..) => None,
+        };
+        let (eff, _) = m.apply(&mut s, step);
+        match (eff, here) {
+            (Effect::Rmw { t, x, old, .. }, Some((line, instr))) => {
+                if i + 1 == c.schedule.len() {
+                    return match last[x] {
+                        Some((u, l, true)) if u == t && t == c.thread => Some(l),
+                        _ => None,
+                    };
+                }
+                last[x] = Some((t, line, matches!(instr, Instr::Lock(_)) && old == 0));
+            }
+            (Effect::Store { t, x, .. }, Some((line, _))) => {
+                if m.model == Model::Sc {
+                    last[x] = Some((t, line, false));
+                } else {
+                    buffered[t].push(line);
+                }
+            }
+            (Effect::Commit { t, x, index }, _) => {
+                let line = buffered[t].remove(index);
+                last[x] = Some((t, line, false));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where runs stop when none completes: each cut instruction, and the bound.
+fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
+    let mut at: Vec<String> = e
+        .cut_at
+        .iter()
+        .take(3)
+        .map(|c| {
+            let how = match p.threads[c.thread].code[c.pc] {
+                Instr::Lock(_) => "finds the lock taken",
+                _ => "is false",
+            };
+            format!(
+                "{}'s `{}` ({}) {how}",
+                p.threads[c.thread].name,
+                p.show_instr(c.thread, c.pc),
+                line_text(c.line)
+            )
+        })
+        .collect();
+    if e.cut_at.len() > 3 {
+        at.push(format!("{} more", e.cut_at.len() - 3));
+    }
+    if e.bound > 0 {
+        at.push(format!("the unrolling bound (--unroll {unroll}) is hit"));
+    }
+    format!(
+        "no run completes: every run is cut where {}",
+        at.join(", or ")
+    )
 }
 
 /// Explores and checks every piece of evidence; Err for an internal inconsistency
@@ -131,20 +231,63 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
             ));
         }
     }
+    let deadlock = exploration.cut_at.iter().find_map(|c| {
+        let held_since = self_held(&m, c)?;
+        Some((c, held_since))
+    });
+    let deadlock = match deadlock {
+        None => None,
+        Some((c, held_since)) => {
+            let mut steps = steps_text(&m, &c.schedule)?;
+            steps.push(format!(
+                "{}: `{}` waits forever ({}): {} took it at {}",
+                p.threads[c.thread].name,
+                p.show_instr(c.thread, c.pc),
+                line_text(c.line),
+                p.threads[c.thread].name,
+                line_text(held_since),
+            ));
+            Some(Deadlock {
+                thread: c.thread,
+                line: c.line,
+                held_since,
+                schedule: c.schedule.clone(),
+                steps,
+            })
+        }
+    };
+    let no_run =
+        (exploration.complete && exploration.outcomes.is_empty() && exploration.failure.is_none())
+            .then(|| why_no_run(p, &exploration, c.unroll));
+    // A robustness search over cut runs only sees them up to the cut: not a "yes".
+    let robust_cut = robustness.as_ref().is_some_and(|r| r.robust == Some(true))
+        && (exploration.bound > 0 || exploration.outcomes.is_empty());
+    if robust_cut {
+        robustness_note = Some(if exploration.outcomes.is_empty() {
+            "no run completes: only run prefixes were searched".to_string()
+        } else {
+            format!(
+                "{} runs were cut by the unrolling bound (--unroll {}): longer runs are not explored",
+                exploration.bound, c.unroll
+            )
+        });
+    }
     let mut failure_text = Vec::new();
     if let Some(f) = &exploration.failure {
         let mut steps = steps_text(&m, &f.schedule)?;
         steps.push(format!(
-            "{}: {} (line {})",
+            "{}: {} ({})",
             p.threads[f.thread].name,
             p.failure_reason(f.thread, f.pc),
-            f.line
+            line_text(f.line)
         ));
         failure_text = steps;
     }
     let not_robust = robustness.as_ref().is_some_and(|r| r.robust == Some(false));
-    let unknown = !exploration.complete || robustness.as_ref().is_some_and(|r| r.robust.is_none());
-    let exit = if exploration.failure.is_some() || not_robust {
+    let unknown = !exploration.complete
+        || robust_cut
+        || robustness.as_ref().is_some_and(|r| r.robust.is_none());
+    let exit = if exploration.failure.is_some() || deadlock.is_some() || not_robust {
         1
     } else if unknown {
         3
@@ -158,10 +301,21 @@ pub fn run(p: &Program, o: Options) -> Result<Report, String> {
         cycle_text,
         failure_text,
         robustness_note,
+        robust_cut,
+        deadlock,
+        no_run,
         dpor,
         unroll: c.unroll,
         exit,
     })
+}
+
+/// `line N`; a program built in memory has no source lines (0): never "line 0".
+fn line_text(line: usize) -> String {
+    match line {
+        0 => "no source line".into(),
+        l => format!("line {l}"),
+    }
 }
 
 /// Each step of a schedule, numbered, as the replay saw it.
@@ -220,8 +374,8 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             Some(i) => format!(" — unknown: {}; results partial", i.describe()),
         }
     );
-    if e.complete && e.outcomes.is_empty() && e.failure.is_none() {
-        s += "no run terminates within the unrolling bound (--unroll): every run was cut\n";
+    if let Some(why) = &r.no_run {
+        s += &format!("{why}\n");
     }
     for (vals, runs) in &e.outcomes {
         let mark = match holds(p, e, vals) {
@@ -288,11 +442,22 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             s += &format!("  {l}\n");
         }
     }
+    if let Some(d) = &r.deadlock {
+        s += &format!(
+            "DEADLOCK: {} takes a lock it holds: replay with --replay \"{}\"\n",
+            p.threads[d.thread].name,
+            schedule_text(p, &d.schedule)
+        );
+        for l in &d.steps {
+            s += &format!("  {l}\n");
+        }
+    }
     if let Some(rb) = &r.robustness {
         match rb.robust {
-            Some(true) if e.outcomes.is_empty() && e.failure.is_none() => {
+            Some(true) if r.robust_cut => {
                 s += &format!(
-                    "robust: yes for the run prefixes within --unroll (no run terminates; {})\n",
+                    "robust: unknown — no {model} run or run prefix searched has a happens-before cycle, but {} ({})\n",
+                    r.robustness_note.as_deref().unwrap_or("runs were cut"),
                     searched(r, rb)
                 )
             }
@@ -390,8 +555,15 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
         schedule: schedule_text(p, &f.schedule),
         steps: r.failure_text.clone(),
     });
+    let deadlock = r.deadlock.as_ref().map(|d| DeadlockJson {
+        thread: p.threads[d.thread].name.clone(),
+        line: d.line,
+        held_since: d.held_since,
+        schedule: schedule_text(p, &d.schedule),
+        steps: d.steps.clone(),
+    });
     let robustness = r.robustness.as_ref().map(|rb| RobustnessJson {
-        robust: rb.robust,
+        robust: rb.robust.filter(|_| !r.robust_cut),
         states: rb.states,
         note: r.robustness_note.clone(),
         witness: rb.witness.as_ref().map(|w| RobustnessWitness {
@@ -419,6 +591,8 @@ pub fn json(p: &Program, file: &str, r: &Report) -> Value {
         bound_hit: e.bound,
         unroll: r.unroll,
         assertion_failure,
+        deadlock,
+        no_run: r.no_run.clone(),
         robustness,
         exit: r.exit,
     })
@@ -442,6 +616,28 @@ pub fn replay_text(
     );
     for l in numbered(&run) {
         s += &format!("  {l}\n");
+    }
+    let at = |t: usize, pc: usize| (&p.threads[t].name, p.threads[t].lines[pc]);
+    match run.stop {
+        Some(Settled::Failed(t, pc)) => {
+            let (name, line) = at(t, pc);
+            s += &format!(
+                "the run stops: {name}: {} ({})\n",
+                p.failure_reason(t, pc),
+                line_text(line)
+            );
+        }
+        Some(Settled::Cut(t, pc)) => {
+            let (name, line) = at(t, pc);
+            s += &format!(
+                "the run is cut: {name}: `{}` ({})\n",
+                p.show_instr(t, pc),
+                line_text(line)
+            );
+        }
+        Some(Settled::Bound) => s += "the run is cut by the unrolling bound\n",
+        Some(Settled::Spin) => s += "the run spins in a register-only loop\n",
+        Some(Settled::Ok) | None => {}
     }
     let end = run.end.as_ref().expect("replayed");
     s += &format!(

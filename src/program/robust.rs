@@ -320,7 +320,12 @@ pub fn robust(p: &Program, c: &super::explore::Config) -> Result<Robustness, Too
     }
     let mut steps = Vec::new();
     let mut incomplete = (st == Settled::Spin).then_some(Incomplete::Spin);
-    while let Some((key, at)) = q.pop_front() {
+    'search: while let Some((key, at)) = q.pop_front() {
+        // A pop expands every enabled step: polling the clock each time is cheap.
+        if c.expired() {
+            incomplete.get_or_insert(Incomplete::Timeout);
+            break;
+        }
         let (s, f) = &*key;
         m.enabled(s, &mut steps);
         for &step in &steps {
@@ -353,15 +358,16 @@ pub fn robust(p: &Program, c: &super::explore::Config) -> Result<Robustness, Too
                 incomplete.get_or_insert(Incomplete::BufferLimit);
                 continue;
             }
+            // Past a budget the answer is unknown: stop, so the budget bounds the work.
             if seen.len() >= max_states {
                 incomplete.get_or_insert(Incomplete::MaxStates);
-                continue;
+                break 'search;
             }
             // The pair, its frontier matrix, the set's and queue's slots, the parent link.
             let pair = s2.bytes() + f2.bytes() + 96;
             if bytes + pair > c.max_memory {
                 incomplete.get_or_insert(Incomplete::Memory);
-                continue;
+                break 'search;
             }
             let key = Rc::new((s2, f2));
             if seen.insert(key.clone()) {

@@ -240,7 +240,12 @@ pub fn run(
                         row.holds = r.exploration.condition(&p);
                         row.outcomes = r.exploration.outcomes.len();
                         row.states = r.exploration.states;
-                        row.robust = r.robustness.as_ref().and_then(|x| x.robust);
+                        // As explore says it: unknown when searched over cut runs.
+                        row.robust = r
+                            .robustness
+                            .as_ref()
+                            .and_then(|x| x.robust)
+                            .filter(|_| !r.robust_cut);
                         if herd {
                             let secs = t0.elapsed().as_secs_f64();
                             row.herd = Some(super::herd::herd(&p, &r.exploration, secs));

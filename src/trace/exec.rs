@@ -169,37 +169,6 @@ impl Execution {
         }
         Execution::new(trace, steps).expect("completion of a valid prefix is valid")
     }
-
-    /// Writes the execution in the `check-exec` YAML format.
-    pub fn to_yaml(&self, trace: &Trace) -> String {
-        let mut s = String::new();
-        if let Some(n) = &trace.name {
-            s.push_str(&format!("name: {}\n", super::parse::quote(n)));
-        }
-        s.push_str("events:\n");
-        let names = trace.written_txn_names();
-        for st in &self.steps {
-            match *st {
-                Step::Event(e) => s.push_str(&format!(
-                    "  - {}\n",
-                    super::parse::event_yaml(trace, &names, e)
-                )),
-                Step::Commit(w) => {
-                    let ev = &trace.events[w];
-                    let txn = names[ev.txn]
-                        .as_deref()
-                        .map(|x| format!(", txn: {}", super::parse::quote(x)))
-                        .unwrap_or_default();
-                    s.push_str(&format!(
-                        "  - {{thread: {}{txn}, op: commit, var: {}}}\n",
-                        super::parse::quote(&trace.threads[ev.thread]),
-                        super::parse::quote(&trace.vars[ev.var.unwrap()])
-                    ))
-                }
-            }
-        }
-        s
-    }
 }
 
 /// Enumerates every execution of a trace literally (docs/semantics.md §2), calling `f` on

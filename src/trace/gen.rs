@@ -139,58 +139,6 @@ pub fn generate(shape: &Shape, seed: u64) -> Trace {
     b.build().expect("generated traces are well-formed")
 }
 
-/// Writes a trace in the compact YAML form, one event a line (fast to write and read).
-pub fn to_compact_yaml(trace: &Trace) -> String {
-    let mut s = String::with_capacity(trace.len() * 24);
-    if let Some(n) = &trace.name {
-        s.push_str(&format!("name: {}\n", super::parse::quote(n)));
-    }
-    s.push_str("events:\n");
-    // A word of the compact form: no white space, quote or backslash, not empty, not a
-    // comment; anything else is written as a flow mapping with quoted names, so every
-    // name reads back unchanged (bug: convert_to_yaml_keeps_every_name).
-    let word = |w: &str| {
-        !w.is_empty()
-            && !w.starts_with('#')
-            && !w.chars().any(|c| {
-                c.is_whitespace() || c.is_control() || matches!(c, '"' | '\\' | '\u{feff}')
-            })
-    };
-    let names = trace.written_txn_names();
-    for i in 0..trace.len() {
-        let e = &trace.events[i];
-        let var = e.var.map(|v| trace.vars[v].as_str());
-        // Without a transaction, `thread op var` reads `var` as an op when it is one.
-        let compact = word(&trace.threads[e.thread])
-            && names[e.txn].as_deref().is_none_or(word)
-            && var.is_none_or(|v| {
-                word(v) && (names[e.txn].is_some() || !super::parse::is_op_word(v))
-            })
-            && e.val.as_deref().is_none_or(|v| e.var.is_some() && word(v));
-        if compact {
-            s.push_str("  - \"");
-            s.push_str(&trace.threads[e.thread]);
-            if let Some(x) = &names[e.txn] {
-                s.push(' ');
-                s.push_str(x);
-            }
-            s.push(' ');
-            s.push_str(e.op.name());
-            for w in var.into_iter().chain(e.val.as_deref()) {
-                s.push(' ');
-                s.push_str(w);
-            }
-            s.push_str("\"\n");
-        } else {
-            s.push_str(&format!(
-                "  - {}\n",
-                super::parse::event_yaml(trace, &names, i)
-            ));
-        }
-    }
-    s
-}
-
 /// `blocks` independent blocks of the given shape, one after another, each closed by a
 /// fence in every thread (phases separated by barriers): the components of the
 /// possible graph are the blocks, so a hard block shape (few variables, no fences,

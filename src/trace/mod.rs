@@ -5,11 +5,11 @@ pub mod conflict;
 pub mod exec;
 pub mod gen;
 pub mod model;
-pub mod parse;
 pub mod std_format;
 pub mod std_scan;
 #[cfg(feature = "proptest")]
 pub mod strategy;
+pub mod yaml;
 
 use std::fmt;
 pub use typed_index_collections::{TiSlice, TiVec};
@@ -562,7 +562,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Trace, crate::FileError> {
     } else if is_std_file(path) {
         std_format::read_std(path)
     } else {
-        parse::read_trace(path)
+        yaml::read_trace(path)
     }
 }
 
@@ -596,7 +596,7 @@ pub fn parse_text(text: &str) -> Result<Trace, crate::Error> {
     if looks_like_std(text) {
         std_format::build(std_format::StdReader::new(text.as_bytes()))
     } else {
-        parse::parse_trace(text)
+        yaml::parse_trace(text)
     }
 }
 
@@ -626,14 +626,14 @@ pub fn read_stdin() -> Result<Trace, crate::FileError> {
 }
 
 /// Builds a trace from compact lines `thread txn op [var]` (test and doc helper).
-/// Panics on malformed input; use [`parse`] for files.
+/// Panics on malformed input; use [`yaml`] for files.
 pub fn compact(lines: &[&str]) -> Trace {
     let mut b = TraceBuilder::new();
     for l in lines {
-        let item = parse::parse_compact(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+        let item = yaml::parse_compact(l).unwrap_or_else(|e| panic!("{l}: {e}"));
         let op = match item.op {
-            parse::RawOp::Trace(op) => op,
-            parse::RawOp::Commit => panic!("{l}: commit in a trace"),
+            yaml::RawOp::Trace(op) => op,
+            yaml::RawOp::Commit => panic!("{l}: commit in a trace"),
         };
         b.push(&item.thread, item.txn.as_deref(), op, item.var.as_deref());
     }

@@ -489,6 +489,10 @@ pub(crate) struct Bounds {
     /// [default: half the memory available].
     #[arg(long, value_name = "MIB")]
     pub(crate) max_memory: Option<usize>,
+    /// Seconds for the whole command before the answer is unknown (exit 3); the
+    /// searches poll it, so nothing keeps running after it.
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<f64>,
 }
 
 /// The flags of `crosscheck`.

@@ -684,7 +684,7 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
             file.display()
         );
     }
-    let (trace, exec) = tsoser::trace::parse::read_execution(file)?;
+    let (trace, exec) = tsoser::trace::yaml::read_execution(file)?;
     if let Err(why) = tsoser::graph::forced::within_memory(&trace, tsoser::mem::default_budget()) {
         outln!("{}: unknown — {why}", file.display());
         return Ok(out::UNKNOWN);

@@ -136,6 +136,11 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     if !(a.timeout > 0.0 && a.timeout <= crate::check::MAX_TIMEOUT) {
         bail!("--timeout takes a positive number of seconds");
     }
+    // Count flags are capped, as explore's are (bug: count_flags_are_capped).
+    use crate::explore::MAX_STATES;
+    if a.max_states > MAX_STATES || a.max_traces > MAX_STATES {
+        bail!("--max-states and --max-traces take at most {MAX_STATES}");
+    }
     let inputs = expand_with(&a.programs, &["prog", "litmus"], "program (.prog, .litmus)")?;
     for e in &inputs.errors {
         warn(&format!("tsoser: {e}"));

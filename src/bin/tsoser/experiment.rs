@@ -428,7 +428,7 @@ pub(crate) fn cmd_bench_removed(rest: &[String]) -> Result<u8> {
         _ => "`tsoser experiment`",
     };
     bail!(
-        "`bench` was folded into `experiment` (README, \"Experiments\"): use {how}, then \
+        "`bench` was folded into `experiment` (docs/cli.md, \"experiment\"): use {how}, then \
 `tsoser report R.jsonl -o DIR` for the CSV table, the fitted exponents and the plots"
     )
 }

@@ -10,12 +10,31 @@ use tsoser::program::{self, explore};
 use tsoser::report::Stats;
 use tsoser::trace;
 
+/// The most states `--max-states` may allow (the memory budget ends a search sooner).
+pub(crate) const MAX_STATES: usize = 1_000_000_000;
+/// The most executions `--max-executions` may allow.
+const MAX_EXECUTIONS: u64 = 1_000_000_000_000;
+/// The most traces (files) `--max-traces` may write.
+const MAX_TRACES: usize = 100_000;
+/// The most files `gen-prog --count` may write.
+const MAX_COUNT: u64 = 100_000;
+
 /// The explorer's bounds from the flags; `--max-memory` is in MiB (default: half the
 /// memory available).
 pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
+    if !(1..=MAX_STATES).contains(&b.max_states) {
+        bail!("--max-states takes 1 to {MAX_STATES}");
+    }
+    if b.max_executions
+        .is_some_and(|n| !(1..=MAX_EXECUTIONS).contains(&n))
+    {
+        bail!("--max-executions takes 1 to {MAX_EXECUTIONS}");
+    }
+    let timeout = crate::check::timeout_arg(b.timeout)?;
     let mut c = explore::Config::new(b.model.model())
         .unroll(b.unroll.unwrap_or(4))
-        .max_states(b.max_states);
+        .max_states(b.max_states)
+        .deadline(timeout.and_then(|t| std::time::Instant::now().checked_add(t)));
     match (b.max_executions, b.engine) {
         (Some(n), crate::args::EngineArg::Dpor) => c = c.max_executions(n),
         (Some(_), crate::args::EngineArg::States) => {
@@ -61,6 +80,9 @@ pub(crate) fn cmd_explore(
         bail!("--max-traces bounds --emit-traces and --emit-runs: add one of them");
     }
     let max_traces = emit_to.max_traces.unwrap_or(1000);
+    if !(1..=MAX_TRACES).contains(&max_traces) {
+        bail!("--max-traces takes 1 to {MAX_TRACES} (each trace is a file)");
+    }
     let p = program::parse::read_program(file)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
@@ -165,7 +187,7 @@ fn stop_text(
 ) -> String {
     match stop {
         program::traces::EmitStop::Complete if n == 0 => {
-            " (no run of the program terminates within --unroll: nothing to emit)".to_string()
+            " (no run of the program completes: nothing to emit)".to_string()
         }
         program::traces::EmitStop::Complete => " (all distinct ones)".to_string(),
         program::traces::EmitStop::MaxTraces => {
@@ -208,7 +230,10 @@ fn emit(
                 program::traces::traces(p, model, unroll, max_traces, max_states)
             });
             (
-                em.traces.iter().map(trace::parse::to_yaml).collect(),
+                em.traces
+                    .iter()
+                    .map(|t| trace::yaml::write(t, trace::yaml::Form::Canonical))
+                    .collect(),
                 em.stop,
             )
         }
@@ -263,6 +288,13 @@ pub(crate) fn cmd_suite(
     let want = expected.map(suite::read_expected).transpose()?;
     let sum = suite::run(dir, o, want.as_ref(), herd)
         .with_context(|| format!("cannot read {}", dir.display()))?;
+    if o.config.expired() && sum.unknown() > 0 {
+        warn(&format!(
+            "tsoser: the --timeout ran out: {} test{} left unknown",
+            sum.unknown(),
+            if sum.unknown() == 1 { "" } else { "s" }
+        ));
+    }
     let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
     let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
     if as_json {
@@ -353,6 +385,12 @@ pub(crate) fn cmd_gen_prog(a: &GenProgArgs) -> Result<u8> {
     }
     if a.loops > 64 {
         bail!("--loops takes 0 to 64");
+    }
+    if a.count > MAX_COUNT {
+        bail!(
+            "--count takes 1 to {MAX_COUNT} (for more, run gen-prog again from --seed {})",
+            a.seed.wrapping_add(MAX_COUNT)
+        );
     }
     if a.count == 0 || (a.count > 1 && a.out.is_none()) {
         bail!("--count N writes N files: give --out DIR (without it, one program is printed)");

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tsoser::trace::{self, Trace};
 
-/// Exit codes (the README's table): the command line's API.
+/// Exit codes (README and docs/cli.md "Exit codes"): the command line's API.
 pub(crate) const OK: u8 = 0;
 pub(crate) const VIOLATION: u8 = 1;
 pub(crate) const USAGE: u8 = 2;
@@ -165,7 +165,7 @@ pub(crate) fn load(path: &Path) -> Result<Trace> {
 
 pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
     Ok(match format {
-        TraceFormat::Yaml => trace::parse::read_trace(path)?,
+        TraceFormat::Yaml => trace::yaml::read_trace(path)?,
         TraceFormat::Std => trace::std_format::read_std(path)?,
     })
 }

@@ -57,7 +57,7 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
     if a.pairs > 0 {
         trace = gen::pair_first(&trace, a.pairs);
     }
-    let text = gen::to_compact_yaml(&trace);
+    let text = tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Compact);
     write_out(a.output.as_deref(), &text)?;
     Ok(0)
 }
@@ -108,7 +108,10 @@ fn gen_sat(a: &GenArgs) -> Result<u8> {
         write_out(Some(path), &cnf.to_dimacs())?;
     }
     let r = sat_to_trace(&cnf);
-    write_out(a.output.as_deref(), &gen::to_compact_yaml(&r.trace))?;
+    write_out(
+        a.output.as_deref(),
+        &tsoser::trace::yaml::write(&r.trace, tsoser::trace::yaml::Form::Compact),
+    )?;
     Ok(0)
 }
 
@@ -133,7 +136,7 @@ pub(crate) fn cmd_convert(
         _ => TraceFormat::Std,
     });
     let text = match to {
-        TraceFormat::Yaml => gen::to_compact_yaml(&trace),
+        TraceFormat::Yaml => tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Compact),
         TraceFormat::Std => trace::std_format::to_std(&trace)
             .map_err(|e| anyhow::anyhow!("{}: cannot write STD: {e}", file.display()))?,
     };

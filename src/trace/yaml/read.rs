@@ -1,15 +1,11 @@
-//! The YAML trace format (docs/formats.md "Traces (YAML)"), read with `yaml_serde`.
-//!
-//! A file is a mapping with `events:` (and optional `name:`), or a bare sequence of
-//! events. An event is a mapping `{thread, txn?, op, var?, val?}` or a compact string
-//! `"thread txn op [var] [val]"` (`txn` may be left out when the op is the second word).
-//! Executions (for `check-exec`) may also contain `commit` events.
+//! The reader: `yaml_serde`'s deserializer driven by visitors that take every name
+//! and value as the scalar's text.
 
-use super::exec::{Execution, Step};
-use super::ThreadId;
-use super::TiVec;
-use super::{Op, Trace, TraceBuilder};
 use crate::error::{Error, FileError};
+use crate::trace::exec::{Execution, Step};
+use crate::trace::ThreadId;
+use crate::trace::TiVec;
+use crate::trace::{Op, Trace, TraceBuilder};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use std::cell::Cell;
 
@@ -606,68 +602,4 @@ pub fn read_execution(path: &std::path::Path) -> Result<(Trace, Execution), File
         file: path.display().to_string(),
         error,
     })
-}
-
-/// Writes a trace in the canonical YAML form (one flow mapping per event).
-pub fn to_yaml(trace: &Trace) -> String {
-    let names = trace.written_txn_names();
-    let mut s = String::new();
-    if let Some(n) = &trace.name {
-        s.push_str(&format!("name: {}\n", quote(n)));
-    }
-    s.push_str("events:\n");
-    for i in 0..trace.len() {
-        s.push_str(&format!("  - {}\n", event_yaml(trace, &names, i)));
-    }
-    s
-}
-
-/// One event as a YAML flow mapping; `names` from [`Trace::written_txn_names`].
-pub fn event_yaml(trace: &Trace, names: &TiVec<super::TxnId, Option<String>>, i: usize) -> String {
-    let e = &trace.events[i];
-    let mut s = format!("{{thread: {}", quote(&trace.threads[e.thread]));
-    if let Some(x) = &names[e.txn] {
-        s.push_str(&format!(", txn: {}", quote(x)));
-    }
-    s.push_str(&format!(", op: {}", e.op));
-    if let Some(v) = e.var {
-        s.push_str(&format!(", var: {}", quote(&trace.vars[v])));
-    }
-    if let Some(v) = &e.val {
-        s.push_str(&format!(", val: {}", quote(v)));
-    }
-    s.push('}');
-    s
-}
-
-/// Quotes a name for YAML when needed.
-pub fn quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@'))
-        && !s.starts_with(['-', '@', '.'])
-        && !matches!(
-            s,
-            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "~"
-        )
-        && s.parse::<f64>().is_err();
-    if plain {
-        return s.to_string();
-    }
-    // A YAML double-quoted scalar; control characters, line and paragraph separators
-    // and the byte-order mark escaped, so they read back unchanged.
-    let mut q = String::with_capacity(s.len() + 2);
-    q.push('"');
-    for c in s.chars() {
-        match c {
-            '\\' => q.push_str("\\\\"),
-            '"' => q.push_str("\\\""),
-            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{85}') => {
-                q.push_str(&format!("\\u{:04X}", c as u32))
-            }
-            c => q.push(c),
-        }
-    }
-    q.push('"');
-    q
 }

@@ -1,0 +1,16 @@
+//! The YAML trace format (docs/formats.md "Traces (YAML)"): one reader and one writer.
+//!
+//! A file is a mapping with `events:` (and optional `name:`), or a bare sequence of
+//! events. An event is a mapping `{thread, txn?, op, var?, val?}` or a compact string
+//! `"thread txn op [var] [val]"` (`txn` may be left out when the op is the second word).
+//! Executions (for `check-exec`) may also contain `commit` events. Every name and value
+//! is the text written, whatever YAML would make of it.
+
+mod read;
+mod write;
+
+pub use read::{
+    is_op_word, parse_compact, parse_execution, parse_trace, read_execution, read_trace, RawItem,
+    RawOp,
+};
+pub use write::{document, event, quote, write, write_execution, Fields, Form};
