@@ -10,22 +10,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Whether BenchExec is installed; panics if it is required and is not. The probe
-/// imports it in isolated mode (`-I`: no PYTHONPATH, no current folder) from a
-/// temporary folder and asks for the module's file, which must exist outside this
-/// repository (bug: the_benchexec_probe_finds_the_real_module: run in the repository's
-/// root, `import benchexec` found the project's own `benchexec/` folder as a namespace
-/// package, so the tests ran and failed on a fresh clone).
-fn have_benchexec() -> bool {
-    let found = Command::new("python3")
-        .args(["-I", "-c", "import benchexec; print(benchexec.__file__)"])
+/// BenchExec's module file, imported by `python3 -I FLAGS` (isolated: no PYTHONPATH, no
+/// current folder) from a temporary folder; it must exist outside this repository.
+fn benchexec_module(flags: &[&str]) -> Option<PathBuf> {
+    Command::new("python3")
+        .arg("-I")
+        .args(flags)
+        .args(["-c", "import benchexec; print(benchexec.__file__)"])
         .current_dir(std::env::temp_dir())
         .output()
         .ok()
         .filter(|o| o.status.success())
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
-        .filter(|f| f.is_file() && !f.starts_with(root()));
-    if found.is_none() {
+        .filter(|f| f.is_file() && !f.starts_with(root()))
+}
+
+/// Whether BenchExec is installed ([`benchexec_module`]); panics if it is required and
+/// is not.
+fn have_benchexec() -> bool {
+    let found = benchexec_module(&[]).is_some();
+    if !found {
         assert!(
             std::env::var("TSOSER_REQUIRE_BENCHEXEC").as_deref() != Ok("1"),
             "TSOSER_REQUIRE_BENCHEXEC=1 but python3 cannot import benchexec"
@@ -37,7 +41,27 @@ fn have_benchexec() -> bool {
             "SKIPPED: BenchExec is not installed (pip install benchexec)"
         );
     }
-    found.is_some()
+    found
+}
+
+/// Bug the_benchexec_probe_finds_the_real_module: on a fresh clone without BenchExec,
+/// the probe `python3 -c "import benchexec"`, run in the repository's root, found the
+/// project's own `benchexec/` folder as a namespace package, so the tests ran and
+/// failed. Here BenchExec is hidden (`-S`: no site packages): the old probe still says
+/// yes, the probe of the tests says no.
+#[test]
+fn the_benchexec_probe_finds_the_real_module() {
+    let Ok(old) = Command::new("python3")
+        .args(["-S", "-c", "import benchexec"])
+        .current_dir(root())
+        .output()
+    else {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "SKIPPED: no python3 on PATH");
+        return;
+    };
+    assert!(old.status.success(), "the old probe is fooled");
+    assert_eq!(benchexec_module(&["-S"]), None);
 }
 
 fn bin_dir() -> PathBuf {
