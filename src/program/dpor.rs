@@ -539,6 +539,17 @@ impl Dpor<'_, '_> {
         if stopped_before(aux, event, |why| why != Block::Failed) {
             return;
         }
+        let schedule = self.past_schedule(event);
+        self.failure = Some(Failure {
+            thread: t,
+            pc,
+            line: self.m.p.threads[t].lines[pc],
+            schedule,
+        });
+    }
+
+    /// The steps in `event`'s past, then `event`'s: a schedule that replays to it.
+    fn past_schedule(&self, event: &Event) -> Vec<Step> {
         let mut schedule: Vec<Step> = self
             .events
             .iter()
@@ -546,12 +557,7 @@ impl Dpor<'_, '_> {
             .map(|e| e.step)
             .collect();
         schedule.push(event.step);
-        self.failure = Some(Failure {
-            thread: t,
-            pc,
-            line: self.m.p.threads[t].lines[pc],
-            schedule,
-        });
+        schedule
     }
 
     /// A thread cut after `event` (a false `assume`, a `lock` found taken): the first
@@ -562,13 +568,7 @@ impl Dpor<'_, '_> {
         {
             return;
         }
-        let mut schedule: Vec<Step> = self
-            .events
-            .iter()
-            .filter(|e| event.clock[e.proc as usize] >= e.idx)
-            .map(|e| e.step)
-            .collect();
-        schedule.push(event.step);
+        let schedule = self.past_schedule(event);
         self.cut_at.push(Failure {
             thread: t,
             pc,
