@@ -278,14 +278,7 @@ fn the_command_tabulates_and_summarises() {
         "{row}"
     );
     // A program that does not parse is an input error naming its line; the rest run.
-    let d = std::env::temp_dir().join(format!("tsoser-cc-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("bad.prog"), "thread P0\n  frobnicate x\n").unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/programs/sb.prog"),
-        d.join("sb.prog"),
-    )
-    .unwrap();
+    let d = bad_and_good_programs("cc");
     let o = tsoser_exits(&["crosscheck", d.to_str().unwrap()], 2);
     assert!(stdout(&o).contains("bad.prog: error — "), "{}", stdout(&o));
     assert!(stdout(&o).contains("sb.prog"), "{}", stdout(&o));
@@ -361,7 +354,16 @@ fn crosscheck_exits_3_when_an_answer_it_owes_is_unknown() {
     let row: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
     assert!(!row["unknown"].as_array().unwrap().is_empty(), "{row}");
     // With an input error too: 2.
-    let d = std::env::temp_dir().join(format!("tsoser-cc3-{}", std::process::id()));
+    let d = bad_and_good_programs("cc3");
+    let o = tsoser_exits(&["crosscheck", d.to_str().unwrap(), "--max-states", "0"], 2);
+    assert!(stdout(&o).contains("bad.prog: error — "), "{}", stdout(&o));
+    // Within the bounds nothing is unknown: 0, as before.
+    tsoser_exits(&["crosscheck", "examples/programs/sb.prog"], 0);
+}
+
+/// A folder holding a program that does not parse (`bad.prog`) and `sb.prog`.
+fn bad_and_good_programs(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tsoser-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(d.join("bad.prog"), "thread P0\n  frobnicate x\n").unwrap();
     std::fs::copy(
@@ -369,8 +371,5 @@ fn crosscheck_exits_3_when_an_answer_it_owes_is_unknown() {
         d.join("sb.prog"),
     )
     .unwrap();
-    let o = tsoser_exits(&["crosscheck", d.to_str().unwrap(), "--max-states", "0"], 2);
-    assert!(stdout(&o).contains("bad.prog: error — "), "{}", stdout(&o));
-    // Within the bounds nothing is unknown: 0, as before.
-    tsoser_exits(&["crosscheck", "examples/programs/sb.prog"], 0);
+    d
 }

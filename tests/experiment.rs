@@ -506,12 +506,8 @@ fn a_records_file_is_used_by_one_process_at_a_time() {
 /// A file cut in the middle of a character (a torn write) resumes like any torn line.
 #[test]
 fn a_line_torn_inside_a_character_is_dropped() {
-    use tsoser::experiment::{Header, Records};
-    let d = temp_dir("utf8");
-    let c = Config::parse(SMALL).unwrap();
-    let header = Header::new(&c, 12);
-    let path = d.join("r.jsonl");
-    drop(Records::open(&path, &header).unwrap());
+    use tsoser::experiment::Records;
+    let (path, header) = fresh_records("utf8");
     let mut bytes = std::fs::read(&path).unwrap();
     bytes.extend_from_slice("{\"schema\":\"tsoser-experiment-run/1\",\"reason\":\"é".as_bytes());
     bytes.pop(); // half of "é"
@@ -814,12 +810,9 @@ fn experiment_write_failures_say_cannot_write_the_file() {
 /// or did not look for it. Lines are 1-based; a message without one names none.
 #[test]
 fn experiment_and_report_messages_never_name_line_0() {
-    use tsoser::experiment::{Header, Records};
-    let d = temp_dir("line0");
-    let c = Config::parse(SMALL).unwrap();
-    let header = Header::new(&c, 12);
-    let path = d.join("r.jsonl");
-    drop(Records::open(&path, &header).unwrap());
+    use tsoser::experiment::Records;
+    let (path, header) = fresh_records("line0");
+    let d = path.parent().unwrap().to_path_buf();
     let mut bytes = std::fs::read(&path).unwrap();
     bytes.extend_from_slice(b"{\"schema\":\"tsoser-experiment-run/1\",\"id\":\"\xff\"}\n");
     std::fs::write(&path, &bytes).unwrap();
@@ -847,4 +840,14 @@ fn experiment_and_report_messages_never_name_line_0() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A records file of the `SMALL` matrix holding only its header, and that header.
+fn fresh_records(tag: &str) -> (std::path::PathBuf, tsoser::experiment::Header) {
+    use tsoser::experiment::{Header, Records};
+    let c = Config::parse(SMALL).unwrap();
+    let header = Header::new(&c, 12);
+    let path = temp_dir(tag).join("r.jsonl");
+    drop(Records::open(&path, &header).unwrap());
+    (path, header)
 }
