@@ -20,7 +20,7 @@ pub mod sc_ser;
 pub mod sober;
 mod stream;
 
-pub use stream::{stream, Streamed};
+pub use stream::{stopped, stream, Streamed};
 
 use crate::check::stop::Stop;
 use crate::check::{Verdict, Witness};
@@ -140,11 +140,16 @@ impl Kind {
     }
 }
 
+/// The bytes the monitors `kinds` hold for `k` threads and `m` variables.
+pub fn bytes_needed(kinds: &[Kind], k: usize, m: usize) -> u128 {
+    kinds.iter().map(|x| x.bytes_needed(k, m)).sum()
+}
+
 /// Refuses monitors whose state for `k` threads and `m` variables would pass `budget`
 /// bytes: the message says how much they need (the command answers *unknown*, exit 3,
 /// instead of letting the allocator abort).
 pub fn check_memory(kinds: &[Kind], k: usize, m: usize, budget: usize) -> Result<(), String> {
-    let need: u128 = kinds.iter().map(|x| x.bytes_needed(k, m)).sum();
+    let need = bytes_needed(kinds, k, m);
     if need > budget as u128 {
         return Err(format!(
             "the monitors would need {:.1} GiB for {k} threads and {m} variables, more than the memory budget of {:.1} GiB (by default half the available memory, within ulimit -v and the cgroup limit)",
@@ -456,12 +461,13 @@ pub fn run(trace: &Trace, kinds: &[Kind]) -> Vec<(Kind, Outcome)> {
 }
 
 /// [`run`] with a suite built beforehand (so a caller can time the pass alone), until
-/// `stop` (polled every 4,096 events; `None` when it stopped the run).
-pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Option<Vec<(Kind, Outcome)>> {
+/// `stop` (polled every 4,096 events; `Err` with the events monitored when it stopped
+/// the run).
+pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Result<Vec<(Kind, Outcome)>, usize> {
     let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
         if i % 4096 == 4095 && stop.expired() {
-            return None;
+            return Err(i);
         }
         if current[e.thread] != Some(e.txn) {
             current[e.thread] = Some(e.txn);
@@ -472,7 +478,7 @@ pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Option<Vec<(Kind, 
             break;
         }
     }
-    Some(s.finish())
+    Ok(s.finish())
 }
 
 /// SC-serializability by the vector-clock monitor; a violation carries the cycle of

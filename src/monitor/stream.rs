@@ -62,7 +62,7 @@ fn stream_on(
         check_memory(kinds, k, m, max_memory).map_err(StreamError::Memory)?;
         let suite = super::Suite::new(kinds, k, m);
         let outcomes = super::run_suite(suite, &trace, stop)
-            .ok_or_else(|| StreamError::Stopped(stopped(0)))?;
+            .map_err(|events| StreamError::Stopped(stopped(events)))?;
         let monitored = events_read(&outcomes, trace.len());
         Ok(Streamed {
             events: trace.len(),
@@ -105,7 +105,7 @@ fn stream_on(
 }
 
 /// Why a stop ended the monitors after `events` events.
-fn stopped(events: usize) -> String {
+pub fn stopped(events: usize) -> String {
     format!("the time limit passed after {events} events")
 }
 
@@ -294,7 +294,7 @@ impl Monitors<'_> {
         let (k, m, kinds) = (self.k, self.m, self.kinds);
         // The state now stays until its wider copy is made (bug:
         // the_memory_budget_heeds_ulimit_v).
-        let now: u128 = kinds.iter().map(|x| x.bytes_needed(k, m)).sum();
+        let now = super::bytes_needed(kinds, k, m);
         let budget = self
             .max_memory
             .saturating_sub(now.min(usize::MAX as u128) as usize);

@@ -171,9 +171,9 @@ fn answer(
         let suite = stats.time("set-up", || {
             monitor::Suite::new(&kinds, trace.threads.len(), trace.vars.len())
         });
-        let Some(outcomes) = stats.time("monitor", || monitor::run_suite(suite, &trace, &stop))
-        else {
-            return Ok(Answer::TooBig("the time limit passed".into()));
+        let outcomes = match stats.time("monitor", || monitor::run_suite(suite, &trace, &stop)) {
+            Ok(outcomes) => outcomes,
+            Err(events) => return Ok(Answer::TooBig(monitor::stopped(events))),
         };
         let seen = monitor::events_read(&outcomes, trace.len());
         let info = tsoser::json::TraceInfo::of(&trace);
