@@ -25,6 +25,10 @@ pub fn default_budget() -> usize {
         .unwrap_or(available)
 }
 
+/// How messages name the default budget ([`default_budget`]).
+pub const DEFAULT_BUDGET: &str =
+    "by default half the available memory, within ulimit -v and the cgroup limit";
+
 /// A `Key:  N kB` line of a `/proc` file, in KiB.
 fn meminfo_kib(path: &str, key: &str) -> Option<usize> {
     std::fs::read_to_string(path).ok()?.lines().find_map(|l| {

@@ -80,7 +80,8 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
             }
             return Err(Verdict::Unknown {
                 reason: format!(
-                    "more than {n} pairs of events whose order varies: their encoding would pass the memory budget (by default half the available memory, within ulimit -v and the cgroup limit)"
+                    "more than {n} pairs of events whose order varies: their encoding would pass the memory budget ({})",
+                    crate::mem::DEFAULT_BUDGET
                 ),
             });
         }

@@ -136,10 +136,11 @@ pub fn within_memory(trace: &Trace, budget: usize) -> Result<(), String> {
     let need = estimated_cross_edges(trace) * BYTES_PER_EDGE;
     if need > budget as u128 {
         return Err(format!(
-            "its conflict graph would need about {:.1} GiB ({} threads), more than the memory budget of {:.1} GiB (by default half the available memory, within ulimit -v and the cgroup limit)",
+            "its conflict graph would need about {:.1} GiB ({} threads), more than the memory budget of {:.1} GiB ({})",
             need as f64 / (1u64 << 30) as f64,
             trace.threads.len(),
-            budget as f64 / (1u64 << 30) as f64
+            budget as f64 / (1u64 << 30) as f64,
+            crate::mem::DEFAULT_BUDGET
         ));
     }
     Ok(())

@@ -152,9 +152,10 @@ pub fn check_memory(kinds: &[Kind], k: usize, m: usize, budget: usize) -> Result
     let need = bytes_needed(kinds, k, m);
     if need > budget as u128 {
         return Err(format!(
-            "the monitors would need {:.1} GiB for {k} threads and {m} variables, more than the memory budget of {:.1} GiB (by default half the available memory, within ulimit -v and the cgroup limit)",
+            "the monitors would need {:.1} GiB for {k} threads and {m} variables, more than the memory budget of {:.1} GiB ({})",
             need as f64 / (1u64 << 30) as f64,
-            budget as f64 / (1u64 << 30) as f64
+            budget as f64 / (1u64 << 30) as f64,
+            crate::mem::DEFAULT_BUDGET
         ));
     }
     Ok(())

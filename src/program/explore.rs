@@ -233,7 +233,10 @@ impl Incomplete {
             Incomplete::MaxExecutions => "the --max-executions budget ran out".into(),
             Incomplete::Timeout => "the --timeout ran out".into(),
             Incomplete::Memory => {
-                "the states held passed the memory budget (--max-memory; by default half the available memory, within ulimit -v and the cgroup limit)".into()
+                format!(
+                    "the states held passed the memory budget (--max-memory; {})",
+                    crate::mem::DEFAULT_BUDGET
+                )
             }
         }
     }

@@ -674,10 +674,15 @@ pub(crate) fn cmd_encode(
 pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
     // An STD file has no commits to check (bug: check_exec_on_std_names_the_format: it
     // answered with a YAML syntax error).
+    // Its first 4 KiB tell (the reader reads the whole file after).
+    let head = |f: &Path| -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut b = Vec::new();
+        std::fs::File::open(f)?.take(4096).read_to_end(&mut b)?;
+        Ok(b)
+    };
     let std = tsoser::trace::is_std_file(file)
-        || std::fs::read(file).is_ok_and(|b| {
-            tsoser::trace::looks_like_std(&String::from_utf8_lossy(&b[..b.len().min(4096)]))
-        });
+        || head(file).is_ok_and(|b| tsoser::trace::looks_like_std(&String::from_utf8_lossy(&b)));
     if std {
         anyhow::bail!(
             "{}: check-exec reads an execution in YAML (a trace with `commit` events); this is an STD trace, which has no commits (check it with `tsoser check`)",
@@ -779,7 +784,7 @@ fn graph_answer(
     let too_big = tsoser::graph::forced::within_memory(&trace, budget).err().or_else(|| {
         tsoser::analysis::varying_pairs_within(&trace, tsoser::analysis::max_pairs(budget))
             .err()
-            .map(|n| format!("more than {n} pairs of events whose order varies would pass the memory budget (by default half the available memory, within ulimit -v and the cgroup limit)"))
+            .map(|n| format!("more than {n} pairs of events whose order varies would pass the memory budget ({})", tsoser::mem::DEFAULT_BUDGET))
     });
     if let Some(why) = too_big {
         return Ok(GraphAnswer::TooBig(why));
