@@ -356,18 +356,22 @@ impl Trace {
         for e in &self.events {
             size[e.txn] += 1;
         }
-        let mut taken: rustc_hash::FxHashSet<String> = self
-            .txns
-            .iter()
-            .filter(|t| !t.anonymous)
-            .map(|t| t.name.clone())
-            .collect();
+        // The names taken, gathered only when an anonymous block needs one (most traces
+        // have none: no set of every name on each write).
+        let mut taken: Option<rustc_hash::FxHashSet<String>> = None;
         let mut out: TiVec<TxnId, Option<String>> = self.per_txn(None);
         for (x, t) in self.txns.iter_enumerated() {
             out[x] = match (t.anonymous, size[x]) {
                 (false, _) => Some(t.name.clone()),
                 (true, 0 | 1) => None,
                 (true, _) => {
+                    let taken = taken.get_or_insert_with(|| {
+                        self.txns
+                            .iter()
+                            .filter(|t| !t.anonymous)
+                            .map(|t| t.name.clone())
+                            .collect()
+                    });
                     let mut name = t.name.clone();
                     while taken.contains(&name) {
                         name.push('\'');
