@@ -8,7 +8,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).expect("usage: library TRACE");
     let trace = tsoser::trace::read_file(path.as_ref())?;
     match decide(&trace, Question::Tso(Exact), Algo::AUTO, &Budget::default())?.verdict {
-        Verdict::Violation(w) => print!("{}", tsoser::report::cycle_text(&trace, w.cycle(), None)),
+        Verdict::Violation(w) => print!(
+            "{}",
+            tsoser::output::witness::cycle_text(&trace, w.cycle(), None)
+        ),
         other => println!("{other:?}"),
     }
     Ok(())

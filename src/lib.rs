@@ -9,7 +9,7 @@
 //!   relation of Eq. (1) and ⊙SC ([`trace::conflict`]), the YAML and STD formats,
 //!   generators, proptest strategies (feature `proptest`).
 //! - [`graph`]: conflict graphs and cycles, forced edges, the exact event graph
-//!   (§5) and the paper's EG_τ (Def. 4), shortest labelled paths, Graphviz.
+//!   (§5) and the paper's EG_τ (Def. 4), shortest labelled paths.
 //! - [`analysis`]: what `sat` and `fpt` share — time windows, fixed orders, varying
 //!   pairs, the graph of possible conflicts and its components, what a conflict
 //!   requires of a commit placement, chosen orders to an execution.
@@ -28,8 +28,8 @@
 //!   to non-serializability (docs/hardness.md), the hard family by construction.
 //! - [`experiment`]: declared matrices of runs as child processes, resumable JSON-lines
 //!   records, shards, and their report (tables, fitted exponents, plots).
-//! - [`report`], [`json`] and [`text`]: witnesses as text and JSON, the documented
-//!   `--json` objects as serde structs, input excerpts made safe to print.
+//! - [`output`]: what is printed — witnesses as text and JSON, the documented `--json`
+//!   objects as serde structs, Graphviz; [`text`]: input excerpts made safe to print.
 //! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.
 
 pub mod analysis;
@@ -40,12 +40,11 @@ pub mod crosscheck;
 pub mod error;
 pub mod experiment;
 pub mod graph;
-pub mod json;
 pub mod mem;
 pub mod monitor;
+pub mod output;
 pub mod program;
 pub mod reduction;
-pub mod report;
 pub mod text;
 pub mod trace;
 

@@ -3,7 +3,6 @@
 //! (docs/semantics.md §5).
 
 pub mod csr;
-pub mod dot;
 pub mod exact;
 pub mod forced;
 pub mod paper;

@@ -9,7 +9,7 @@ use super::hb::{self, HbKind};
 use super::sober::SoberReport;
 use super::{replay, Kind, Outcome};
 use crate::check::{self, Verdict};
-use crate::json::{
+use crate::output::json::{
     BurnimJson, EventJson, FencedJson, HbEdgeJson, Lemma1Json, RunStepJson, SoberJson, WitnessJson,
 };
 use crate::trace::exec::Step;
@@ -216,8 +216,8 @@ fn sc_ser_evidence(trace: &Trace, at: EventId) -> Result<(String, WitnessJson), 
     };
     check::verify(trace, w)?;
     Ok((
-        crate::report::witness_text(trace, w),
-        crate::report::witness_json(trace, &v).expect("a violation has a witness"),
+        crate::output::witness::witness_text(trace, w),
+        crate::output::witness::witness_json(trace, &v).expect("a violation has a witness"),
     ))
 }
 

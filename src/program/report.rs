@@ -526,7 +526,7 @@ fn cond_body(text: &str) -> &str {
 
 /// The JSON report (docs/json.md, "`explore --json`").
 pub fn json(p: &Program, file: &str, r: &Report) -> Value {
-    use crate::json::*;
+    use crate::output::json::*;
     let e = &r.exploration;
     let outcomes = e
         .outcomes

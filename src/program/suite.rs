@@ -90,15 +90,15 @@ impl Row {
         Some(self.holds? == self.expected?)
     }
 
-    pub fn json(&self) -> crate::json::SuiteRow {
+    pub fn json(&self) -> crate::output::json::SuiteRow {
         let ms = (self.ms * 1e3).round() / 1e3;
         match &self.error {
-            Some(e) => crate::json::SuiteRow::Error {
+            Some(e) => crate::output::json::SuiteRow::Error {
                 test: self.test.clone(),
                 error: e.clone(),
                 ms,
             },
-            None => crate::json::SuiteRow::Done {
+            None => crate::output::json::SuiteRow::Done {
                 test: self.test.clone(),
                 holds: self.holds,
                 expected: self.expected,

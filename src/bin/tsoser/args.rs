@@ -54,11 +54,11 @@ pub(crate) enum WitnessArg {
 }
 
 impl WitnessArg {
-    pub(crate) fn lib(self) -> tsoser::report::Detail {
+    pub(crate) fn lib(self) -> tsoser::output::witness::Detail {
         match self {
-            WitnessArg::Cycle => tsoser::report::Detail::Cycle,
-            WitnessArg::Full => tsoser::report::Detail::Full,
-            WitnessArg::None => tsoser::report::Detail::None,
+            WitnessArg::Cycle => tsoser::output::witness::Detail::Cycle,
+            WitnessArg::Full => tsoser::output::witness::Detail::Full,
+            WitnessArg::None => tsoser::output::witness::Detail::None,
         }
     }
 }

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use tsoser::check::decide::{self, Budget, DecideError, DeciderStats, Decision, Question};
 use tsoser::check::sat::{self as satcheck, SolverKind};
 use tsoser::check::{brute, execution, fpt, Semantics, Verdict};
-use tsoser::graph::{dot, exact::ExactGraph, paper::PaperGraph};
-use tsoser::report::{self, Stats};
+use tsoser::graph::{exact::ExactGraph, paper::PaperGraph};
+use tsoser::output::dot;
+use tsoser::output::witness::{self, Stats};
 use tsoser::trace::{Trace, TxnId};
 
 /// Seconds `--timeout` accepts: positive, at most about 31 years.
@@ -478,7 +479,11 @@ struct Answer<'a> {
 }
 
 /// The `--json` object of one file's answer.
-fn check_report(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> tsoser::json::CheckReport {
+fn check_report(
+    a: &CheckArgs,
+    cfg: &CheckConfig,
+    ans: &Answer,
+) -> tsoser::output::json::CheckReport {
     let Answer {
         file: fname,
         trace,
@@ -502,10 +507,10 @@ fn check_report(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> tsoser::json:
         }
         v
     });
-    tsoser::json::CheckReport {
-        schema: tsoser::json::schema(),
+    tsoser::output::json::CheckReport {
+        schema: tsoser::output::json::schema(),
         file: fname.to_string(),
-        trace: trace.map(tsoser::json::TraceInfo::of),
+        trace: trace.map(tsoser::output::json::TraceInfo::of),
         model: if sc { "sc" } else { "tso" },
         algo: algo_name,
         solver,
@@ -518,8 +523,8 @@ fn check_report(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> tsoser::json:
         },
         paper_realizable: realizable,
         witness: trace.and_then(|t| {
-            let detail = a.witness.map_or(report::Detail::Full, WitnessArg::lib);
-            report::witness_json_with(t, verdict, detail)
+            let detail = a.witness.map_or(witness::Detail::Full, WitnessArg::lib);
+            witness::witness_json_with(t, verdict, detail)
         }),
         stats: stats_json,
     }
@@ -571,7 +576,7 @@ fn print_verdict(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> Result<()> {
             outln!("{name}: {what}: NO");
             out!(
                 "{}",
-                report::witness_text_with(trace, w, a.witness.unwrap_or(WitnessArg::Cycle).lib())
+                witness::witness_text_with(trace, w, a.witness.unwrap_or(WitnessArg::Cycle).lib())
             );
             match realizable {
                 Some(true) => {
@@ -707,11 +712,11 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
         let edges = |c: &Option<Vec<tsoser::graph::Edge>>, named: bool| {
             c.as_ref().map(|c| {
                 c.iter()
-                    .map(|e| tsoser::json::ExecEdge {
+                    .map(|e| tsoser::output::json::ExecEdge {
                         from: named.then(|| trace.txns[TxnId::new(e.from)].name.clone()),
                         to: named.then(|| trace.txns[TxnId::new(e.to)].name.clone()),
-                        src: report::node_text(&trace, e.src),
-                        dst: report::node_text(&trace, e.dst),
+                        src: witness::node_text(&trace, e.src),
+                        dst: witness::node_text(&trace, e.dst),
                         src_step: exec.pos(e.src) + 1,
                         dst_step: exec.pos(e.dst) + 1,
                         rule: e.rule,
@@ -720,15 +725,15 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
                     .collect::<Vec<_>>()
             })
         };
-        let out = serde_json::to_value(tsoser::json::ExecReport {
-            schema: tsoser::json::schema(),
+        let out = serde_json::to_value(tsoser::output::json::ExecReport {
+            schema: tsoser::output::json::schema(),
             file: fname,
-            trace: tsoser::json::TraceInfo::of(&trace),
+            trace: tsoser::output::json::TraceInfo::of(&trace),
             tso_serializable: cycle.is_none(),
             cycle: edges(&cycle, true),
             sc_equivalent: contraction.is_none(),
             contraction_cycle: edges(&contraction, false),
-            commits: report::placement_json(&trace, &exec),
+            commits: witness::placement_json(&trace, &exec),
         })?;
         crate::out::json_out(out)?;
     } else {
@@ -736,7 +741,7 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
             None => outln!("{fname}: execution is TSO-serializable: yes"),
             Some(c) => {
                 outln!("{fname}: execution is TSO-serializable: NO\ntransaction cycle:");
-                out!("{}", report::cycle_text(&trace, c, Some(&exec)));
+                out!("{}", witness::cycle_text(&trace, c, Some(&exec)));
             }
         }
         match &contraction {
@@ -746,9 +751,9 @@ pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
                 for e in c {
                     outln!(
                         "  {} @{} → {} @{}  [{:?}]",
-                        report::node_text(&trace, e.src),
+                        witness::node_text(&trace, e.src),
                         exec.pos(e.src) + 1,
-                        report::node_text(&trace, e.dst),
+                        witness::node_text(&trace, e.dst),
                         exec.pos(e.dst) + 1,
                         e.rule
                     );
@@ -764,7 +769,7 @@ enum GraphAnswer {
     /// The graph would pass the memory budget: why.
     TooBig(String),
     Built {
-        report: Box<tsoser::json::GraphReport>,
+        report: Box<tsoser::output::json::GraphReport>,
         stats: Stats,
         dot: Option<String>,
     },
@@ -834,11 +839,11 @@ fn graph_answer(
             )
         }
     };
-    let report = tsoser::json::GraphReport {
-        schema: tsoser::json::schema(),
+    let report = tsoser::output::json::GraphReport {
+        schema: tsoser::output::json::schema(),
         file: file.display().to_string(),
         semantics: semantics_name(semantics),
-        trace: tsoser::json::TraceInfo::of(&trace),
+        trace: tsoser::output::json::TraceInfo::of(&trace),
         nodes,
         directed_edges: directed,
         undirected_edges: undirected,
@@ -853,7 +858,7 @@ fn graph_answer(
 }
 
 /// The text line of `graph`.
-fn graph_line(r: &tsoser::json::GraphReport) -> String {
+fn graph_line(r: &tsoser::output::json::GraphReport) -> String {
     format!(
         "{}: {} semantics: {} nodes, {} directed edges, {} undirected edges; forced conflicts {}",
         r.file,

@@ -10,7 +10,7 @@ use tsoser::check::sat::SolverKind;
 use tsoser::check::Stop;
 use tsoser::consistency::{self, Label, Model, ValueRun, Verdict, WriteOrder};
 use tsoser::error::FileError;
-use tsoser::json::{ConsistentEdge, ConsistentReport, LocationOrder};
+use tsoser::output::json::{ConsistentEdge, ConsistentReport, LocationOrder};
 
 /// The command's options, checked.
 pub(crate) struct Config {
@@ -130,7 +130,7 @@ fn report(
     stats: consistency::Stats,
 ) -> ConsistentReport {
     let mut r = ConsistentReport {
-        schema: tsoser::json::schema(),
+        schema: tsoser::output::json::schema(),
         file,
         model: cfg.model,
         write_order: cfg.write_order,

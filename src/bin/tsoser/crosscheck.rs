@@ -217,7 +217,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
                 if a.json {
                     outln!(
                         "{}",
-                        json!({"schema": tsoser::json::schema(), "program": name, "error": e})
+                        json!({"schema": tsoser::output::json::schema(), "program": name, "error": e})
                     );
                 } else {
                     outln!("{name}: error — {e}");
@@ -268,7 +268,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
                 })
                 .collect();
             let v = json!({
-                "schema": tsoser::json::schema(),
+                "schema": tsoser::output::json::schema(),
                 "program": name,
                 "sc_traces": r.sc_reports.len(), "sc_complete": r.sc_complete,
                 "tso_traces": r.tso_traces, "tso_complete": r.tso_complete,
@@ -307,7 +307,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
             .collect();
         outln!(
             "{}",
-            json!({"schema": tsoser::json::schema(), "summary": {
+            json!({"schema": tsoser::output::json::schema(), "summary": {
                 "programs": inputs.files.len(), "columns": cols,
                 "disagreements": disagreements.len(),
                 "sc_runs": sensitivity.runs, "sc_runs_reported": sensitivity.reports,

@@ -5,9 +5,9 @@ use crate::out::{warn, write_out, INTERNAL, OK};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use std::path::Path;
+use tsoser::output::witness::Stats;
 use tsoser::program::print::to_prog;
 use tsoser::program::{self, explore};
-use tsoser::report::Stats;
 use tsoser::trace;
 
 /// The most states `--max-states` may allow (the memory budget ends a search sooner).
@@ -298,8 +298,8 @@ pub(crate) fn cmd_suite(
     let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
     let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
     if as_json {
-        let v = tsoser::json::SuiteReport {
-            schema: tsoser::json::schema(),
+        let v = tsoser::output::json::SuiteReport {
+            schema: tsoser::output::json::schema(),
             dir: dir.display().to_string(),
             model: o.config.model.name(),
             tests: n,

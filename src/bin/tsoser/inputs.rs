@@ -166,9 +166,9 @@ pub(crate) fn batch(
     let (ok, unknown, violation, input, internal) = (c[0], c[1], c[2], c[3], c[4]);
     let input = input + inputs.errors.len();
     if json {
-        let summary = tsoser::json::BatchSummary {
-            schema: tsoser::json::schema(),
-            summary: tsoser::json::BatchCounts {
+        let summary = tsoser::output::json::BatchSummary {
+            schema: tsoser::output::json::schema(),
+            summary: tsoser::output::json::BatchCounts {
                 files: inputs.files.len(),
                 ok,
                 violation,
@@ -238,7 +238,7 @@ pub(crate) fn short_outcome(
 ) -> FileOutcome {
     let text = if json {
         serde_json::json!({
-            "schema": tsoser::json::schema(),
+            "schema": tsoser::output::json::schema(),
             "file": file.display().to_string(),
             "verdict": verdict,
             "reason": reason,

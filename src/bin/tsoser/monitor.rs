@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use tsoser::monitor;
-use tsoser::report::Stats;
+use tsoser::output::witness::Stats;
 use tsoser::trace::Trace;
 
 /// What the monitors found on one trace.
@@ -126,7 +126,7 @@ fn answer(
                 o => o.at(),
             })
             .max();
-        let info = tsoser::json::TraceInfo {
+        let info = tsoser::output::json::TraceInfo {
             name: None,
             events: s.events,
             threads: s.threads,
@@ -176,7 +176,7 @@ fn answer(
             Err(events) => return Ok(Answer::TooBig(monitor::stopped(events))),
         };
         let seen = monitor::events_read(&outcomes, trace.len());
-        let info = tsoser::json::TraceInfo::of(&trace);
+        let info = tsoser::output::json::TraceInfo::of(&trace);
         (outcomes, Some(trace), info, seen)
     };
     let empty = Trace::new(None, vec![], vec![], vec![], vec![])?;
@@ -208,7 +208,7 @@ fn answer(
             .map(|x| x.exit)
             .fold(0, |a, b| if a == 1 || b == 1 { 1 } else { a.max(b) });
     let fname = file.display().to_string();
-    let one = |x: &monitor::explain::Explained| tsoser::json::MonitorEntry {
+    let one = |x: &monitor::explain::Explained| tsoser::output::json::MonitorEntry {
         monitor: x.kind.name(),
         verdict: x.verdict,
         stopped_at: x
@@ -219,16 +219,16 @@ fn answer(
     };
     let stats_json = want_stats.then(|| stats.to_json());
     let json = if let [x] = explained.as_slice() {
-        serde_json::to_value(tsoser::json::MonitorOne {
-            schema: tsoser::json::schema(),
+        serde_json::to_value(tsoser::output::json::MonitorOne {
+            schema: tsoser::output::json::schema(),
             file: fname.clone(),
             trace: info,
             entry: one(x),
             stats: stats_json,
         })?
     } else {
-        serde_json::to_value(tsoser::json::MonitorAll {
-            schema: tsoser::json::schema(),
+        serde_json::to_value(tsoser::output::json::MonitorAll {
+            schema: tsoser::output::json::schema(),
             file: fname.clone(),
             trace: info,
             monitors: explained.iter().map(one).collect(),

@@ -170,7 +170,7 @@ pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
     })
 }
 
-/// Prints one `--json` object (the `tsoser::json` structs carry their `"schema"`).
+/// Prints one `--json` object (the `tsoser::output::json` structs carry their `"schema"`).
 pub(crate) fn json_out(v: serde_json::Value) -> Result<()> {
     emit(&format!("{}\n", serde_json::to_string_pretty(&v)?));
     Ok(())

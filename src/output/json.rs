@@ -1,5 +1,5 @@
 //! The documented `--json` objects of `check`, `graph` and the trace summary, as serde
-//! structs in one place; every object carries [`crate::report::JSON_SCHEMA`]. (The
+//! structs in one place; every object carries [`crate::output::witness::JSON_SCHEMA`]. (The
 //! docs/json.md describes them; a test checks a sample against the output.)
 
 use crate::trace::Trace;
@@ -60,7 +60,7 @@ pub struct CheckReport {
     pub reason: Option<String>,
     /// Paper semantics, violation: does some execution have one (null: not known).
     pub paper_realizable: Option<bool>,
-    /// Null unless a violation ([`crate::report::witness_json`]).
+    /// Null unless a violation ([`crate::output::witness::witness_json`]).
     pub witness: Option<WitnessJson>,
     /// With `--stats`: phase seconds, counts, peak memory (and fpt's chains).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1,9 +1,9 @@
 //! Graphviz output: threads and transactions as clusters, directed edges solid,
 //! undirected edges dashed, a witness cycle in bold red.
 
-use super::exact::ExactGraph;
-use super::paper::PaperGraph;
-use super::Edge;
+use crate::graph::exact::ExactGraph;
+use crate::graph::paper::PaperGraph;
+use crate::graph::Edge;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use crate::trace::TxnId;

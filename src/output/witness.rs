@@ -9,8 +9,8 @@ use crate::trace::TxnId;
 use serde_json::{json, Value};
 use std::time::Instant;
 
-pub use crate::json::JSON_SCHEMA;
-use crate::json::{CommitJson, EdgeJson, NodeJson, WitnessJson};
+pub use crate::output::json::JSON_SCHEMA;
+use crate::output::json::{CommitJson, EdgeJson, NodeJson, WitnessJson};
 
 /// Phase times, counters and peak memory, for `--stats`.
 #[derive(Clone, Debug, Default)]

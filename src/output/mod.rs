@@ -1,0 +1,7 @@
+//! Everything the tool prints, in one layer above the deciders, monitors and explorer
+//! (none of them imports it): witnesses as text and JSON ([`witness`]), the documented
+//! `--json` objects as serde structs ([`json`]), Graphviz ([`dot`]).
+
+pub mod dot;
+pub mod json;
+pub mod witness;
