@@ -10,8 +10,11 @@ mod args;
 mod check;
 mod consistent;
 mod crosscheck;
+mod encode;
+mod exec;
 mod experiment;
 mod explore;
+mod graph;
 mod inputs;
 mod monitor;
 mod traces;
@@ -48,7 +51,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
         Cmd::Check(a) => check::cmd_check(a),
-        Cmd::CheckExec { file, json } => check::cmd_check_exec(&file, json),
+        Cmd::CheckExec { file, json } => exec::cmd_check_exec(&file, json),
         Cmd::Consistent {
             files,
             model,
@@ -75,13 +78,13 @@ fn run(cli: Cli) -> Result<u8> {
             max_executions,
             json,
             stats,
-        } => check::cmd_graph(&files, semantics.lib(), dot, max_executions, json, stats),
+        } => graph::cmd_graph(&files, semantics.lib(), dot, max_executions, json, stats),
         Cmd::Encode {
             file,
             format,
             semantics,
             timeout,
-        } => check::cmd_encode(&file, format, semantics.lib(), timeout),
+        } => encode::cmd_encode(&file, format, semantics.lib(), timeout),
         Cmd::Bench { rest } => experiment::cmd_bench_removed(&rest),
         Cmd::Gen(a) => traces::cmd_gen(a),
         Cmd::GenProg(a) => explore::cmd_gen_prog(&a),
