@@ -373,7 +373,7 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
                 Ok(d) => match d.verdict {
                     Verdict::Serializable => Some(true),
                     Verdict::Violation(_) => Some(false),
-                    Verdict::Unknown { .. } => None,
+                    Verdict::Unknown(_) => None,
                 },
                 // An internal error (a witness that does not re-check, the two sides
                 // of `auto` disagreeing) is a disagreement; a refused resource is not.

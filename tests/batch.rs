@@ -89,7 +89,7 @@ fn json_lines_carry_one_record_a_file_and_the_summary_last() {
         ),
         (Some(4), Some(1), Some(1), Some(2))
     );
-    assert_eq!(records[4]["schema"], 1);
+    assert_eq!(records[4]["schema"], 2);
 }
 
 /// Violation (1) is worse than unknown (3), input error (2) worse than both.

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 use tsoser::check::decide::{decide, Algo, Budget, Question};
 use tsoser::check::sat::SolverKind;
-use tsoser::check::{Semantics, Verdict};
+use tsoser::check::{Semantics, Unknown, Verdict};
 use tsoser::trace::gen;
 
 /// CPU time (user + system) of this process, in clock ticks.
@@ -63,7 +63,7 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
         .unwrap();
         let took = t.elapsed();
         assert!(
-            matches!(d.verdict, Verdict::Unknown { .. }),
+            matches!(d.verdict, Verdict::Unknown(_)),
             "{name}: {:?}",
             d.verdict.name()
         );
@@ -76,7 +76,7 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
     // Cancellation from another thread (CaDiCaL and varisat poll the flag inside their
     // calls, fpt per first jump and every 4,096 jumps).
     match cancelled_after_200ms(&dense, Algo::Brute) {
-        Verdict::Unknown { reason } => assert_eq!(reason, "cancelled"),
+        Verdict::Unknown(u) => assert_eq!(u, Unknown::Cancelled),
         v => panic!("cancelled brute force answered {}", v.name()),
     }
     idle_after("cancelled brute");
@@ -94,7 +94,7 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
     }
     for (name, algo) in cancelled {
         match cancelled_after_200ms(&paired, algo) {
-            Verdict::Unknown { reason } => assert_eq!(reason, "cancelled", "{name}"),
+            Verdict::Unknown(u) => assert_eq!(u, Unknown::Cancelled, "{name}"),
             v => panic!("cancelled {name} answered {}", v.name()),
         }
         idle_after(&format!("cancelled {name}"));

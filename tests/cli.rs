@@ -355,7 +355,7 @@ fn monitor_sc_ser_agrees_with_check_model_sc_on_every_example() {
         assert_eq!(v["monitor"], "sc-ser");
         assert_eq!(v["verdict"] == "violation", sc == 1, "{name}");
         assert_eq!(v["stopped_at"].is_null(), sc == 0, "{name}");
-        assert!(v["stats"]["counts"]["events per second"].as_u64().is_some());
+        assert!(v["stats"]["counts"]["events_per_second"].as_u64().is_some());
     }
     let o = tsoser(&["monitor", "examples/thm2-right.yaml"]);
     assert!(
@@ -607,7 +607,7 @@ fn check_defaults_to_auto() {
             "varisat"
         }
     );
-    assert!(v["stats"]["counts"]["components by fpt"].is_number(), "{v}");
+    assert!(v["stats"]["counts"]["components_by_fpt"].is_number(), "{v}");
     let o = tsoser(&["check", "examples/task-pool.yaml"]);
     assert!(
         stdout(&o).contains(&format!(
@@ -773,7 +773,7 @@ fn docs_json_sample_matches_the_output() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let got: std::collections::BTreeSet<String> = v.as_object().unwrap().keys().cloned().collect();
     assert_eq!(keys("  "), got, "docs/json.md top-level fields vs output");
-    assert_eq!(v["schema"], 1);
+    assert_eq!(v["schema"], 2);
     let w: std::collections::BTreeSet<String> =
         v["witness"].as_object().unwrap().keys().cloned().collect();
     let documented = keys("    ");

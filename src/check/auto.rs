@@ -13,7 +13,7 @@
 
 use super::fpt::{self, FptError, FptOptions, FptStats};
 use super::sat::{self, SatError, SatStats, SolverKind};
-use super::{Semantics, Stop, Verdict};
+use super::{Semantics, Stop, Unknown, Verdict};
 use crate::trace::exec::Node;
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,9 +31,11 @@ pub const FPT_FIRST_JUMPS: u64 = 10_000;
 /// (the hard family of docs/hardness.md at 100 variables; docs/performance.md, "`--algo auto`").
 pub const FPT_FIRST_TIME: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// What each part of an `auto` run did.
-#[derive(Clone, Debug, Default)]
+/// What each part of an `auto` run did (`stats.counts` of `check --json`, with fpt's
+/// and sat's counters as objects of their own; docs/json.md).
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct AutoStats {
+    #[serde(skip)]
     pub phases: Vec<(String, f64)>,
     pub forced_edges: u64,
     pub varying_pairs: u64,
@@ -43,9 +45,12 @@ pub struct AutoStats {
     pub single_event_components: u64,
     pub largest_component: u64,
     /// Components decided by fpt (alone or in the portfolio), and by sat.
+    #[serde(rename = "components_by_fpt")]
     pub by_fpt: u64,
+    #[serde(rename = "components_by_sat")]
     pub by_sat: u64,
     /// Components the portfolio raced on.
+    #[serde(rename = "components_raced")]
     pub raced: u64,
     pub fpt: FptStats,
     pub sat: SatStats,
@@ -104,9 +109,8 @@ pub fn check_auto(
     // fpt's side of the race leaves one core to sat (built on the first race).
     let mut racing: Option<rayon::ThreadPool> = None;
     for i in 0..front.comps.len() {
-        let mut v = Verdict::Unknown {
-            reason: String::new(),
-        };
+        // fpt not run (no first jumps) and the deadline already passed: unknown.
+        let mut v = Verdict::Unknown(Unknown::Deadline);
         if first_jumps > 0 {
             // fpt's budget is cumulative over components: this one gets `first_jumps` more.
             let o = FptOptions {
@@ -120,11 +124,11 @@ pub fn check_auto(
             };
             let fst = &mut st.fpt;
             v = alone.install(|| fpt::exact_components(trace, &front, &[i], &o, stop, fst))?;
-            if !matches!(v, Verdict::Unknown { .. }) {
+            if !matches!(v, Verdict::Unknown(_)) {
                 st.by_fpt += 1;
             }
         }
-        if matches!(v, Verdict::Unknown { .. }) && !stop.expired() {
+        if matches!(v, Verdict::Unknown(_)) && !stop.expired() {
             if first_jumps == u64::MAX {
                 return Ok((v, st));
             }
@@ -168,11 +172,11 @@ fn race(
     let (by_fpt, by_sat) = std::thread::scope(|s| {
         let sat_side = s.spawn(|| {
             let r = sat::exact_components(trace, front, &[i], solver, &side, sst);
-            answered(matches!(r, Ok(Verdict::Unknown { .. })));
+            answered(matches!(r, Ok(Verdict::Unknown(_))));
             r
         });
         let r = pool.install(|| fpt::exact_components(trace, front, &[i], opts, &side, fst));
-        answered(matches!(r, Ok(Verdict::Unknown { .. })));
+        answered(matches!(r, Ok(Verdict::Unknown(_))));
         // A panic on sat's side is re-raised here, as the caller's own.
         let s = sat_side
             .join()
@@ -180,7 +184,7 @@ fn race(
         (r, s)
     });
     let (by_fpt, by_sat) = (by_fpt?, by_sat?);
-    let known = |v: &Verdict| !matches!(v, Verdict::Unknown { .. });
+    let known = |v: &Verdict| !matches!(v, Verdict::Unknown(_));
     match (known(&by_fpt), known(&by_sat)) {
         (true, true) if by_fpt.name() != by_sat.name() => Err(AutoError::Disagree {
             component: i,

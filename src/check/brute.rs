@@ -18,7 +18,7 @@
 //! `trace::conflict`), never on the analysis the other deciders share: an oracle that
 //! shared code with what it checks would weaken the conformance suite.
 
-use super::{Verdict, Witness};
+use super::{Unknown, Verdict, Witness};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
 use crate::trace::conflict::{access, conflict_by, same_thread_conflict, thread, txn, Access};
@@ -406,14 +406,8 @@ pub fn check_exact_until(
     };
     let verdict = match s.dfs(Vec::new()) {
         Ok(()) => Verdict::Serializable,
-        Err(Found::Budget) => Verdict::Unknown {
-            reason: format!(
-                "brute force visited {max} execution prefixes (--max-executions) without an answer"
-            ),
-        },
-        Err(Found::Stopped) => Verdict::Unknown {
-            reason: "the --timeout was reached".into(),
-        },
+        Err(Found::Budget) => Verdict::Unknown(Unknown::MaxExecutions { max }),
+        Err(Found::Stopped) => Verdict::Unknown(Unknown::Deadline),
         Err(Found::Cycle(cycle)) => {
             let execution = Execution::complete(trace, &s.steps);
             Verdict::Violation(Box::new(Witness::Execution { execution, cycle }))
@@ -457,19 +451,14 @@ pub fn check_paper_until(
     let u = g.undirected.len();
     if u >= 64 || (1u128 << u) > max as u128 {
         return (
-            Verdict::Unknown {
-                reason: format!(
-                    "{u} undirected edges: 2^{u} orientations exceed --max-executions {max}"
-                ),
-            },
+            Verdict::Unknown(Unknown::Orientations { undirected: u, max }),
             stats,
         );
     }
     for mask in 0..(1u64 << u) {
         stats.visited += 1;
         if mask % 1024 == 1023 && stop() {
-            let reason = "the --timeout was reached".into();
-            return (Verdict::Unknown { reason }, stats);
+            return (Verdict::Unknown(Unknown::Deadline), stats);
         }
         let orient: Vec<bool> = (0..u).map(|k| mask >> k & 1 == 0).collect();
         let Some(cg) = g.oriented(trace, &orient) else {

@@ -15,7 +15,7 @@
 
 use super::fpt::{self, FptOptions, FptStats};
 use super::sat::{self, SatStats, SolverKind};
-use super::{brute, sc, verify, Semantics, Verdict};
+use super::{brute, sc, verify, Semantics, Unknown, Verdict};
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -124,7 +124,8 @@ impl Budget {
 }
 
 /// What one run counted, by decider.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[serde(untagged)]
 pub enum DeciderStats {
     #[default]
     None,
@@ -357,7 +358,7 @@ pub fn decide(
                 match run(trace, Semantics::Exact, exact_algo, budget)?.0 {
                     Verdict::Violation(_) => Some(true),
                     Verdict::Serializable => Some(false),
-                    Verdict::Unknown { .. } => None,
+                    Verdict::Unknown(_) => None,
                 }
             } else {
                 None
@@ -369,9 +370,9 @@ pub fn decide(
         verify(trace, w).map_err(DecideError::Unverified)?;
     }
     let verdict = match verdict {
-        Verdict::Unknown { .. } if budget.cancel.load(Ordering::Relaxed) => Verdict::Unknown {
-            reason: "cancelled".into(),
-        },
+        Verdict::Unknown(_) if budget.cancel.load(Ordering::Relaxed) => {
+            Verdict::Unknown(Unknown::Cancelled)
+        }
         v => v,
     };
     Ok(Decision {

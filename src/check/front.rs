@@ -3,7 +3,7 @@
 //! components of the graph of all possible conflicts (only they can hold a cycle),
 //! each with its forced edges and its varying pairs (exact) or undirected edges (paper).
 
-use super::{Verdict, Witness};
+use super::{Unknown, Verdict, Witness};
 use crate::analysis::{self as encode, Buckets, PaperBuckets};
 use crate::graph::forced::forced_graph;
 use crate::graph::paper::PaperGraph;
@@ -60,7 +60,7 @@ impl<V> Front<V> {
 /// and the search for it reads only the forced edges inside them.
 pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, Verdict> {
     crate::graph::forced::within_memory(trace, crate::mem::default_budget())
-        .map_err(|reason| Verdict::Unknown { reason })?;
+        .map_err(|why| Verdict::Unknown(Unknown::Memory { why }))?;
     let forced = timed(phases, "forced edges", || forced_graph(trace));
     let forced_cycle = |cycle: Vec<Edge>| {
         Verdict::Violation(Box::new(Witness::Execution {
@@ -78,12 +78,12 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
             if let Some(cycle) = timed(phases, "forced cycle", || forced.find_cycle()) {
                 return Err(forced_cycle(cycle));
             }
-            return Err(Verdict::Unknown {
-                reason: format!(
+            return Err(Verdict::Unknown(Unknown::Memory {
+                why: format!(
                     "more than {n} pairs of events whose order varies: their encoding would pass the memory budget ({})",
                     crate::mem::DEFAULT_BUDGET
                 ),
-            });
+            }));
         }
     };
     let (comps, b) = timed(phases, "pruning (components)", || {

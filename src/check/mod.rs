@@ -63,10 +63,31 @@ impl Witness {
 pub enum Verdict {
     Serializable,
     Violation(Box<Witness>),
-    /// The budget ran out before an answer.
-    Unknown {
-        reason: String,
-    },
+    /// No answer within the budget: which part of it ran out.
+    Unknown(Unknown),
+}
+
+/// Why a decider answered *unknown*: the part of the budget that ran out. The
+/// command line words each (`tsoser::output::witness::unknown_text`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+#[non_exhaustive]
+pub enum Unknown {
+    /// The budget's deadline passed.
+    Deadline,
+    /// The budget's cancel flag was set.
+    Cancelled,
+    /// Brute force visited `max` execution prefixes without an answer.
+    MaxExecutions { max: u64 },
+    /// The paper's graph has `undirected` edges: their 2^`undirected` orientations
+    /// exceed `max`.
+    Orientations { undirected: usize, max: u64 },
+    /// fpt's jump budget ran out.
+    MaxJumps,
+    /// The SAT solver stopped without an answer (its deadline or cancellation).
+    SolverGaveUp,
+    /// A graph or an encoding would pass the memory budget: why.
+    Memory { why: String },
 }
 
 impl Verdict {
@@ -82,7 +103,7 @@ impl Verdict {
         match self {
             Verdict::Serializable => "serializable",
             Verdict::Violation(_) => "violation",
-            Verdict::Unknown { .. } => "unknown",
+            Verdict::Unknown(_) => "unknown",
         }
     }
 }

@@ -18,13 +18,14 @@ pub fn table(records: &[Record]) -> String {
     s.push('\n');
     let cell = |v: Option<String>| v.unwrap_or_default();
     for r in records {
-        let count = |k: &str| {
-            cell(
-                r.counts
-                    .get(k)
-                    .and_then(|v| v.as_u64())
-                    .map(|v| v.to_string()),
-            )
+        // A counter by its JSON key (schema 2: sat's and fpt's own under `auto`), or
+        // by its name in records written before schema 2.
+        let count = |k: &str, before: &str| {
+            let c = &r.counts;
+            let found = [&c[k], &c["sat"][k], &c["fpt"][k], &c[before]]
+                .into_iter()
+                .find_map(|v| v.as_u64());
+            cell(found.map(|v| v.to_string()))
         };
         let quote = |t: &str| format!("\"{}\"", t.replace('"', "\"\""));
         let row = [
@@ -39,11 +40,11 @@ pub fn table(records: &[Record]) -> String {
             format!("{:.4}", r.seconds),
             cell(r.decide_seconds.map(|d| format!("{d:.4}"))),
             cell(r.peak_mib.map(|m| format!("{m:.1}"))),
-            count("solver calls"),
-            count("conflicts"),
-            count("lazy cuts"),
-            count("propagated cuts"),
-            count("jumps tried"),
+            count("solver_calls", "solver calls"),
+            count("conflicts", "conflicts"),
+            count("lazy_cuts", "lazy cuts"),
+            count("propagated_cuts", "propagated cuts"),
+            count("jumps_tried", "jumps tried"),
             r.reason.as_deref().map(quote).unwrap_or_default(),
         ];
         s += &row.join(",");

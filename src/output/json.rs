@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// The version of every `--json` object (its `"schema"` field): raised when a field
 /// changes meaning or goes away; new fields may appear within a version.
-pub const JSON_SCHEMA: u32 = 1;
+pub const JSON_SCHEMA: u32 = 2;
 
 /// The `trace` object: what was read.
 #[derive(Clone, Debug, Serialize)]
@@ -56,8 +56,14 @@ pub struct CheckReport {
     pub semantics: &'static str,
     /// `serializable` | `violation` | `unknown`.
     pub verdict: &'static str,
-    /// Why the answer is unknown.
+    /// Why the answer is unknown, in words.
     pub reason: Option<String>,
+    /// Why the answer is unknown, typed: `{"kind": "deadline" | "cancelled" |
+    /// "max_executions" (with `max`) | "orientations" (with `undirected`, `max`) |
+    /// "max_jumps" | "solver_gave_up" | "memory" (with `why`)}`; absent unless a decider
+    /// answered unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<crate::check::Unknown>,
     /// Paper semantics, violation: does some execution have one (null: not known).
     pub paper_realizable: Option<bool>,
     /// Null unless a violation ([`crate::output::witness::witness_json`]).

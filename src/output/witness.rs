@@ -1,7 +1,7 @@
 //! What the command line prints: verdicts and witnesses as text a person can check
 //! step by step, and as one JSON object (schema in docs/json.md).
 
-use crate::check::{Verdict, Witness};
+use crate::check::{Unknown, Verdict, Witness};
 use crate::graph::Edge;
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::Trace;
@@ -12,11 +12,48 @@ use std::time::Instant;
 pub use crate::output::json::JSON_SCHEMA;
 use crate::output::json::{CommitJson, EdgeJson, NodeJson, WitnessJson};
 
-/// Phase times, counters and peak memory, for `--stats`.
+/// Why a decider answered unknown, in the command line's words (naming its flags).
+pub fn unknown_text(u: &Unknown) -> String {
+    match u {
+        Unknown::Deadline => "--timeout reached".into(),
+        Unknown::Cancelled => "cancelled".into(),
+        Unknown::MaxExecutions { max } => format!(
+            "brute force visited {max} execution prefixes (--max-executions) without an answer"
+        ),
+        Unknown::Orientations { undirected: u, max } => {
+            format!("{u} undirected edges: 2^{u} orientations exceed --max-executions {max}")
+        }
+        Unknown::MaxJumps => "the --max-jumps budget ran out".into(),
+        Unknown::SolverGaveUp => "the solver gave up (--timeout)".into(),
+        Unknown::Memory { why } => why.clone(),
+    }
+}
+
+/// Phase times, counters and peak memory, for `--stats`: the text names phases and
+/// counters in words; `--json` in snake_case (docs/json.md).
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
     pub phases: Vec<(String, f64)>,
     pub counts: Vec<(String, u64)>,
+    /// The `counts` object of `--json` when a serde struct gives it (a decider's
+    /// stats); otherwise `counts` with their names in snake_case.
+    pub json_counts: Option<serde_json::Map<String, Value>>,
+}
+
+/// A phase's or counter's name as a JSON key: lower case, words joined by `_`
+/// (`"components of single events"` → `"components_of_single_events"`).
+pub fn snake_case(name: &str) -> String {
+    let mut s = String::new();
+    for w in name
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !s.is_empty() {
+            s.push('_');
+        }
+        s.push_str(&w.to_lowercase());
+    }
+    s
 }
 
 impl Stats {
@@ -50,13 +87,14 @@ impl Stats {
         let phases: serde_json::Map<String, Value> = self
             .phases
             .iter()
-            .map(|(k, v)| (k.clone(), json!(v)))
+            .map(|(k, v)| (snake_case(k), json!(v)))
             .collect();
-        let counts: serde_json::Map<String, Value> = self
-            .counts
-            .iter()
-            .map(|(k, v)| (k.clone(), json!(v)))
-            .collect();
+        let counts = self.json_counts.clone().unwrap_or_else(|| {
+            self.counts
+                .iter()
+                .map(|(k, v)| (snake_case(k), json!(v)))
+                .collect()
+        });
         json!({"seconds": phases, "counts": counts, "peak_memory_kib": Stats::peak_memory_kib()})
     }
 

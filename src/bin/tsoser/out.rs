@@ -20,7 +20,7 @@ pub(crate) fn verdict_code(v: &tsoser::check::Verdict) -> u8 {
     match v {
         Verdict::Serializable => OK,
         Verdict::Violation(_) => VIOLATION,
-        Verdict::Unknown { .. } => UNKNOWN,
+        Verdict::Unknown(_) => UNKNOWN,
     }
 }
 

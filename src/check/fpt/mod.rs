@@ -18,7 +18,7 @@ pub mod place;
 pub mod profile;
 pub mod search;
 
-use super::{verify, verify_execution_cycle, Semantics, Stop, Verdict, Witness};
+use super::{verify, verify_execution_cycle, Semantics, Stop, Unknown, Verdict, Witness};
 use crate::analysis::{self as encode, requirement};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
@@ -69,9 +69,11 @@ impl Default for FptOptions {
     }
 }
 
-/// Counters, phase times and the chain partition of one run.
-#[derive(Clone, Debug, Default)]
+/// Counters, phase times and the chain partition of one run (the counters are
+/// `stats.counts` of `check --json`, docs/json.md; the chains are `stats.chains`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct FptStats {
+    #[serde(skip)]
     pub phases: Vec<(String, f64)>,
     pub forced_edges: u64,
     pub varying: u64,
@@ -85,10 +87,16 @@ pub struct FptStats {
     pub jumps: u64,
     /// Outer loop of Fig. 3: first jumps searched.
     pub first_jumps: u64,
+    /// Jumps tried (extensions of a partial jump sequence, Fig. 3).
+    #[serde(rename = "jumps_tried")]
     pub extended: u64,
+    /// Extensions pruned: the sequence is not simple, or not valid.
+    #[serde(rename = "pruned_not_simple")]
     pub pruned_simple: u64,
+    #[serde(rename = "pruned_not_valid")]
     pub pruned_invalid: u64,
     /// Chain profiles of the component with the most chains.
+    #[serde(skip)]
     pub chains: Vec<profile::ChainProfile>,
 }
 
@@ -311,15 +319,9 @@ fn enumerate(
     match (found, stopped) {
         (Some(f), _) => Ok(Some(f)),
         (None, None) => Ok(None),
-        (None, Some(Stopped::Budget)) => Err(unknown("the --max-jumps budget ran out")),
-        (None, Some(_)) if stop.cancelled() => Err(unknown("cancelled")),
-        (None, Some(_)) => Err(unknown("--timeout reached")),
-    }
-}
-
-fn unknown(why: &str) -> Verdict {
-    Verdict::Unknown {
-        reason: why.to_string(),
+        (None, Some(Stopped::Budget)) => Err(Verdict::Unknown(Unknown::MaxJumps)),
+        (None, Some(_)) if stop.cancelled() => Err(Verdict::Unknown(Unknown::Cancelled)),
+        (None, Some(_)) => Err(Verdict::Unknown(Unknown::Deadline)),
     }
 }
 

@@ -12,7 +12,7 @@ pub mod encode;
 pub mod export;
 pub mod order;
 
-use super::{verify, verify_execution_cycle, Semantics, Stop, Verdict, Witness};
+use super::{verify, verify_execution_cycle, Semantics, Stop, Unknown, Verdict, Witness};
 use crate::analysis::sort::{orient_paper, sort_exact};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
@@ -47,9 +47,11 @@ impl SolverKind {
     };
 }
 
-/// Counters and phase times of one run.
-#[derive(Clone, Debug, Default)]
+/// Counters and phase times of one run (the counters are `stats.counts` of
+/// `check --json`, docs/json.md).
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct SatStats {
+    #[serde(skip)]
     pub phases: Vec<(String, f64)>,
     pub variables: u64,
     pub clauses: u64,
@@ -59,6 +61,7 @@ pub struct SatStats {
     /// Cycles of order atoms refuted during search (CaDiCaL's propagator), not by cuts.
     pub propagated_cuts: u64,
     /// The solver's conflicts, summed over calls (`None`: the solver does not count).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub conflicts: Option<u64>,
     pub components: u64,
     /// Components of the possible graph left out: no transaction of two events
@@ -169,7 +172,7 @@ pub fn check_sat_until(
 /// unsatisfiable, `Err(unknown)` when time or the solver ran out.
 fn solve_once(b: &mut dyn Backend, st: &mut SatStats, stop: &Stop) -> Result<bool, Verdict> {
     if stop.expired() {
-        return Err(unknown("--timeout reached"));
+        return Err(Verdict::Unknown(Unknown::Deadline));
     }
     st.solver_calls += 1;
     let (cuts, conflicts) = (b.propagated_cuts(), b.conflicts());
@@ -182,13 +185,7 @@ fn solve_once(b: &mut dyn Backend, st: &mut SatStats, stop: &Stop) -> Result<boo
     match answer {
         Answer::Sat => Ok(true),
         Answer::Unsat => Ok(false),
-        Answer::Unknown => Err(unknown("the solver gave up (--timeout)")),
-    }
-}
-
-fn unknown(why: &str) -> Verdict {
-    Verdict::Unknown {
-        reason: why.to_string(),
+        Answer::Unknown => Err(Verdict::Unknown(Unknown::SolverGaveUp)),
     }
 }
 

@@ -7,7 +7,7 @@ mod worker;
 use config::{checked, CheckConfig};
 pub(crate) use config::{timeout_arg, MAX_TIMEOUT};
 pub(crate) use print::semantics_name;
-use print::{check_report, print_verdict, Answer};
+use print::{check_report, print_verdict, reason_of, Answer};
 use worker::{next, start_worker, Progress, Wait};
 
 use crate::args::{CheckArgs, WitnessArg};
@@ -18,7 +18,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 use tsoser::check::decide::{self, Budget, DeciderStats, Decision};
+use tsoser::check::Unknown;
 use tsoser::check::Verdict;
+use tsoser::output::witness;
 use tsoser::output::witness::Stats;
 use tsoser::trace::{Trace, TxnId};
 pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
@@ -76,10 +78,12 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
     add_decider_stats(&mut stats, &d, &trace);
     let code = out::verdict_code(&d.verdict);
     let text = if a.json {
+        let reason = reason_of(&d.verdict);
         let ans = Answer {
             file: &fname,
             trace: Some(&trace),
             verdict: &d.verdict,
+            reason: reason.as_deref(),
             realizable: d.realizable,
             stats: &stats,
             chains: None,
@@ -93,7 +97,7 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
         let secs = started.elapsed().as_secs_f64();
         match &d.verdict {
             Verdict::Serializable => format!("{fname}: serializable ({secs:.3} s)"),
-            Verdict::Unknown { reason } => format!("{fname}: unknown — {reason}"),
+            Verdict::Unknown(u) => format!("{fname}: unknown — {}", witness::unknown_text(u)),
             Verdict::Violation(w) => {
                 let mut names: Vec<&str> = w
                     .cycle()
@@ -133,6 +137,13 @@ fn add_decider_stats(stats: &mut Stats, d: &Decision, trace: &Trace) {
     }
     stats.count("events", trace.len() as u64);
     stats.count("transactions", trace.txns.len() as u64);
+    let mut counts = match serde_json::to_value(&d.stats) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    counts.insert("events".into(), trace.len().into());
+    counts.insert("transactions".into(), trace.txns.len().into());
+    stats.json_counts = Some(counts);
 }
 
 /// `check` on one file, with the whole witness, `--dot`, and `--timeout` bounding the
@@ -149,12 +160,13 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
             .is_some()
             .then_some(a.witness.unwrap_or(WitnessArg::Cycle)),
     )?;
-    let timed_out = |when: &str| Verdict::Unknown {
-        reason: format!(
+    let timed_out = |when: &str| {
+        format!(
             "--timeout of {:.3} s reached{when}",
             cfg.timeout.unwrap_or_default().as_secs_f64()
-        ),
+        )
     };
+    let deadline_passed = Verdict::Unknown(Unknown::Deadline);
     let gone = || {
         warn("tsoser: internal error: the checking thread stopped without an answer");
         Ok(INTERNAL)
@@ -168,11 +180,12 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
         Ok(_) | Err(Wait::Gone) => return gone(),
         Err(Wait::Deadline) => {
             cancel.store(true, Ordering::Relaxed);
-            let unknown = timed_out(" while reading the trace");
+            let reason = timed_out(" while reading the trace");
             let ans = Answer {
                 file: &fname,
                 trace: None,
-                verdict: &unknown,
+                verdict: &deadline_passed,
+                reason: Some(&reason),
                 realizable: None,
                 stats: &stats,
                 chains: None,
@@ -182,6 +195,8 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
         }
     };
     let mut drawing = a.dot.is_some();
+    // The words of an unknown that the command, not the decider, answered.
+    let mut why = None;
     let decided = match next(&rx, deadline) {
         Ok(Progress::Decided(d, secs)) => {
             stats.phases.push(("decide".into(), secs));
@@ -192,8 +207,9 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
         Err(Wait::Deadline) => {
             cancel.store(true, Ordering::Relaxed);
             drawing = false;
+            why = Some(timed_out(""));
             Ok(Decision {
-                verdict: timed_out(""),
+                verdict: deadline_passed.clone(),
                 realizable: None,
                 stats: DeciderStats::None,
                 seconds: cfg.timeout.unwrap_or_default().as_secs_f64(),
@@ -230,10 +246,12 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
             }
         }
     }
+    let reason = why.or_else(|| reason_of(&decided.verdict));
     let ans = Answer {
         file: &fname,
         trace: Some(&trace),
         verdict: &decided.verdict,
+        reason: reason.as_deref(),
         realizable: decided.realizable,
         stats: &stats,
         chains: chains.as_deref(),

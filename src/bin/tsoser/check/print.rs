@@ -32,9 +32,19 @@ pub(super) struct Answer<'a> {
     pub(super) file: &'a str,
     pub(super) trace: Option<&'a Trace>,
     pub(super) verdict: &'a Verdict,
+    /// The words of an unknown verdict.
+    pub(super) reason: Option<&'a str>,
     pub(super) realizable: Option<bool>,
     pub(super) stats: &'a Stats,
     pub(super) chains: Option<&'a [fpt::profile::ChainProfile]>,
+}
+
+/// The words of an unknown verdict.
+pub(super) fn reason_of(v: &Verdict) -> Option<String> {
+    match v {
+        Verdict::Unknown(u) => Some(witness::unknown_text(u)),
+        _ => None,
+    }
 }
 
 /// The `--json` object of one file's answer.
@@ -47,6 +57,7 @@ pub(super) fn check_report(
         file: fname,
         trace,
         verdict,
+        reason,
         realizable,
         stats,
         chains,
@@ -76,8 +87,9 @@ pub(super) fn check_report(
         profiles,
         semantics: semantics_name(cfg.semantics()),
         verdict: verdict.name(),
-        reason: match verdict {
-            Verdict::Unknown { reason } => Some(reason.clone()),
+        reason: reason.map(String::from),
+        unknown: match verdict {
+            Verdict::Unknown(u) => Some(u.clone()),
             _ => None,
         },
         paper_realizable: realizable,
@@ -95,6 +107,7 @@ pub(super) fn print_verdict(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> R
         file: fname,
         trace,
         verdict,
+        reason,
         realizable,
         stats,
         chains,
@@ -130,7 +143,9 @@ pub(super) fn print_verdict(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> R
         .unwrap_or_else(|| fname.to_string());
     match (verdict, trace) {
         (Verdict::Serializable, _) => outln!("{name}: {what}: yes"),
-        (Verdict::Unknown { reason }, _) => outln!("{name}: {what}: unknown — {reason}"),
+        (Verdict::Unknown(_), _) => {
+            outln!("{name}: {what}: unknown — {}", reason.unwrap_or_default())
+        }
         (Verdict::Violation(w), Some(trace)) => {
             outln!("{name}: {what}: NO");
             out!(
