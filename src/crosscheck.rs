@@ -234,16 +234,16 @@ fn stop_reason(stop: EmitStop) -> &'static str {
 
 /// Cross-checks `p` within `c`'s bounds.
 pub fn crosscheck(p: &Program, c: &Config) -> Report {
-    let explore = |m: Model| {
-        ExploreConfig::new(m)
-            .unroll(c.unroll)
-            .max_states(c.max_states)
-    };
     let asks = |m: Model| c.model.is_none_or(|x| x == m);
     let (tso_q, pso_q) = (asks(Model::Tso), asks(Model::Pso));
-    let rob = |m: Model| match robust(p, &explore(m)) {
-        Ok(r) => (r.robust, r.witness.map(|w| w.len())),
-        Err(_) => (None, None),
+    let rob = |m: Model| {
+        let config = ExploreConfig::new(m)
+            .unroll(c.unroll)
+            .max_states(c.max_states);
+        match robust(p, &config) {
+            Ok(r) => (r.robust, r.witness.map(|w| w.len())),
+            Err(_) => (None, None),
+        }
     };
     let (robust_tso, witness_tso) = if tso_q { rob(Model::Tso) } else { (None, None) };
     let (robust_pso, witness_pso) = if pso_q { rob(Model::Pso) } else { (None, None) };
@@ -258,57 +258,14 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
         false,
         &mut |_, _, _| {},
     );
-    // Every TSO run as an execution (Proposition 2): per trace, the first run found
-    // that is not TSO-serializable, with its cycle.
-    let mut tso_runs = 0;
-    let mut unserializable_runs = 0;
-    let mut bad_run: Vec<Option<String>> = Vec::new();
-    let mut broken_run: Option<String> = None;
-    let tso = if tso_q {
-        traces_with(
-            p,
-            Model::Tso,
-            c.unroll,
-            c.max_traces,
-            c.max_steps,
-            false,
-            &mut |i, t, run| {
-                tso_runs += 1;
-                if bad_run.len() <= i {
-                    bad_run.resize(i + 1, None);
-                }
-                match run_execution(t, run) {
-                    Ok(e) => {
-                        if let Some(cycle) = tso_cycle(t, &e) {
-                            unserializable_runs += 1;
-                            bad_run[i].get_or_insert_with(|| {
-                                let txns: Vec<&str> = cycle
-                                    .iter()
-                                    .map(|e| match e.src {
-                                        Step::Event(x) | Step::Commit(x) => t.txn_name(x),
-                                    })
-                                    .collect();
-                                format!(
-                                    "run {tso_runs} has the cycle {} → {}",
-                                    txns.join(" → "),
-                                    txns[0]
-                                )
-                            });
-                        }
-                    }
-                    Err(m) => {
-                        broken_run.get_or_insert(format!("TSO run {tso_runs}: {m}"));
-                    }
-                }
-            },
-        )
+    let (tso, runs) = if tso_q {
+        tso_runs(p, c)
     } else {
-        Emitted::default()
+        (Emitted::default(), TsoRuns::default())
     };
     let sc_complete = sc.stop == EmitStop::Complete;
     let tso_complete = tso.stop == EmitStop::Complete;
 
-    // The monitors and the SC check on every SC trace.
     let kinds: Vec<Kind> = [Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso, Kind::Fenced]
         .into_iter()
         .filter(|k| match k {
@@ -317,39 +274,8 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
             _ => tso_q,
         })
         .collect();
-    let mut sc_reports = Vec::new();
-    let mut sc_ser = Vec::new();
-    let mut sc_ser_monitor = Check::Holds;
-    for (i, t) in sc.traces.iter().enumerate() {
-        let suite = monitor::Suite::with(&kinds, t.threads.len(), t.vars.len(), c.monitors);
-        let outcomes = monitor::run_suite(suite, t, &crate::check::stop::Stop::default())
-            .expect("a run without a stop ends");
-        // Bit j - 1 for kinds[j] (kinds[0], sc-ser, is compared with the SC check below).
-        let bits = outcomes
-            .iter()
-            .enumerate()
-            .skip(1)
-            .filter(|(_, (_, o))| o.is_violation())
-            .fold(0u8, |b, (j, _)| b | 1 << (j - 1));
-        sc_reports.push(bits);
-        let by_check = !sc::check_sc(t).is_violation();
-        sc_ser.push(Some(by_check));
-        if by_check == outcomes[0].1.is_violation() && sc_ser_monitor == Check::Holds {
-            sc_ser_monitor = Check::Fails(format!(
-                "SC trace {i}: check --model sc says {}, the sc-ser monitor {}",
-                if by_check { "serializable" } else { "not" },
-                if by_check { "reports" } else { "does not" }
-            ));
-        }
-    }
-    if sc_ser_monitor == Check::Holds && !sc_complete {
-        sc_ser_monitor = Check::Unknown(stop_reason(sc.stop).into());
-    }
-    let sc_serializable = all_of(&sc_ser, sc_complete);
-
-    // The deciders on every TSO trace.
-    let mut tso_ser = Vec::new();
-    let mut deciders = Check::Holds;
+    let on_sc = monitors_on_sc(&sc, &kinds, c);
+    let sc_serializable = all_of(&on_sc.sc_ser, sc_complete);
     let transaction_fenced = if !sc
         .traces
         .iter()
@@ -362,6 +288,180 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
     } else {
         None
     };
+    let (tso_ser, deciders) = deciders_on_tso(&tso, c);
+    let tso_traces_serializable = all_of(&tso_ser, tso_complete);
+    let tso_serializable = if runs.broken.is_some() {
+        None
+    } else if runs.unserializable > 0 {
+        Some(false)
+    } else if tso_complete {
+        Some(true)
+    } else {
+        None
+    };
+    let proposition_2 = if tso_q {
+        proposition_2(&runs, &tso_ser, &tso)
+    } else {
+        Check::NotApplicable
+    };
+    let truth = Truth {
+        robust_tso,
+        robust_pso,
+        tso_serializable,
+        transaction_fenced,
+        sc_complete,
+        sc_stop: sc.stop,
+    };
+    let monitors = kinds
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(j, &k)| monitor_row(j, k, &on_sc.reports, &truth))
+        .collect();
+    let (theorem_2, theorem_3) = if tso_q {
+        (
+            theorem_2(robust_tso, sc_serializable, tso_serializable),
+            theorem_3(
+                transaction_fenced,
+                robust_tso,
+                sc_serializable,
+                tso_serializable,
+            ),
+        )
+    } else {
+        (Check::NotApplicable, Check::NotApplicable)
+    };
+    Report {
+        program: p.name.clone(),
+        sc_traces: sc.traces,
+        sc_complete,
+        tso_traces: tso.traces.len(),
+        tso_complete,
+        robust_tso,
+        robust_pso,
+        witness_tso,
+        witness_pso,
+        sc_serializable,
+        tso_serializable,
+        tso_traces_serializable,
+        transaction_fenced,
+        monitors,
+        sc_reports: on_sc.reports,
+        tso_runs: runs.runs,
+        tso_runs_unserializable: runs.unserializable,
+        sc_ser_monitor: on_sc.sc_ser_monitor,
+        theorem_2,
+        theorem_3,
+        proposition_2,
+        deciders: if tso_q {
+            deciders
+        } else {
+            Check::NotApplicable
+        },
+    }
+}
+
+/// Every TSO run as an execution (Proposition 2).
+#[derive(Default)]
+struct TsoRuns {
+    runs: usize,
+    /// The runs that are not TSO-serializable as executions.
+    unserializable: usize,
+    /// Per distinct trace, the first run found that is not TSO-serializable, with its
+    /// cycle.
+    bad: Vec<Option<String>>,
+    /// A run that is not an execution of its trace (a bug of the explorer).
+    broken: Option<String>,
+}
+
+/// The distinct TSO traces of `p`, each of its runs checked as an execution.
+fn tso_runs(p: &Program, c: &Config) -> (Emitted, TsoRuns) {
+    let mut r = TsoRuns::default();
+    let emitted = traces_with(
+        p,
+        Model::Tso,
+        c.unroll,
+        c.max_traces,
+        c.max_steps,
+        false,
+        &mut |i, t, run| {
+            r.runs += 1;
+            if r.bad.len() <= i {
+                r.bad.resize(i + 1, None);
+            }
+            match run_execution(t, run) {
+                Ok(e) => {
+                    if let Some(cycle) = tso_cycle(t, &e) {
+                        r.unserializable += 1;
+                        let n = r.runs;
+                        r.bad[i].get_or_insert_with(|| {
+                            let txns: Vec<&str> = cycle
+                                .iter()
+                                .map(|e| match e.src {
+                                    Step::Event(x) | Step::Commit(x) => t.txn_name(x),
+                                })
+                                .collect();
+                            format!("run {n} has the cycle {} → {}", txns.join(" → "), txns[0])
+                        });
+                    }
+                }
+                Err(m) => {
+                    r.broken.get_or_insert(format!("TSO run {}: {m}", r.runs));
+                }
+            }
+        },
+    );
+    (emitted, r)
+}
+
+/// The monitors and `check --model sc` on every SC trace.
+struct OnSc {
+    /// Per SC trace, bit j − 1 set when `kinds[j]` reports on it.
+    reports: Vec<u8>,
+    /// Per SC trace, whether it is SC-serializable.
+    sc_ser: Vec<Option<bool>>,
+    /// The sc-ser monitor (`kinds[0]`) against the SC check.
+    sc_ser_monitor: Check,
+}
+
+fn monitors_on_sc(sc: &Emitted, kinds: &[Kind], c: &Config) -> OnSc {
+    let mut on = OnSc {
+        reports: Vec::new(),
+        sc_ser: Vec::new(),
+        sc_ser_monitor: Check::Holds,
+    };
+    for (i, t) in sc.traces.iter().enumerate() {
+        let suite = monitor::Suite::with(kinds, t.threads.len(), t.vars.len(), c.monitors);
+        let outcomes = monitor::run_suite(suite, t, &crate::check::stop::Stop::default())
+            .expect("a run without a stop ends");
+        let bits = outcomes
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, (_, o))| o.is_violation())
+            .fold(0u8, |b, (j, _)| b | 1 << (j - 1));
+        on.reports.push(bits);
+        let by_check = !sc::check_sc(t).is_violation();
+        on.sc_ser.push(Some(by_check));
+        if by_check == outcomes[0].1.is_violation() && on.sc_ser_monitor == Check::Holds {
+            on.sc_ser_monitor = Check::Fails(format!(
+                "SC trace {i}: check --model sc says {}, the sc-ser monitor {}",
+                if by_check { "serializable" } else { "not" },
+                if by_check { "reports" } else { "does not" }
+            ));
+        }
+    }
+    if on.sc_ser_monitor == Check::Holds && sc.stop != EmitStop::Complete {
+        on.sc_ser_monitor = Check::Unknown(stop_reason(sc.stop).into());
+    }
+    on
+}
+
+/// `c.deciders` on every distinct TSO trace: per trace the first known verdict
+/// (serializable or not), and whether they all agree.
+fn deciders_on_tso(tso: &Emitted, c: &Config) -> (Vec<Option<bool>>, Check) {
+    let mut tso_ser = Vec::new();
+    let mut deciders = Check::Holds;
     for (i, t) in tso.traces.iter().enumerate() {
         let mut answers: Vec<(&'static str, Option<bool>)> = Vec::new();
         for &algo in &c.deciders {
@@ -404,170 +504,141 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
         }
         tso_ser.push(known.first().and_then(|a| a.1));
     }
-    if deciders == Check::Holds && !tso_complete {
+    if deciders == Check::Holds && tso.stop != EmitStop::Complete {
         deciders = Check::Unknown(stop_reason(tso.stop).into());
     }
-    let tso_traces_serializable = all_of(&tso_ser, tso_complete);
-    let tso_serializable = if broken_run.is_some() {
-        None
-    } else if unserializable_runs > 0 {
-        Some(false)
-    } else if tso_complete {
-        Some(true)
-    } else {
-        None
-    };
+    (tso_ser, deciders)
+}
 
-    // Proposition 2: a run that is not TSO-serializable has a trace that is not.
-    let mut proposition_2 = match broken_run {
-        Some(why) => Check::Fails(why),
-        None if unserializable_runs == 0 && tso_complete => Check::NotApplicable,
+/// Proposition 2: a run that is not TSO-serializable has a trace that is not.
+fn proposition_2(runs: &TsoRuns, tso_ser: &[Option<bool>], tso: &Emitted) -> Check {
+    let complete = tso.stop == EmitStop::Complete;
+    let mut answer = match &runs.broken {
+        Some(why) => Check::Fails(why.clone()),
+        None if runs.unserializable == 0 && complete => Check::NotApplicable,
         None => Check::Holds,
     };
-    for (i, why) in bad_run.iter().enumerate() {
+    for (i, why) in runs.bad.iter().enumerate() {
         let Some(why) = why else { continue };
         match tso_ser.get(i).copied().flatten() {
             Some(false) => {}
-            Some(true) if !matches!(proposition_2, Check::Fails(_)) => {
-                proposition_2 = Check::Fails(format!(
+            Some(true) if !matches!(answer, Check::Fails(_)) => {
+                answer = Check::Fails(format!(
                     "TSO trace {i}: {why}, yet the deciders say its trace is TSO-serializable"
                 ));
             }
-            _ if proposition_2 == Check::Holds => {
-                proposition_2 =
-                    Check::Unknown(format!("TSO trace {i}: no verdict within the budget"));
+            _ if answer == Check::Holds => {
+                answer = Check::Unknown(format!("TSO trace {i}: no verdict within the budget"));
             }
             _ => {}
         }
     }
-    if proposition_2 == Check::Holds && !tso_complete {
-        proposition_2 = Check::Unknown(stop_reason(tso.stop).into());
+    if answer == Check::Holds && !complete {
+        answer = Check::Unknown(stop_reason(tso.stop).into());
     }
-    if !tso_q {
-        proposition_2 = Check::NotApplicable;
-    }
+    answer
+}
 
-    let unknown = |what: &str| Check::Unknown(format!("{what} is not known within the bounds"));
-    let monitor_row = |j: usize, kind: Kind| {
-        // The SC traces it reports on, from the per-trace bits.
-        let on = |b: &u8| b & (1 << (j - 1)) != 0;
-        let reports = sc_reports.iter().filter(|b| on(b)).count();
-        let example = sc_reports.iter().position(on);
-        // What the monitor must match: robustness under its model; for the fenced
-        // monitor, TSO-serializability.
-        let truth = match kind {
-            Kind::Pso => robust_pso,
-            Kind::Fenced => tso_serializable,
-            _ => robust_tso,
-        };
-        let reported = reports > 0;
-        let sound = match (reported, truth) {
-            (false, _) => Check::Holds,
-            (true, Some(false)) => Check::Holds,
-            (true, Some(true)) => Check::Fails(format!(
-                "it reports on SC trace {} of a program that is {}",
-                example.unwrap_or(0),
-                if kind == Kind::Fenced {
-                    "TSO-serializable"
-                } else {
-                    "robust"
-                }
-            )),
-            (true, None) => unknown("the ground truth"),
-        };
-        let complete = match (reported, truth) {
-            (true, _) | (false, Some(true)) => Check::Holds,
-            (false, Some(false)) if sc_complete => Check::Fails(format!(
-                "no SC run reports, yet the program is not {}",
-                if kind == Kind::Fenced {
-                    "TSO-serializable"
-                } else {
-                    "robust"
-                }
-            )),
-            (false, Some(false)) => Check::Unknown(stop_reason(sc.stop).into()),
-            (false, None) => unknown("the ground truth"),
-        };
-        let premise = if kind == Kind::Fenced {
-            transaction_fenced
-        } else {
-            Some(true)
-        };
-        let (complete, sound) = match premise {
-            Some(true) => (complete, sound),
-            Some(false) => (Check::NotApplicable, Check::NotApplicable),
-            None => (
-                unknown("transaction-fencedness"),
-                unknown("transaction-fencedness"),
-            ),
-        };
-        MonitorRow {
-            kind,
-            reports,
-            example,
-            complete,
-            sound,
-        }
+/// What the monitors are held against.
+struct Truth {
+    robust_tso: Option<bool>,
+    robust_pso: Option<bool>,
+    tso_serializable: Option<bool>,
+    transaction_fenced: Option<bool>,
+    sc_complete: bool,
+    sc_stop: EmitStop,
+}
+
+fn unknown(what: &str) -> Check {
+    Check::Unknown(format!("{what} is not known within the bounds"))
+}
+
+/// Monitor `kinds[j]` against the ground truth: robustness under its model, or for
+/// the fenced monitor TSO-serializability (Enea & Farzan Thm. 3, under its premise).
+fn monitor_row(j: usize, kind: Kind, sc_reports: &[u8], t: &Truth) -> MonitorRow {
+    // The SC traces it reports on, from the per-trace bits.
+    let on = |b: &u8| b & (1 << (j - 1)) != 0;
+    let reports = sc_reports.iter().filter(|b| on(b)).count();
+    let example = sc_reports.iter().position(on);
+    let truth = match kind {
+        Kind::Pso => t.robust_pso,
+        Kind::Fenced => t.tso_serializable,
+        _ => t.robust_tso,
     };
-    let monitors = kinds
-        .iter()
-        .enumerate()
-        .skip(1)
-        .map(|(j, &k)| monitor_row(j, k))
-        .collect();
+    let property = if kind == Kind::Fenced {
+        "TSO-serializable"
+    } else {
+        "robust"
+    };
+    let reported = reports > 0;
+    let sound = match (reported, truth) {
+        (false, _) => Check::Holds,
+        (true, Some(false)) => Check::Holds,
+        (true, Some(true)) => Check::Fails(format!(
+            "it reports on SC trace {} of a program that is {property}",
+            example.unwrap_or(0),
+        )),
+        (true, None) => unknown("the ground truth"),
+    };
+    let complete = match (reported, truth) {
+        (true, _) | (false, Some(true)) => Check::Holds,
+        (false, Some(false)) if t.sc_complete => Check::Fails(format!(
+            "no SC run reports, yet the program is not {property}"
+        )),
+        (false, Some(false)) => Check::Unknown(stop_reason(t.sc_stop).into()),
+        (false, None) => unknown("the ground truth"),
+    };
+    let premise = if kind == Kind::Fenced {
+        t.transaction_fenced
+    } else {
+        Some(true)
+    };
+    let (complete, sound) = match premise {
+        Some(true) => (complete, sound),
+        Some(false) => (Check::NotApplicable, Check::NotApplicable),
+        None => (
+            unknown("transaction-fencedness"),
+            unknown("transaction-fencedness"),
+        ),
+    };
+    MonitorRow {
+        kind,
+        reports,
+        example,
+        complete,
+        sound,
+    }
+}
 
-    // Theorem 2: robust ∧ SC-serializable ⟹ TSO-serializable.
-    let theorem_2 = || match (robust_tso, sc_serializable, tso_serializable) {
+/// Enea & Farzan Theorem 2: robust ∧ SC-serializable ⟹ TSO-serializable.
+fn theorem_2(robust: Option<bool>, sc_ser: Option<bool>, tso_ser: Option<bool>) -> Check {
+    match (robust, sc_ser, tso_ser) {
         (Some(true), Some(true), Some(true)) => Check::Holds,
         (Some(true), Some(true), Some(false)) => Check::Fails(
             "robust under TSO and SC-serializable, yet a TSO run is not TSO-serializable".into(),
         ),
         (Some(false), _, _) | (_, Some(false), _) => Check::NotApplicable,
         _ => unknown("robustness, SC- or TSO-serializability"),
-    };
-    // Theorem 3: transaction-fenced ⟹ (TSO-serializable ⟺ robust ∧ SC-serializable).
-    let theorem_3 = || match transaction_fenced {
+    }
+}
+
+/// Enea & Farzan Theorem 3: transaction-fenced ⟹ (TSO-serializable ⟺ robust ∧
+/// SC-serializable).
+fn theorem_3(
+    fenced: Option<bool>,
+    robust: Option<bool>,
+    sc_ser: Option<bool>,
+    tso_ser: Option<bool>,
+) -> Check {
+    match fenced {
         Some(false) => Check::NotApplicable,
         None => unknown("transaction-fencedness"),
-        Some(true) => match (robust_tso, sc_serializable, tso_serializable) {
+        Some(true) => match (robust, sc_ser, tso_ser) {
             (Some(r), Some(s), Some(t)) if t == (r && s) => Check::Holds,
             (Some(r), Some(s), Some(t)) => Check::Fails(format!(
                 "transaction-fenced, robust {r}, SC-serializable {s}, yet TSO-serializable {t}"
             )),
             _ => unknown("robustness, SC- or TSO-serializability"),
         },
-    };
-    let (theorem_2, theorem_3, deciders) = if tso_q {
-        (theorem_2(), theorem_3(), deciders)
-    } else {
-        (
-            Check::NotApplicable,
-            Check::NotApplicable,
-            Check::NotApplicable,
-        )
-    };
-    Report {
-        program: p.name.clone(),
-        sc_traces: sc.traces,
-        sc_complete,
-        tso_traces: tso.traces.len(),
-        tso_complete,
-        robust_tso,
-        robust_pso,
-        witness_tso,
-        witness_pso,
-        sc_serializable,
-        tso_serializable,
-        tso_traces_serializable,
-        transaction_fenced,
-        monitors,
-        sc_reports,
-        tso_runs,
-        tso_runs_unserializable: unserializable_runs,
-        sc_ser_monitor,
-        theorem_2,
-        theorem_3,
-        proposition_2,
-        deciders,
     }
 }

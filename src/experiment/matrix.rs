@@ -88,137 +88,9 @@ pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
     // Before anything is expanded; the directories' files are counted below.
     super::config::too_many_runs(config.runs())
         .map_err(|message| Error::Format { line: 0, message })?;
-    let mut traces: Vec<(&'static str, String, Value, Source)> = Vec::new();
+    let mut traces: Vec<Spec> = Vec::new();
     for f in &config.families {
-        let name = f.name();
-        match f {
-            FamilyConfig::Dense {
-                events,
-                threads,
-                vars,
-                txn_len,
-                pairs,
-                write,
-                seeds,
-            } => {
-                let product = iproduct!(events, threads, vars, txn_len, pairs, write, 0..*seeds);
-                for (&n, &k, &v, &l, &p, &w, seed) in product {
-                    let key = format!(
-                        "{name}/events={n}/threads={k}/vars={v}/txn_len={l}/pairs={p}/write={w}/seed={seed}"
-                    );
-                    let params = json!({"events": n, "threads": k, "vars": v, "txn_len": l, "pairs": p, "write": w, "seed": seed});
-                    let shape = gen::Shape {
-                        txn_len: l,
-                        write: w,
-                        ..gen::Shape::dense(n, k, v)
-                    };
-                    let src = Source::Dense {
-                        shape,
-                        pairs: p,
-                        seed,
-                    };
-                    traces.push((name, key, params, src));
-                }
-            }
-            FamilyConfig::Blocks {
-                events,
-                threads,
-                seeds,
-            } => {
-                for (&n, &k, seed) in iproduct!(events, threads, 0..*seeds) {
-                    let key = format!("{name}/events={n}/threads={k}/seed={seed}");
-                    let params = json!({"events": n, "threads": k, "seed": seed});
-                    let src = Source::Blocks {
-                        threads: k,
-                        blocks: (n / (40 + k)).max(1),
-                        seed,
-                    };
-                    traces.push((name, key, params, src));
-                }
-            }
-            FamilyConfig::Serial {
-                events,
-                threads,
-                vars,
-                seeds,
-                ..
-            }
-            | FamilyConfig::Random {
-                events,
-                threads,
-                vars,
-                seeds,
-            } => {
-                let serial = matches!(f, FamilyConfig::Serial { .. });
-                let fenced = matches!(f, FamilyConfig::Serial { fenced: true, .. });
-                for (&n, &k, &v, seed) in iproduct!(events, threads, vars, 0..*seeds) {
-                    let key = format!("{name}/events={n}/threads={k}/vars={v}/seed={seed}");
-                    let params = json!({"events": n, "threads": k, "vars": v, "seed": seed});
-                    let shape = gen::Shape {
-                        threads: k,
-                        vars: v,
-                        serial,
-                        txn_fenced: fenced,
-                        ..gen::Shape::realistic(n)
-                    };
-                    traces.push((name, key, params, Source::Shape { shape, seed }));
-                }
-            }
-            FamilyConfig::Sat {
-                vars,
-                ratio,
-                clause_len,
-                seeds,
-            } => {
-                for &v in vars {
-                    let clauses = (ratio * v as f64).round() as usize;
-                    for seed in 0..*seeds {
-                        let key = format!(
-                            "{name}/vars={v}/clauses={clauses}/clause_len={clause_len}/seed={seed}"
-                        );
-                        let params = json!({"vars": v, "clauses": clauses, "clause_len": clause_len, "seed": seed});
-                        let src = Source::Sat {
-                            vars: v as u32,
-                            clauses,
-                            clause_len: *clause_len,
-                            seed,
-                        };
-                        traces.push((name, key, params, src));
-                    }
-                }
-            }
-            FamilyConfig::Dir { path } => {
-                let dir = base.join(path);
-                let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-                    .map_err(|e| Error::Format {
-                        line: 0,
-                        message: format!("family dir: cannot read {}: {e}", dir.display()),
-                    })?
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| {
-                        matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "std"))
-                    })
-                    .collect();
-                files.sort();
-                if files.is_empty() {
-                    return Err(Error::Format {
-                        line: 0,
-                        message: format!("family dir: no .yaml or .std file in {}", dir.display()),
-                    });
-                }
-                for p in files {
-                    let file = p
-                        .file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .into_owned();
-                    let key = format!("{name}/{}/file={file}", path.display());
-                    let params = json!({"file": p.display().to_string()});
-                    traces.push((name, key, params, Source::File(p)));
-                }
-            }
-        }
+        family(f, base, &mut traces)?;
     }
     let n = (traces.len() as u128)
         .saturating_mul(config.deciders.len() as u128)
@@ -252,6 +124,150 @@ pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
         });
     }
     Ok(runs)
+}
+
+/// A trace of the matrix before its deciders: family, key, parameters, source.
+type Spec = (&'static str, String, Value, Source);
+
+/// The traces of family `f`, parameters in order, then seeds.
+fn family(f: &FamilyConfig, base: &Path, traces: &mut Vec<Spec>) -> Result<(), Error> {
+    let name = f.name();
+    match f {
+        FamilyConfig::Dense {
+            events,
+            threads,
+            vars,
+            txn_len,
+            pairs,
+            write,
+            seeds,
+        } => {
+            let product = iproduct!(events, threads, vars, txn_len, pairs, write, 0..*seeds);
+            for (&n, &k, &v, &l, &p, &w, seed) in product {
+                let key = format!(
+                    "{name}/events={n}/threads={k}/vars={v}/txn_len={l}/pairs={p}/write={w}/seed={seed}"
+                );
+                let params = json!({"events": n, "threads": k, "vars": v, "txn_len": l, "pairs": p, "write": w, "seed": seed});
+                let shape = gen::Shape {
+                    txn_len: l,
+                    write: w,
+                    ..gen::Shape::dense(n, k, v)
+                };
+                let src = Source::Dense {
+                    shape,
+                    pairs: p,
+                    seed,
+                };
+                traces.push((name, key, params, src));
+            }
+        }
+        FamilyConfig::Blocks {
+            events,
+            threads,
+            seeds,
+        } => {
+            for (&n, &k, seed) in iproduct!(events, threads, 0..*seeds) {
+                let key = format!("{name}/events={n}/threads={k}/seed={seed}");
+                let params = json!({"events": n, "threads": k, "seed": seed});
+                let src = Source::Blocks {
+                    threads: k,
+                    blocks: (n / (40 + k)).max(1),
+                    seed,
+                };
+                traces.push((name, key, params, src));
+            }
+        }
+        FamilyConfig::Serial {
+            events,
+            threads,
+            vars,
+            seeds,
+            ..
+        }
+        | FamilyConfig::Random {
+            events,
+            threads,
+            vars,
+            seeds,
+        } => {
+            let serial = matches!(f, FamilyConfig::Serial { .. });
+            let fenced = matches!(f, FamilyConfig::Serial { fenced: true, .. });
+            for (&n, &k, &v, seed) in iproduct!(events, threads, vars, 0..*seeds) {
+                let key = format!("{name}/events={n}/threads={k}/vars={v}/seed={seed}");
+                let params = json!({"events": n, "threads": k, "vars": v, "seed": seed});
+                let shape = gen::Shape {
+                    threads: k,
+                    vars: v,
+                    serial,
+                    txn_fenced: fenced,
+                    ..gen::Shape::realistic(n)
+                };
+                traces.push((name, key, params, Source::Shape { shape, seed }));
+            }
+        }
+        FamilyConfig::Sat {
+            vars,
+            ratio,
+            clause_len,
+            seeds,
+        } => {
+            for &v in vars {
+                let clauses = (ratio * v as f64).round() as usize;
+                for seed in 0..*seeds {
+                    let key = format!(
+                        "{name}/vars={v}/clauses={clauses}/clause_len={clause_len}/seed={seed}"
+                    );
+                    let params = json!({"vars": v, "clauses": clauses, "clause_len": clause_len, "seed": seed});
+                    let src = Source::Sat {
+                        vars: v as u32,
+                        clauses,
+                        clause_len: *clause_len,
+                        seed,
+                    };
+                    traces.push((name, key, params, src));
+                }
+            }
+        }
+        FamilyConfig::Dir { path } => dir_family(name, path, base, traces)?,
+    }
+    Ok(())
+}
+
+/// The `.yaml` and `.std` files of directory `path` (relative to `base`), in name order.
+fn dir_family(
+    name: &'static str,
+    path: &Path,
+    base: &Path,
+    traces: &mut Vec<Spec>,
+) -> Result<(), Error> {
+    let dir = base.join(path);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| Error::Format {
+            line: 0,
+            message: format!("family dir: cannot read {}: {e}", dir.display()),
+        })?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "std")))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::Format {
+            line: 0,
+            message: format!("family dir: no .yaml or .std file in {}", dir.display()),
+        });
+    }
+    for p in files {
+        let file = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let key = format!("{name}/{}/file={file}", path.display());
+        let params = json!({"file": p.display().to_string()});
+        traces.push((name, key, params, Source::File(p)));
+    }
+    Ok(())
 }
 
 /// Shard `i` of `n` (1-based): the runs whose position in the matrix is `i − 1` modulo

@@ -89,10 +89,73 @@ fn decider_args(decider: &str) -> Vec<&str> {
 
 /// Runs one run to its record (never fails: what goes wrong is the record's reason).
 pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> Record {
-    let file = &trace.file;
+    let (mut cmd, jobs) = command(program, trace, run, limits);
+    let mut record = Record {
+        schema: RECORD_SCHEMA.into(),
+        id: run.id.clone(),
+        family: run.family.into(),
+        params: run.params.clone(),
+        decider: run.decider.clone(),
+        semantics: run.semantics.clone(),
+        verdict: "error".into(),
+        reason: None,
+        exit: None,
+        seconds: 0.0,
+        decide_seconds: None,
+        peak_mib: None,
+        jobs,
+        events: Some(trace.events),
+        threads: Some(trace.threads),
+        counts: Value::Null,
+    };
+    let start = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            record.reason = Some(format!("cannot start {}: {e}", program.display()));
+            return record;
+        }
+    };
+    let (out, err) = (
+        child.stdout.take().expect("piped"),
+        child.stderr.take().expect("piped"),
+    );
+    // Both pipes drained on threads of their own, so a child filling one never blocks.
+    fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = r.read_to_string(&mut s);
+            s
+        })
+    }
+    let (reader, err_reader) = (drain(out), drain(err));
+    let deadline = Duration::from_secs_f64(limits.timeout) + limits.grace;
+    let (status, usage, killed) = wait_until(&mut child, start, deadline);
+    record.seconds = start.elapsed().as_secs_f64();
+    let stdout = reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    if let Some(u) = usage {
+        record.peak_mib = Some(u.ru_maxrss as f64 / 1024.0); // KiB on Linux
+    }
+    let Some(status) = status else {
+        record.reason = Some("the run's process could not be waited for".into());
+        return record;
+    };
+    if libc::WIFSIGNALED(status) {
+        signalled(&mut record, libc::WTERMSIG(status), killed, &stderr, limits);
+    } else {
+        exited(&mut record, libc::WEXITSTATUS(status), &stdout, &stderr);
+    }
+    record
+}
+
+/// The child process of one run: `tsoser check` with the run's decider and semantics,
+/// its timeout, a memory budget below the hard address-space limit, killed with the
+/// experiment; and the worker threads it is given.
+fn command(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> (Command, usize) {
     let mut cmd = Command::new(program);
     cmd.arg("check")
-        .arg(file)
+        .arg(&trace.file)
         .args(decider_args(&run.decider))
         .args([
             "--semantics",
@@ -141,56 +204,27 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
             Ok(())
         });
     }
-    let mut record = Record {
-        schema: RECORD_SCHEMA.into(),
-        id: run.id.clone(),
-        family: run.family.into(),
-        params: run.params.clone(),
-        decider: run.decider.clone(),
-        semantics: run.semantics.clone(),
-        verdict: "error".into(),
-        reason: None,
-        exit: None,
-        seconds: 0.0,
-        decide_seconds: None,
-        peak_mib: None,
-        jobs,
-        events: Some(trace.events),
-        threads: Some(trace.threads),
-        counts: Value::Null,
-    };
-    let start = Instant::now();
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            record.reason = Some(format!("cannot start {}: {e}", program.display()));
-            return record;
-        }
-    };
-    let (out, err) = (
-        child.stdout.take().expect("piped"),
-        child.stderr.take().expect("piped"),
-    );
-    // Both pipes drained on threads of their own, so a child filling one never blocks.
-    fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = r.read_to_string(&mut s);
-            s
-        })
-    }
-    let (reader, err_reader) = (drain(out), drain(err));
-    let deadline = Duration::from_secs_f64(limits.timeout) + limits.grace;
+    (cmd, jobs)
+}
+
+/// Waits for `child`, killing it once `deadline` has passed since `start`: its wait
+/// status and resource usage (`None` when it could not be waited for), and whether it
+/// was killed.
+fn wait_until(
+    child: &mut std::process::Child,
+    start: Instant,
+    deadline: Duration,
+) -> (Option<libc::c_int>, Option<libc::rusage>, bool) {
     let pid = child.id() as libc::pid_t;
     let mut killed = false;
-    let (status, usage) = loop {
+    loop {
         let mut status: libc::c_int = 0;
         // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: pid is our child, not yet reaped; the pointers are to locals.
         let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
         if r == pid {
-            break (Some(status), Some(usage));
+            return (Some(status), Some(usage), killed);
         }
         if r < 0 {
             if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
@@ -198,55 +232,50 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
             }
             let _ = child.kill();
             let _ = child.wait();
-            break (None, None);
+            return (None, None, killed);
         }
         if !killed && start.elapsed() > deadline {
             let _ = child.kill();
             killed = true;
         }
         std::thread::sleep(Duration::from_millis(2));
-    };
-    record.seconds = start.elapsed().as_secs_f64();
-    let stdout = reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
-    if let Some(u) = usage {
-        record.peak_mib = Some(u.ru_maxrss as f64 / 1024.0); // KiB on Linux
     }
-    let Some(status) = status else {
-        record.reason = Some("the run's process could not be waited for".into());
-        return record;
-    };
-    if libc::WIFSIGNALED(status) {
-        let sig = libc::WTERMSIG(status);
-        record.verdict = "unknown".into();
-        record.reason = Some(if killed {
-            format!(
-                "killed: no answer {:.1} s after the {} s timeout",
-                limits.grace.as_secs_f64(),
-                limits.timeout
-            )
-        } else if stderr.contains("memory allocation of") || sig == libc::SIGKILL {
-            format!(
-                "killed by signal {sig} at the {} MiB memory limit",
-                limits.memory_mib
-            )
-        } else if matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP) {
-            // Not ours: the experiment itself is being stopped; the run is done again.
-            record.verdict = "interrupted".into();
-            format!("stopped by signal {sig} from outside")
-        } else {
-            // A crash (stack overflow, abort) is a bug, not an answer.
-            record.verdict = "error".into();
-            format!(
-                "killed by signal {sig}: {}",
-                crate::text::excerpt(stderr.lines().last().unwrap_or(""))
-            )
-        });
-        return record;
-    }
-    let code = libc::WEXITSTATUS(status);
+}
+
+/// A run ended by signal `sig`: unknown when the timeout or the memory limit killed it,
+/// interrupted when the signal came from outside, otherwise an error (a crash).
+fn signalled(record: &mut Record, sig: libc::c_int, killed: bool, stderr: &str, limits: &Limits) {
+    record.verdict = "unknown".into();
+    record.reason = Some(if killed {
+        format!(
+            "killed: no answer {:.1} s after the {} s timeout",
+            limits.grace.as_secs_f64(),
+            limits.timeout
+        )
+    } else if stderr.contains("memory allocation of") || sig == libc::SIGKILL {
+        format!(
+            "killed by signal {sig} at the {} MiB memory limit",
+            limits.memory_mib
+        )
+    } else if matches!(sig, libc::SIGINT | libc::SIGTERM | libc::SIGHUP) {
+        // Not ours: the experiment itself is being stopped; the run is done again.
+        record.verdict = "interrupted".into();
+        format!("stopped by signal {sig} from outside")
+    } else {
+        // A crash (stack overflow, abort) is a bug, not an answer.
+        record.verdict = "error".into();
+        format!(
+            "killed by signal {sig}: {}",
+            crate::text::excerpt(stderr.lines().last().unwrap_or(""))
+        )
+    });
+}
+
+/// A run that exited with `code`: its verdict by the exit code, its stats and reason
+/// from the JSON it printed.
+fn exited(record: &mut Record, code: i32, stdout: &str, stderr: &str) {
     record.exit = Some(code);
-    let json: Option<Value> = serde_json::from_str(&stdout).ok();
+    let json: Option<Value> = serde_json::from_str(stdout).ok();
     if let Some(j) = &json {
         record.counts = j["stats"]["counts"].clone();
         record.decide_seconds = j["stats"]["seconds"]["decide"].as_f64();
@@ -263,7 +292,6 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
         let msg = stderr.lines().last().unwrap_or("").trim();
         record.reason = Some(format!("exit {code}: {}", crate::text::excerpt(msg)));
     }
-    record
 }
 
 /// Runs `runs` (those not yet in `records`), `limits.parallel` at a time, appending each

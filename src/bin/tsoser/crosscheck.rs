@@ -11,6 +11,7 @@ use crate::out::{self, warn, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
 use anyhow::{bail, Result};
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 use tsoser::crosscheck::{crosscheck, Check, Config, Report};
 use tsoser::monitor::Kind;
@@ -162,40 +163,10 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         .filter(|c| c.1.is_none() || model.is_none() || c.1 == model)
         .collect();
     let mut code = if inputs.errors.is_empty() { OK } else { USAGE };
-    // Progress on standard error when it is a terminal (indicatif draws nothing else).
-    let bar = indicatif::ProgressBar::new(inputs.files.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} programs, {elapsed_precise} elapsed, about {eta} left",
-        )
-        .expect("a valid template"),
-    );
-    if inputs.files.len() < 2 {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    let (results, panicked) = run_all(&inputs.files, &config);
+    if panicked {
+        code = worst(code, INTERNAL);
     }
-    let results: Vec<(String, Result<Report, String>)> = map_files(&inputs.files, |f| {
-        let _tick = Tick(&bar);
-        tsoser::program::parse::read_program(f)
-            .map(|p| {
-                // Only their number is printed: a corpus of thousands of programs
-                // must not hold every SC trace until the table is printed.
-                let mut r = crosscheck(&p, &config);
-                r.sc_traces = Vec::new();
-                r
-            })
-            .map_err(|e| tsoser::text::message(&e.to_string()))
-    })
-    .into_iter()
-    .zip(&inputs.files)
-    .map(|(r, f)| {
-        let r = r.unwrap_or_else(|| {
-            code = worst(code, INTERNAL);
-            Err("internal error: the cross-check panicked; please report this program".into())
-        });
-        (f.display().to_string(), r)
-    })
-    .collect();
-    bar.finish_and_clear();
     // Per column: agree, disagree, unknown, n/a (a SOBER or fenced miss is unknown's
     // neighbour: counted as "misses").
     let mut summary: BTreeMap<usize, [usize; 5]> = BTreeMap::new();
@@ -256,37 +227,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
             if r.tso_complete { "" } else { "+" }
         );
         if a.json {
-            let monitors: Vec<_> = r
-                .monitors
-                .iter()
-                .map(|m| {
-                    // A miss SOBER and the fenced monitor are known for is no disagreement.
-                    let missed = monitor_cell(r, m.kind).0.ends_with("misses");
-                    json!({"monitor": m.kind.name(), "reports": m.reports, "example": m.example,
-                           "complete": if missed { "misses" } else { m.complete.name() },
-                           "sound": m.sound.name()})
-                })
-                .collect();
-            let v = json!({
-                "schema": tsoser::output::json::schema(),
-                "program": name,
-                "sc_traces": r.sc_reports.len(), "sc_complete": r.sc_complete,
-                "tso_traces": r.tso_traces, "tso_complete": r.tso_complete,
-                "robust_tso": r.robust_tso, "robust_pso": r.robust_pso,
-                "witness_tso_steps": r.witness_tso, "witness_pso_steps": r.witness_pso,
-                "sc_serializable": r.sc_serializable, "tso_serializable": r.tso_serializable,
-                "tso_traces_serializable": r.tso_traces_serializable,
-                "transaction_fenced": r.transaction_fenced,
-                "monitors": monitors,
-                "sc_ser_monitor": r.sc_ser_monitor.name(),
-                "theorem_2": r.theorem_2.name(), "theorem_3": r.theorem_3.name(),
-                "proposition_2": r.proposition_2.name(),
-                "tso_runs": r.tso_runs, "tso_runs_unserializable": r.tso_runs_unserializable,
-                "deciders": r.deciders.name(),
-                "disagreements": r.disagreements().iter().map(|(q, w)| json!({"question": q, "evidence": w})).collect::<Vec<_>>(),
-                "unknown": r.unknowns().iter().map(|(q, w)| json!({"question": q, "reason": w})).collect::<Vec<_>>(),
-            });
-            outln!("{v}");
+            outln!("{}", row_json(name, r));
         } else {
             let mut row = format!("{name:<width$}  {runs:>9}");
             for (cell, _) in &cells {
@@ -295,7 +236,113 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
             outln!("{}", row.trim_end());
         }
     }
-    if a.json {
+    print_summary(
+        a.json,
+        inputs.files.len(),
+        &columns,
+        &summary,
+        &sensitivity,
+        disagreements.len(),
+    );
+    for d in &disagreements {
+        warn(&format!("tsoser: disagreement: {d}"));
+    }
+    if !disagreements.is_empty() {
+        code = worst(code, VIOLATION);
+    }
+    out::flush();
+    Ok(code)
+}
+
+/// A program's file name and its report, or why there is none.
+type Row = (String, Result<Report, String>);
+
+/// Cross-checks every program in parallel, with a progress bar on a terminal; `true`
+/// when one panicked (its row says so).
+fn run_all(files: &[PathBuf], config: &Config) -> (Vec<Row>, bool) {
+    let mut panicked = false;
+    // Progress on standard error when it is a terminal (indicatif draws nothing else).
+    let bar = indicatif::ProgressBar::new(files.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} programs, {elapsed_precise} elapsed, about {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    if files.len() < 2 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let results: Vec<Row> = map_files(files, |f| {
+        let _tick = Tick(&bar);
+        tsoser::program::parse::read_program(f)
+            .map(|p| {
+                // Only their number is printed: a corpus of thousands of programs
+                // must not hold every SC trace until the table is printed.
+                let mut r = crosscheck(&p, config);
+                r.sc_traces = Vec::new();
+                r
+            })
+            .map_err(|e| tsoser::text::message(&e.to_string()))
+    })
+    .into_iter()
+    .zip(files)
+    .map(|(r, f)| {
+        let r = r.unwrap_or_else(|| {
+            panicked = true;
+            Err("internal error: the cross-check panicked; please report this program".into())
+        });
+        (f.display().to_string(), r)
+    })
+    .collect();
+    bar.finish_and_clear();
+    (results, panicked)
+}
+
+/// A program's JSON line.
+fn row_json(name: &str, r: &Report) -> serde_json::Value {
+    let monitors: Vec<_> = r
+        .monitors
+        .iter()
+        .map(|m| {
+            // A miss SOBER and the fenced monitor are known for is no disagreement.
+            let missed = monitor_cell(r, m.kind).0.ends_with("misses");
+            json!({"monitor": m.kind.name(), "reports": m.reports, "example": m.example,
+                   "complete": if missed { "misses" } else { m.complete.name() },
+                   "sound": m.sound.name()})
+        })
+        .collect();
+    let v = json!({
+        "schema": tsoser::output::json::schema(),
+        "program": name,
+        "sc_traces": r.sc_reports.len(), "sc_complete": r.sc_complete,
+        "tso_traces": r.tso_traces, "tso_complete": r.tso_complete,
+        "robust_tso": r.robust_tso, "robust_pso": r.robust_pso,
+        "witness_tso_steps": r.witness_tso, "witness_pso_steps": r.witness_pso,
+        "sc_serializable": r.sc_serializable, "tso_serializable": r.tso_serializable,
+        "tso_traces_serializable": r.tso_traces_serializable,
+        "transaction_fenced": r.transaction_fenced,
+        "monitors": monitors,
+        "sc_ser_monitor": r.sc_ser_monitor.name(),
+        "theorem_2": r.theorem_2.name(), "theorem_3": r.theorem_3.name(),
+        "proposition_2": r.proposition_2.name(),
+        "tso_runs": r.tso_runs, "tso_runs_unserializable": r.tso_runs_unserializable,
+        "deciders": r.deciders.name(),
+        "disagreements": r.disagreements().iter().map(|(q, w)| json!({"question": q, "evidence": w})).collect::<Vec<_>>(),
+        "unknown": r.unknowns().iter().map(|(q, w)| json!({"question": q, "reason": w})).collect::<Vec<_>>(),
+    });
+    v
+}
+
+/// The summary: per column the programs by answer, the monitors' sensitivity.
+fn print_summary(
+    json: bool,
+    programs: usize,
+    columns: &[&Column],
+    summary: &BTreeMap<usize, [usize; 5]>,
+    sensitivity: &Sensitivity,
+    disagreements: usize,
+) {
+    if json {
         let cols: serde_json::Map<String, serde_json::Value> = summary
             .iter()
             .map(|(i, s)| {
@@ -308,15 +355,15 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         outln!(
             "{}",
             json!({"schema": tsoser::output::json::schema(), "summary": {
-                "programs": inputs.files.len(), "columns": cols,
-                "disagreements": disagreements.len(),
+                "programs": programs, "columns": cols,
+                "disagreements": disagreements,
                 "sc_runs": sensitivity.runs, "sc_runs_reported": sensitivity.reports,
                 "sc_runs_only": sensitivity.only.iter().map(|((a, b), n)| json!({"reports": a, "silent": b, "runs": n})).collect::<Vec<_>>(),
             }})
         );
     } else {
-        outln!("summary ({} programs):", inputs.files.len());
-        for (i, s) in &summary {
+        outln!("summary ({} programs):", programs);
+        for (i, s) in summary {
             let mut line = format!(
                 "  {:<12} {} agree, {} disagree, {} unknown, {} n/a",
                 columns[*i].0, s[0], s[1], s[2], s[3]
@@ -344,12 +391,4 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
             outln!("  {a} reports and {b} does not: {n} runs");
         }
     }
-    for d in &disagreements {
-        warn(&format!("tsoser: disagreement: {d}"));
-    }
-    if !disagreements.is_empty() {
-        code = worst(code, VIOLATION);
-    }
-    out::flush();
-    Ok(code)
 }
