@@ -1,7 +1,7 @@
 //! `check`, `monitor` and `graph` on several inputs: files, directories (recursively)
 //! and `-`; one line or JSON line a file in input order, a summary, the worst exit code.
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, tsoser, tsoser_exits};
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! The command line end to end: verdicts and exit codes on the examples, every input
 //! error path (file:line, exit 2, no panic), JSON shape, DOT, check-exec, gen.
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, tsoser, tsoser_exits};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! each semantics on generated traces, and every witness re-checks. A new decider or
 //! solver backend is one line in [`backends`].
 
-mod common;
+use crate::common;
 
 use common::config;
 use proptest::prelude::*;

@@ -189,7 +189,7 @@ fn every_sc_run_is_tso_and_store_buffering_is_tso_only() {
     assert!(matches!(tso, Verdict::Consistent { .. }));
 }
 
-mod common;
+use crate::common;
 
 /// The solvers of `--write-order any`: one line per backend.
 fn solvers() -> Vec<SolverKind> {

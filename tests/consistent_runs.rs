@@ -135,7 +135,7 @@ fn explorer_runs_are_consistent_and_not_sc_exactly_when_not_robust() {
     );
 }
 
-mod common;
+use crate::common;
 
 #[test]
 fn explore_emits_runs_that_consistent_reads_back() {

@@ -1,7 +1,7 @@
 //! `tsoser crosscheck`: the papers' programs give the literature's answers, random
 //! programs give no disagreement, and a mutated monitor is caught as one.
 
-mod common;
+use crate::common;
 
 use common::{stdout, tsoser_exits};
 use proptest::strategy::{Strategy, ValueTree};

@@ -2,7 +2,7 @@
 //! oracle: the same outcomes, the same condition answers and the same assertion
 //! verdicts under SC, TSO and PSO on random programs, and failures that replay.
 
-mod common;
+use crate::common;
 
 use common::config;
 use proptest::prelude::*;

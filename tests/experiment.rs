@@ -2,7 +2,7 @@
 //! interruption (no record lost, none repeated), records of another matrix refused,
 //! and runs killed at their limits recorded as unknown.
 
-mod common;
+use crate::common;
 
 use common::{stderr, tsoser, tsoser_exits};
 use std::collections::HashSet;

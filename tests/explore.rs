@@ -1,7 +1,7 @@
 //! The program explorer against run enumeration (the definitions), the litmus suite
 //! against Dat3M's expected verdicts, and the monitors against the robustness theorems.
 
-mod common;
+use crate::common;
 
 use common::config;
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! `tsoser explore` and `tsoser suite` end to end: exit codes, witnesses that replay,
 //! emitted traces that the checkers and monitors read, JSON shape, every input error.
 
-mod common;
+use crate::common;
 
 use common::{stderr, stdout, tsoser, tsoser_exits};
 

@@ -1,7 +1,7 @@
 //! `--algo fpt` end to end, and what Fig. 4's abstraction loses. Agreement with brute
 //! and sat on generated traces is in `tests/conformance.rs`.
 
-mod common;
+use crate::common;
 
 use common::{config, stderr, stdout, tsoser};
 use proptest::prelude::*;

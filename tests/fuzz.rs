@@ -7,9 +7,9 @@
 //!
 //! `TSOSER_FUZZ_ITERS` sets the inputs per parser (default 3,000; CI's run is short,
 //! docs/performance.md quotes a long one: `TSOSER_FUZZ_ITERS=1000000 cargo test --release
-//! --all-features --test fuzz`).
+//! --all-features --test integration fuzz::`).
 
-mod common;
+use crate::common;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -3,7 +3,7 @@
 //! against an independent search over assignments; the assignment a witness's cycle
 //! encodes satisfies φ.
 
-mod common;
+use crate::common;
 
 use tsoser::check::decide::{decide, Algo, Budget, Question};
 use tsoser::check::sat::SolverKind;

@@ -1,7 +1,7 @@
 //! Property tests: every fast path against the literal definition, on thousands of
 //! generated traces with fixed seeds. Failing cases are kept in `proptest-regressions/`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 //! against both brute force and the literal enumeration of executions. Then bugs of
 //! tsoser itself, each named after what went wrong.
 
-mod common;
+use crate::common;
 
 use tsoser::check::fpt::{check_fpt, FptOptions};
 use tsoser::check::sat::{check_sat, SolverKind};

@@ -1,7 +1,7 @@
 //! `--algo sat` and `tsoser encode` end to end: verdicts per solver, golden exports,
 //! DIMACS/SMT-LIB round trips, timeouts.
 
-mod common;
+use crate::common;
 
 use common::tsoser;
 use proptest::prelude::*;

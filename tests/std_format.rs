@@ -1,6 +1,6 @@
 //! RAPID's STD format: reading, writing, `tsoser convert`, and `check` on `.std` files.
 
-mod common;
+use crate::common;
 
 use common::{config, std_built as built, std_scanned as scanned, stderr, stdout, tsoser};
 use proptest::prelude::*;
