@@ -1,11 +1,12 @@
 //! `tsoser consistent`: is an observed run with values SC (or TSO)? (Qadeer 2001.)
 
+use crate::args::ConsistentArgs;
 use crate::args::Solver;
 use crate::check::timeout_arg;
 use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
 use crate::out::{self, json_out, USAGE};
 use anyhow::{bail, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tsoser::check::sat::SolverKind;
 use tsoser::check::Stop;
 use tsoser::consistency::{self, Label, Model, ValueRun, Verdict, WriteOrder};
@@ -22,7 +23,16 @@ pub(crate) struct Config {
     pub(crate) as_json: bool,
 }
 
-pub(crate) fn cmd_consistent(files: &[PathBuf], cfg: &Config) -> Result<u8> {
+pub(crate) fn cmd_consistent(a: &ConsistentArgs) -> Result<u8> {
+    let files = &a.files;
+    let cfg = &Config {
+        model: a.model.into(),
+        write_order: a.write_order.into(),
+        solver: a.solver,
+        timeout: a.timeout,
+        show_order: a.order,
+        as_json: a.json,
+    };
     if cfg.write_order == WriteOrder::Simple && (cfg.solver.is_some() || cfg.timeout.is_some()) {
         bail!("--solver and --timeout apply to --write-order any only");
     }

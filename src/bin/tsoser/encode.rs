@@ -1,23 +1,19 @@
 //! `tsoser encode`.
 
+use crate::args::EncodeArgs;
 use crate::args::Format;
 use crate::check::timeout_arg;
 use crate::out::{self, load, warn};
 use anyhow::{bail, Result};
-use std::path::Path;
 use tsoser::check::sat as satcheck;
 use tsoser::check::Semantics;
 
 /// `tsoser encode`: the formula on standard output. `--timeout` is polled between the
 /// phases (reading, encoding, writing the text) and inside the eager closure, on this
 /// one thread: past it no formula is printed and the answer is unknown (exit 3).
-pub(crate) fn cmd_encode(
-    file: &Path,
-    format: Format,
-    semantics: Semantics,
-    timeout: Option<f64>,
-) -> Result<u8> {
-    let timeout = timeout_arg(timeout)?;
+pub(crate) fn cmd_encode(a: &EncodeArgs) -> Result<u8> {
+    let (file, format, semantics) = (a.file.as_path(), a.format, a.semantics.lib());
+    let timeout = timeout_arg(a.timeout)?;
     let stop = tsoser::check::Stop::after(timeout);
     // Standard output is for the formula: the unknown goes to standard error.
     let unknown = |when: &str| {

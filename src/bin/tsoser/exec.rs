@@ -1,5 +1,6 @@
 //! `tsoser check-exec`.
 
+use crate::args::CheckExecArgs;
 use crate::out::{self, warn, INTERNAL};
 use anyhow::Result;
 use std::path::Path;
@@ -7,7 +8,8 @@ use tsoser::check::execution;
 use tsoser::output::witness::{self};
 use tsoser::trace::TxnId;
 
-pub(crate) fn cmd_check_exec(file: &Path, as_json: bool) -> Result<u8> {
+pub(crate) fn cmd_check_exec(a: &CheckExecArgs) -> Result<u8> {
+    let (file, as_json) = (a.file.as_path(), a.json);
     // An STD file has no commits to check (bug: check_exec_on_std_names_the_format: it
     // answered with a YAML syntax error).
     // Its first 4 KiB tell (the reader reads the whole file after).

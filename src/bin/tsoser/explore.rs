@@ -1,6 +1,7 @@
 //! `tsoser explore` and `tsoser suite`: programs and litmus tests.
 
 use crate::args::{Bounds, ExploreFormat, GenProgArgs, ProgFamily};
+use crate::args::{ExploreArgs, SuiteArgs, SuiteFormat};
 use crate::out::{warn, write_out, INTERNAL, OK};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
@@ -425,4 +426,40 @@ pub(crate) fn cmd_gen_prog(a: &GenProgArgs) -> Result<u8> {
         write_out(Some(&path), &to_prog(&p))?;
     }
     Ok(OK)
+}
+
+/// `tsoser explore`: its flags checked into the explorer's options.
+pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
+    let format = match (a.json, a.format) {
+        (false, f) => f,
+        (true, ExploreFormat::Text) => ExploreFormat::Json,
+        (true, _) => bail!("--json and --format herd|prog exclude each other"),
+    };
+    let o = program::report::Options {
+        config: config(&a.bounds)?,
+        robustness: !a.no_robustness,
+        engine: engine(&a.bounds),
+        program_unroll: a.bounds.unroll.is_none(),
+    };
+    let emit = Emit {
+        traces: a.emit_traces.as_deref(),
+        runs: a.emit_runs.as_deref(),
+        max_traces: a.max_traces,
+    };
+    cmd_explore(&a.file, o, a.replay.as_deref(), &emit, format, a.stats)
+}
+
+/// `tsoser suite`: its flags checked into the explorer's options.
+pub(crate) fn suite_args(a: SuiteArgs) -> Result<u8> {
+    let o = program::report::Options {
+        config: config(&a.bounds)?,
+        robustness: a.robustness,
+        engine: engine(&a.bounds),
+        program_unroll: false,
+    };
+    let herd = a.format == SuiteFormat::Herd;
+    if herd && a.json {
+        bail!("--json and --format herd exclude each other");
+    }
+    cmd_suite(&a.dir, a.expected.as_deref(), o, a.json, herd)
 }

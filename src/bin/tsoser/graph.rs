@@ -1,9 +1,10 @@
 //! `tsoser graph`.
 
+use crate::args::GraphArgs;
 use crate::check::semantics_name;
 use crate::out::{self, load, warn_raw, USAGE};
 use anyhow::{bail, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tsoser::check::{brute, Semantics, Verdict};
 use tsoser::graph::{exact::ExactGraph, paper::PaperGraph};
 use tsoser::output::dot;
@@ -119,15 +120,10 @@ fn graph_line(r: &tsoser::output::json::GraphReport) -> String {
     )
 }
 
-pub(crate) fn cmd_graph(
-    files: &[PathBuf],
-    semantics: Semantics,
-    as_dot: bool,
-    max: u64,
-    as_json: bool,
-    want_stats: bool,
-) -> Result<u8> {
-    let inputs = crate::inputs::expand(files)?;
+pub(crate) fn cmd_graph(a: &GraphArgs) -> Result<u8> {
+    let (semantics, as_dot, max) = (a.semantics.lib(), a.dot, a.max_executions);
+    let (as_json, want_stats) = (a.json, a.stats);
+    let inputs = crate::inputs::expand(&a.files)?;
     if !inputs.single {
         if as_dot {
             bail!("--dot draws the graph of one trace: name one file");

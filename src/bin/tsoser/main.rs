@@ -17,13 +17,13 @@ mod explore;
 mod graph;
 mod inputs;
 mod monitor;
+mod report;
 mod traces;
 
 use anyhow::Result;
 use args::{Cli, Cmd};
 use clap::Parser;
 use std::process::ExitCode;
-use tsoser::program;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -51,120 +51,19 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8> {
     match cli.cmd {
         Cmd::Check(a) => check::cmd_check(a),
-        Cmd::CheckExec { file, json } => exec::cmd_check_exec(&file, json),
-        Cmd::Consistent {
-            files,
-            model,
-            write_order,
-            solver,
-            timeout,
-            order,
-            json,
-        } => consistent::cmd_consistent(
-            &files,
-            &consistent::Config {
-                model: model.into(),
-                write_order: write_order.into(),
-                solver,
-                timeout,
-                show_order: order,
-                as_json: json,
-            },
-        ),
-        Cmd::Graph {
-            files,
-            semantics,
-            dot,
-            max_executions,
-            json,
-            stats,
-        } => graph::cmd_graph(&files, semantics.lib(), dot, max_executions, json, stats),
-        Cmd::Encode {
-            file,
-            format,
-            semantics,
-            timeout,
-        } => encode::cmd_encode(&file, format, semantics.lib(), timeout),
-        Cmd::Bench { rest } => experiment::cmd_bench_removed(&rest),
+        Cmd::CheckExec(a) => exec::cmd_check_exec(&a),
+        Cmd::Consistent(a) => consistent::cmd_consistent(&a),
+        Cmd::Graph(a) => graph::cmd_graph(&a),
+        Cmd::Encode(a) => encode::cmd_encode(&a),
+        Cmd::Bench(a) => experiment::cmd_bench_removed(&a),
         Cmd::Gen(a) => traces::cmd_gen(a),
         Cmd::GenProg(a) => explore::cmd_gen_prog(&a),
         Cmd::Crosscheck(a) => crosscheck::cmd_crosscheck(&a),
         Cmd::Experiment(a) => experiment::cmd_experiment(*a),
-        Cmd::Report { records, output } => experiment::cmd_report(&records, &output),
-        Cmd::Monitor {
-            files,
-            monitor,
-            timeout,
-            json,
-            stats,
-        } => monitor::cmd_monitor(&files, monitor, check::timeout_arg(timeout)?, json, stats),
-        Cmd::Explore {
-            file,
-            bounds,
-            no_robustness,
-            replay,
-            emit_traces,
-            emit_runs,
-            max_traces,
-            format,
-            json,
-            stats,
-        } => {
-            let format = match (json, format) {
-                (false, f) => f,
-                (true, args::ExploreFormat::Text) => args::ExploreFormat::Json,
-                (true, _) => {
-                    return Err(anyhow::anyhow!(
-                        "--json and --format herd|prog exclude each other"
-                    ))
-                }
-            };
-            let o = program::report::Options {
-                config: explore::config(&bounds)?,
-                robustness: !no_robustness,
-                engine: explore::engine(&bounds),
-                program_unroll: bounds.unroll.is_none(),
-            };
-            explore::cmd_explore(
-                &file,
-                o,
-                replay.as_deref(),
-                &explore::Emit {
-                    traces: emit_traces.as_deref(),
-                    runs: emit_runs.as_deref(),
-                    max_traces,
-                },
-                format,
-                stats,
-            )
-        }
-        Cmd::Suite {
-            dir,
-            expected,
-            bounds,
-            robustness,
-            format,
-            json,
-        } => {
-            let o = program::report::Options {
-                config: explore::config(&bounds)?,
-                robustness,
-                engine: explore::engine(&bounds),
-                program_unroll: false,
-            };
-            let herd = format == args::SuiteFormat::Herd;
-            if herd && json {
-                return Err(anyhow::anyhow!(
-                    "--json and --format herd exclude each other"
-                ));
-            }
-            explore::cmd_suite(&dir, expected.as_deref(), o, json, herd)
-        }
-        Cmd::Convert {
-            file,
-            from,
-            to,
-            output,
-        } => traces::cmd_convert(&file, from, to, output.as_deref()),
+        Cmd::Report(a) => report::cmd_report(&a),
+        Cmd::Monitor(a) => monitor::cmd_monitor(&a),
+        Cmd::Explore(a) => explore::explore_args(a),
+        Cmd::Suite(a) => explore::suite_args(a),
+        Cmd::Convert(a) => traces::cmd_convert(&a),
     }
 }

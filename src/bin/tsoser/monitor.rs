@@ -1,11 +1,12 @@
 //! `tsoser monitor`: the monitors on a trace read as an SC run.
 
+use crate::args::MonitorArgs;
 use crate::args::MonitorKind;
 use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
 use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, UNKNOWN, USAGE};
 use anyhow::{bail, Result};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tsoser::monitor;
 use tsoser::output::witness::Stats;
 use tsoser::trace::Trace;
@@ -28,14 +29,10 @@ enum Answer {
     },
 }
 
-pub(crate) fn cmd_monitor(
-    files: &[PathBuf],
-    which: MonitorKind,
-    timeout: Option<std::time::Duration>,
-    as_json: bool,
-    want_stats: bool,
-) -> Result<u8> {
-    let inputs = expand(files)?;
+pub(crate) fn cmd_monitor(a: &MonitorArgs) -> Result<u8> {
+    let timeout = crate::check::timeout_arg(a.timeout)?;
+    let (which, as_json, want_stats) = (a.monitor, a.json, a.stats);
+    let inputs = expand(&a.files)?;
     if !inputs.single {
         if want_stats && !as_json {
             bail!(

@@ -1,5 +1,6 @@
 //! `tsoser gen` and `tsoser convert`.
 
+use crate::args::ConvertArgs;
 use crate::args::{GenArgs, GenFamily, Schedule};
 use crate::out::{read_as, refuse_clobber, write_out, TraceFormat};
 use anyhow::{bail, Result};
@@ -119,12 +120,8 @@ fn cnf_max_vars() -> usize {
     tsoser::cnf::MAX_VARS as usize
 }
 
-pub(crate) fn cmd_convert(
-    file: &Path,
-    from: Option<TraceFormat>,
-    to: Option<TraceFormat>,
-    output: Option<&Path>,
-) -> Result<u8> {
+pub(crate) fn cmd_convert(a: &ConvertArgs) -> Result<u8> {
+    let (file, from, to, output) = (a.file.as_path(), a.from, a.to, a.output.as_deref());
     if let Some(o) = output {
         refuse_clobber(&[("-o", o)], &[file])?;
     }

@@ -1,0 +1,218 @@
+//! The flags of the commands on programs: explore, suite, crosscheck, gen-prog.
+
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum EngineArg {
+    States,
+    Dpor,
+}
+
+/// The model and bounds of `explore` and `suite` (each test of a suite has its own).
+#[derive(clap::Args)]
+pub(crate) struct Bounds {
+    #[arg(long, value_enum, default_value = "tso")]
+    pub(crate) model: ProgModel,
+    /// `states`: every interleaving, states memoised (the oracle); `dpor`: source-DPOR
+    /// over chronological traces (Abdulla et al.), one execution per trace or close.
+    #[arg(long, value_enum, default_value = "states")]
+    pub(crate) engine: EngineArg,
+    /// Times a backward branch may be taken per thread before the run is cut
+    /// [default: the program's `unroll N`, else 4].
+    #[arg(long)]
+    pub(crate) unroll: Option<u32>,
+    /// Distinct states before the answer is unknown (exit 3; the states engine).
+    #[arg(long, default_value_t = 2_000_000)]
+    pub(crate) max_states: usize,
+    /// Executions before the answer is unknown (exit 3; `--engine dpor` only)
+    /// [default: 10⁷].
+    #[arg(long)]
+    pub(crate) max_executions: Option<u64>,
+    /// MiB the search may hold before the answer is unknown (exit 3)
+    /// [default: half the memory available].
+    #[arg(long, value_name = "MIB")]
+    pub(crate) max_memory: Option<usize>,
+    /// Seconds for the whole command before the answer is unknown (exit 3); the
+    /// searches poll it, so nothing keeps running after it.
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<f64>,
+}
+
+/// The flags of `crosscheck`.
+#[derive(clap::Args)]
+pub(crate) struct CrosscheckArgs {
+    /// Programs (`.prog`, `.litmus`) and directories of them (recursively).
+    #[arg(required = true, value_name = "PROG")]
+    pub(crate) programs: Vec<PathBuf>,
+    /// Times a backward branch may be taken per thread.
+    #[arg(long, default_value_t = 4)]
+    pub(crate) unroll: u32,
+    /// States of each robustness search.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub(crate) max_states: usize,
+    /// Distinct traces per model (SC, TSO) before the answers that need all are unknown.
+    #[arg(long, default_value_t = 10_000)]
+    pub(crate) max_traces: usize,
+    /// Seconds of each decider call on a TSO trace.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    /// Only the questions of one model (default: both).
+    #[arg(long, value_enum)]
+    pub(crate) model: Option<WeakModel>,
+    /// One JSON object a program, then a summary.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// The weak models of `crosscheck --model`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WeakModel {
+    /// Robustness under TSO, SOBER, monitor_TSO, the fenced monitor, Theorems 2 and 3,
+    /// Proposition 2, the deciders.
+    Tso,
+    /// Robustness under PSO and monitor_PSO.
+    Pso,
+}
+
+/// Output formats of `tsoser suite --format`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SuiteFormat {
+    Text,
+    Herd,
+}
+
+/// Output formats of `tsoser explore --format`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExploreFormat {
+    Text,
+    Herd,
+    Prog,
+    /// Chosen with `--json`.
+    #[value(skip)]
+    Json,
+}
+
+/// Memory models of `tsoser explore`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProgModel {
+    Sc,
+    Tso,
+    Pso,
+}
+
+impl ProgModel {
+    pub(crate) fn model(self) -> explore::Model {
+        match self {
+            ProgModel::Sc => explore::Model::Sc,
+            ProgModel::Tso => explore::Model::Tso,
+            ProgModel::Pso => explore::Model::Pso,
+        }
+    }
+}
+
+/// Program families of `tsoser gen-prog`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProgFamily {
+    /// Loads, stores, fences, locked operations, branches, loops.
+    Random,
+    /// Each thread stores to its own locations, then loads the others'.
+    Sb,
+    /// Thread 0 writes data then a flag; the others read the flag then the data.
+    Mp,
+    /// Every transaction ends with a fence (Theorem 3's premise).
+    Fenced,
+    /// The four families in turn (program i of family i mod 4).
+    Mixed,
+}
+
+/// The flags of `gen-prog`.
+#[derive(clap::Args)]
+pub(crate) struct GenProgArgs {
+    #[arg(long, value_enum, default_value = "random")]
+    pub(crate) family: ProgFamily,
+    #[arg(long, default_value_t = 2)]
+    pub(crate) threads: usize,
+    /// Shared locations.
+    #[arg(long, default_value_t = 2)]
+    pub(crate) vars: usize,
+    /// Memory accesses per thread, at most.
+    #[arg(long, default_value_t = 3)]
+    pub(crate) len: usize,
+    /// Probability of a fence at each access.
+    #[arg(long, default_value_t = 0.1)]
+    pub(crate) fences: f64,
+    /// Probability of a locked operation (xchg, fadd, cas) at each access.
+    #[arg(long, default_value_t = 0.1)]
+    pub(crate) locked: f64,
+    /// No transactions (each access its own); `fenced` always has them.
+    #[arg(long)]
+    pub(crate) no_txns: bool,
+    /// Iterations of a counted loop, at most (0: none); explore with --unroll ≥ this.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) loops: u32,
+    /// The first seed; program i uses seed + i.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Programs to write (into --out).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) count: u64,
+    /// Directory for the programs (`FAMILY-SEED.prog`); without it, one program to
+    /// standard output.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+// The flags of `explore`.
+#[derive(clap::Args)]
+pub(crate) struct ExploreArgs {
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) bounds: Bounds,
+    /// Skip the robustness search.
+    #[arg(long)]
+    pub(crate) no_robustness: bool,
+    /// Replay one schedule (as printed for a witness) instead of exploring.
+    #[arg(long)]
+    pub(crate) replay: Option<String>,
+    /// Write the distinct traces of complete runs to DIR (SC runs as SC traces for
+    /// `monitor`; TSO/PSO runs as issue-order traces for `check`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) emit_traces: Option<PathBuf>,
+    /// Write the distinct complete runs to DIR as runs with values, for `consistent`
+    /// (stores where they reached memory, values renamed one per write).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) emit_runs: Option<PathBuf>,
+    /// At most this many distinct traces with --emit-traces (and --emit-runs: the
+    /// runs of that many traces) [default: 1000].
+    #[arg(long)]
+    pub(crate) max_traces: Option<usize>,
+    /// Output: tsoser's report; herd7's (`Test … States … Observation …`, for
+    /// mcompare7; no robustness search); or the program itself in the `.prog`
+    /// format (no exploration: a litmus test converted).
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: ExploreFormat,
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[arg(long)]
+    pub(crate) stats: bool,
+}
+
+// The flags of `suite`.
+#[derive(clap::Args)]
+pub(crate) struct SuiteArgs {
+    pub(crate) dir: PathBuf,
+    /// CSV of expected verdicts: a line `…/NAME.litmus,1` when the condition holds.
+    #[arg(long)]
+    pub(crate) expected: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) bounds: Bounds,
+    /// Also decide robustness for each test.
+    #[arg(long)]
+    pub(crate) robustness: bool,
+    /// `herd`: herd7's report of every test on standard output (a herd log for
+    /// mcompare7), the summary on standard error.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: SuiteFormat,
+    #[arg(long)]
+    pub(crate) json: bool,
+}
