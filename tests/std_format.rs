@@ -5,7 +5,7 @@ mod common;
 use common::{config, std_built as built, std_scanned as scanned, stderr, stdout, tsoser};
 use proptest::prelude::*;
 use tsoser::check::{brute, Semantics};
-use tsoser::trace::std_format::{build, to_std, StdReader};
+use tsoser::trace::std_format::{build, to_std};
 use tsoser::trace::strategy::{traces, Params};
 
 proptest! {
@@ -16,7 +16,7 @@ proptest! {
     /// semantics.
     #[test]
     fn std_round_trip_keeps_events_transactions_and_verdicts(trace in traces(Params { min_events: 3, max_events: 9, ..Params::default() })) {
-        let back = build(StdReader::new(to_std(&trace).unwrap().as_bytes())).unwrap();
+        let back = build(to_std(&trace).unwrap().as_bytes()).unwrap();
         prop_assert_eq!(back.len(), trace.len());
         for (a, b) in trace.events.iter().zip(&back.events) {
             prop_assert_eq!(&trace.threads[a.thread], &back.threads[b.thread]);
@@ -273,7 +273,7 @@ proptest! {
         match to_std(&t) {
             Err(e) => prop_assert!(e.event < t.len()),
             Ok(text) => {
-                let back = build(StdReader::new(text.as_bytes()));
+                let back = build(text.as_bytes());
                 prop_assert!(back.is_ok(), "{text}: {:?}", back.err());
                 let back = back.unwrap();
                 prop_assert!(same_names(&t, &back).is_ok(), "{text}: {:?}", same_names(&t, &back));
@@ -379,11 +379,11 @@ fn the_scanner_reads_long_lines_and_refuses_invalid_text() {
     bad.extend_from_slice(b"T0|w(x)|3");
     let r = std::str::from_utf8(&bad).is_err();
     assert!(r);
-    use tsoser::trace::std_scan::{for_each_line, IdLowering};
-    let mut l = IdLowering::default();
+    use tsoser::trace::std_format::{lex::for_each_line, lex::lex, lower::Lowering};
+    let mut l = Lowering::default();
     let mut evs = Vec::new();
     let e = for_each_line(&bad[..], |line, t| {
-        l.lower(line, t, &mut evs)?;
+        l.lower(&lex(t, line)?, &mut evs)?;
         Ok(true)
     })
     .unwrap_err();
@@ -430,10 +430,7 @@ fn streaming_checks_transaction_names() {
 #[test]
 fn fast_path_trims_like_the_reader() {
     let text = "T\x0B|w(x)|1\nT|w( x )|2\nT|w(x\u{a0})|3\n";
-    let t = tsoser::trace::std_format::build(tsoser::trace::std_format::StdReader::new(
-        text.as_bytes(),
-    ))
-    .unwrap();
+    let t = tsoser::trace::std_format::build(text.as_bytes()).unwrap();
     assert_eq!(t.threads.len(), 1);
     assert_eq!(t.vars.len(), 1);
     assert_eq!(scanned(text), built(text));
