@@ -379,11 +379,11 @@ fn the_scanner_reads_long_lines_and_refuses_invalid_text() {
     bad.extend_from_slice(b"T0|w(x)|3");
     let r = std::str::from_utf8(&bad).is_err();
     assert!(r);
-    use tsoser::trace::std_format::{lex::for_each_line, lex::lex, lower::Lowering};
+    use tsoser::trace::std_format::{lex::for_each_line, lower::Lowering};
     let mut l = Lowering::default();
     let mut evs = Vec::new();
     let e = for_each_line(&bad[..], |line, t| {
-        l.lower(&lex(t, line)?, &mut evs)?;
+        l.lower(line, t, &mut evs)?;
         Ok(true)
     })
     .unwrap_err();

@@ -5,7 +5,7 @@
 
 use super::{check_memory, events_read, Kind, Outcome, StreamError, Suite};
 use crate::check::stop::Stop;
-use crate::trace::std_format::lex::{for_each_line, lex};
+use crate::trace::std_format::lex::for_each_line;
 use crate::trace::std_format::lower::{IdEvent, Lowering};
 
 /// What a streaming run saw.
@@ -85,7 +85,7 @@ fn stream_on(
             let mut lowering = Lowering::default();
             let mut events = Vec::new();
             for_each_line(open()?, |line, text| {
-                lowering.lower(&lex(text, line)?, &mut events)?;
+                lowering.lower(line, text, &mut events)?;
                 Ok(!lowering.ambiguous)
             })
             .map_err(named)?;
@@ -217,7 +217,7 @@ fn lower(
     let mut batch = Vec::with_capacity(BATCH);
     let mut stopped = false;
     for_each_line(file, |line, text| {
-        lowering.lower(&lex(text, line)?, &mut events)?;
+        lowering.lower(line, text, &mut events)?;
         if lowering.ambiguous {
             return Ok(false);
         }

@@ -170,12 +170,12 @@ pub type Lowered = (usize, tsoser::trace::Op, Option<usize>, bool);
 /// (thread, op, var, begins), or the error's line and message.
 #[allow(dead_code)]
 pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
-    use tsoser::trace::std_format::{lex::for_each_line, lex::lex, lower::Lowering};
+    use tsoser::trace::std_format::{lex::for_each_line, lower::Lowering};
     let mut l = Lowering::default();
     let (mut out, mut evs) = (Vec::new(), Vec::new());
     let mut ambiguous = false;
     for_each_line(text.as_bytes(), |line, t| {
-        l.lower(&lex(t, line)?, &mut evs)?;
+        l.lower(line, t, &mut evs)?;
         if l.ambiguous {
             ambiguous = true;
             return Ok(false);
@@ -198,11 +198,11 @@ pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
 /// block name).
 #[allow(dead_code)]
 pub fn std_ambiguous(text: &str) -> bool {
-    use tsoser::trace::std_format::{lex::for_each_line, lex::lex, lower::Lowering};
+    use tsoser::trace::std_format::{lex::for_each_line, lower::Lowering};
     let mut l = Lowering::default();
     let mut evs = Vec::new();
     let _ = for_each_line(text.as_bytes(), |line, t| {
-        l.lower(&lex(t, line)?, &mut evs)?;
+        l.lower(line, t, &mut evs)?;
         Ok(!l.ambiguous)
     });
     l.ambiguous

@@ -5,7 +5,7 @@
 //! where transactions begin from it ([`IdEvent::begins`]), the reader from the open
 //! blocks ([`Lowering::block`]).
 
-use super::lex::{Line, StdOp};
+use super::lex::{lex, Line, StdOp};
 use crate::trace::{Op, ThreadId, TiVec, VarId};
 use crate::Error;
 use rustc_hash::FxHashMap;
@@ -151,6 +151,7 @@ pub struct Block<'a> {
 
 /// `name` split as `X.N`, N a number without leading zeros (the names `convert` gives
 /// blocks).
+#[inline]
 fn numbered(name: &str) -> Option<(&str, u64)> {
     let (x, n) = name.rsplit_once('.')?;
     let canonical =
@@ -269,8 +270,19 @@ impl Lowering {
         });
     }
 
+    /// Lexes line `number`, `text`, and lowers it into `out` (cleared first).
+    pub fn lower(
+        &mut self,
+        number: usize,
+        text: &str,
+        out: &mut Vec<IdEvent>,
+    ) -> Result<(), Error> {
+        self.lower_line(&lex(text, number)?, out)
+    }
+
     /// Lowers one lexed line into `out` (cleared first).
-    pub fn lower(&mut self, l: &Line<'_>, out: &mut Vec<IdEvent>) -> Result<(), Error> {
+    #[inline]
+    pub fn lower_line(&mut self, l: &Line<'_>, out: &mut Vec<IdEvent>) -> Result<(), Error> {
         out.clear();
         let (line, thread, op) = (l.number, l.thread, l.op);
         let t = self.thread(thread);

@@ -48,7 +48,7 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
     let (mut threads, mut vars) = (0, 0);
     lex::read_lines(input, |number, text| {
         let line = lex::lex(text, number)?;
-        lowering.lower(&line, &mut lowered)?;
+        lowering.lower_line(&line, &mut lowered)?;
         for e in &lowered {
             if events.len() >= n {
                 return Ok(false);
