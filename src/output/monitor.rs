@@ -113,7 +113,7 @@ fn sober_text(trace: &Trace, x: &SoberEvidence) -> (String, SoberJson) {
         "    (1) holds: write(E, {x}, {c}) →*hb last(E, {p}) = {}:",
         ev(trace, r.last)
     );
-    let _ = writeln!(s, "          {}", path_text(trace, r.write, &path));
+    let _ = writeln!(s, "          {}", path_text(trace, r.write, path));
     let lr = r.last_read.map_or("none".to_string(), |e| ev(trace, e));
     let _ = writeln!(
         s,
