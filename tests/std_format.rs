@@ -423,6 +423,22 @@ fn streaming_checks_transaction_names() {
     assert_eq!(scanned(text), built(text));
 }
 
+/// Bug streaming_keeps_an_unnamed_block_apart_from_its_made_up_name: the reader keeps
+/// an unnamed block of thread t (shown `t.bN`) apart from the user's `begin(t.bN)`
+/// block that follows it (bug an_unnamed_std_block_is_not_the_users_block_of_its_made_up_name),
+/// but the streaming lowering compared the names only and made them one transaction:
+/// `monitor` on the file counted fewer transactions and named another unfenced event
+/// than on the same text read into memory.
+#[test]
+fn streaming_keeps_an_unnamed_block_apart_from_its_made_up_name() {
+    for text in [
+        "t|begin|0\nt|w(x)|1\nt|end|2\nu|r(x)|3\nt|begin(t.b1)|4\nt|r(y)|5\nt|end|6\n",
+        "t|begin|0\nt|w(x)|1\nt|r(y)|2\nt|end|3\nt|begin(t.b1)|4\nt|r(z)|5\nt|end|6\n",
+    ] {
+        assert_eq!(scanned(text), built(text), "{text}");
+    }
+}
+
 /// Bug fast_path_trims_like_the_reader: the byte-level fast path took a field ending
 /// in `\x0B` (white space to `str::trim`, not to `u8::is_ascii_whitespace`) as it was,
 /// while the general parser trims it: `T\x0B` was one thread on a plain line and `T`

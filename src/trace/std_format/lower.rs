@@ -42,11 +42,12 @@ struct Thread {
     /// The highest N of the names `X.N` (this thread's name for X) that began a
     /// transaction.
     last_number: Option<u64>,
-    /// The transaction of the thread's last event: the block it was in (its number and
-    /// name), or `None` outside a block. Two blocks in a row with the same name are one
+    /// The transaction of the thread's last event: the block it was in (its number,
+    /// name and whether the name was given), or `None` outside a block. Two blocks in a row with the same name are one
     /// transaction, as in the reader; the names are compared once a block.
     current: Option<u64>,
     current_name: String,
+    current_named: bool,
 }
 
 /// A name of at most 15 bytes as one integer: its bytes, then its length in the last
@@ -230,7 +231,11 @@ impl Lowering {
         } else {
             // A new block: a new transaction unless the previous event was in a block
             // of the same name.
-            let same = th.current.is_some() && th.current_name == th.name;
+            // A made-up `T.bN` is not the user's block of that name (bug:
+            // streaming_keeps_an_unnamed_block_apart_from_its_made_up_name).
+            let same =
+                th.current.is_some() && th.current_named == th.named && th.current_name == th.name;
+            th.current_named = th.named;
             th.current = Some(th.block);
             th.current_name.clear();
             th.current_name.push_str(&th.name);
