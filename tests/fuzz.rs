@@ -421,11 +421,7 @@ fn fuzz_std() {
         "std",
         3,
         &c,
-        |s| {
-            tsoser::trace::std_format::build(tsoser::trace::std_format::StdReader::new(
-                s.as_bytes(),
-            ))
-        },
+        |s| tsoser::trace::std_format::build(s.as_bytes()),
         |e| e.line(),
     );
 }

@@ -336,14 +336,14 @@ fn monitor_tso_rmw_at_ei_drains_first() {
     for kind in [Kind::Tso, Kind::Pso] {
         let out = run(&t, &[kind]);
         assert!(out[0].1.is_violation(), "{kind:?}");
-        let x = tsoser::monitor::explain::explain(&t, kind, &out[0].1);
+        let x = tsoser::output::monitor::explain(&t, kind, &out[0].1);
         assert!(x.is_ok(), "{kind:?}: {:?}", x.err());
     }
     // The same with a fence at e_i's place is not a report (a fence touches no x).
     let f = tsoser::trace::compact(&["T2 wr v0", "T2 rd v1", "T0 wr v1", "T0 fence", "T0 rd v0"]);
     for kind in Kind::ALL {
         let out = run(&f, &[kind]);
-        assert!(tsoser::monitor::explain::explain(&f, kind, &out[0].1).is_ok());
+        assert!(tsoser::output::monitor::explain(&f, kind, &out[0].1).is_ok());
     }
 }
 
@@ -357,7 +357,7 @@ proptest! {
         min_events: 3, max_events: 12, threads: 3, vars: 2, max_txn_len: 3, weights: [5, 5, 2, 2],
     })) {
         for (kind, o) in run(&trace, &Kind::ALL) {
-            let x = tsoser::monitor::explain::explain(&trace, kind, &o);
+            let x = tsoser::output::monitor::explain(&trace, kind, &o);
             prop_assert!(x.is_ok(), "{:?}: {:?}", kind, x.err());
         }
     }

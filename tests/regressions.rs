@@ -208,23 +208,13 @@ fn a_made_up_transaction_name_never_merges_with_the_users() {
 #[test]
 fn an_unnamed_std_block_is_not_the_users_block_of_its_made_up_name() {
     let text = "t|begin|0\nt|w(x)|1\nt|end|2\nu|r(x)|3\nt|begin(t.b1)|4\nt|r(y)|5\nt|end|6\n";
-    let t = tsoser::trace::std_format::build(
-        text.lines()
-            .enumerate()
-            .map(|(i, l)| tsoser::trace::std_format::parse_line(l, i + 1)),
-    )
-    .unwrap();
+    let t = tsoser::trace::std_format::build(text.as_bytes()).unwrap();
     assert_eq!(t.txns.len(), 3, "{:?}", t.txns);
     assert!(t.txns.iter().filter(|x| x.anonymous).count() == 2);
     // Written to YAML, an unnamed block of two events needs a name: one the user's
     // does not have.
     let text = "t|begin|0\nt|w(x)|1\nt|r(y)|2\nt|end|3\nt|begin(t.b1)|4\nt|r(z)|5\nt|end|6\n";
-    let t = tsoser::trace::std_format::build(
-        text.lines()
-            .enumerate()
-            .map(|(i, l)| tsoser::trace::std_format::parse_line(l, i + 1)),
-    )
-    .unwrap();
+    let t = tsoser::trace::std_format::build(text.as_bytes()).unwrap();
     let names = t.written_txn_names();
     let names: Vec<Option<&str>> = names.iter().map(|n| n.as_deref()).collect();
     assert_eq!(names, [Some("t.b1'"), Some("t.b1")]);

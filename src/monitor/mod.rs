@@ -4,16 +4,20 @@
 //! - [`sober`]: SOBER's store-buffer-safety monitor (Burckhardt & Musuvathi Figs. 2, 3).
 //! - [`burnim`]: `monitor_TSO` / `monitor_PSO` (Burnim, Sen & Stergiou Figs. 4, 5), with
 //!   [`replay`] turning a report into the TSO / PSO run behind it.
-//! - the transaction-fenced monitor (Enea & Farzan §6.3, Theorem 3): whether every
-//!   transaction ends with a fence or rmw, SOBER for robustness and SC-serializability.
+//! - [`fenced`]: the transaction-fenced monitor (Enea & Farzan §6.3, Theorem 3): whether
+//!   every transaction ends with a fence or rmw, SOBER for robustness and
+//!   SC-serializability, and what Theorem 3 concludes from them.
 //! - [`hb`]: happens-before on the SC run, its vector clock and witness paths.
+//! - [`evidence`]: a report's evidence in the paper's terms, re-checked from the
+//!   definitions (what `tsoser monitor` prints, `crate::output::monitor`).
 //!
 //! Each is a [`Monitor`] (begin, step, finish → [`Outcome`]); [`Suite`] runs any list
 //! of them in one pass over the events, in memory ([`run`]) or streamed from an STD file
 //! ([`stream`]).
 
 pub mod burnim;
-pub mod explain;
+pub mod evidence;
+pub mod fenced;
 pub mod hb;
 pub mod replay;
 pub mod sc_ser;
@@ -74,7 +78,34 @@ pub enum Outcome {
     },
 }
 
+/// What an outcome answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Nothing reported (the fenced monitor: transaction-fenced, neither part reports).
+    Clean,
+    /// A report (the fenced monitor: by Theorem 3, not TSO-serializable).
+    Violation,
+    /// The fenced monitor on a trace that is not transaction-fenced: Theorem 3 does
+    /// not apply.
+    Unknown,
+}
+
 impl Outcome {
+    /// What the outcome answers; the fenced monitor's by Theorem 3 ([`fenced::theorem3`]).
+    pub fn answer(&self) -> Answer {
+        match self {
+            Outcome::Fenced { unfenced, .. } => {
+                match fenced::theorem3(*unfenced, self.is_violation()) {
+                    fenced::Theorem3::NotFenced => Answer::Unknown,
+                    fenced::Theorem3::NotTsoSerializable => Answer::Violation,
+                    fenced::Theorem3::NothingFound => Answer::Clean,
+                }
+            }
+            o if o.is_violation() => Answer::Violation,
+            _ => Answer::Clean,
+        }
+    }
+
     pub fn is_violation(&self) -> bool {
         match self {
             Outcome::Clean => false,
@@ -184,7 +215,7 @@ pub fn new_monitor(kind: Kind, k: usize, m: usize) -> Box<dyn Monitor> {
         Kind::Sober => Box::new(FirstReport(Sober::new(k, m), None)),
         Kind::Tso => Box::new(FirstReport(Burnim::new(Model::Tso, k, m), None)),
         Kind::Pso => Box::new(FirstReport(Burnim::new(Model::Pso, k, m), None)),
-        Kind::Fenced => Box::new(FencedMonitor::new(k)),
+        Kind::Fenced => Box::new(fenced::FencedMonitor::new(k)),
     }
 }
 
@@ -297,58 +328,6 @@ impl<M: Reports> Monitor for FirstReport<M> {
     }
     fn finish(&mut self) -> Outcome {
         self.1.clone().map_or(Outcome::Clean, M::outcome)
-    }
-}
-
-/// The transaction-fenced monitor (Enea & Farzan §6.3, Theorem 3): whether every
-/// transaction ends with a fence or rmw. Its two parts, SC-serializability and SOBER,
-/// are the suite's own monitors of those kinds ([`Suite`] adds them when not asked
-/// for, and fills them in at the end), so `--monitor all` runs each once. It reads the
-/// whole run (fencedness is a property of every transaction).
-struct FencedMonitor {
-    /// Per thread: the op and index of the latest event of its current transaction.
-    txn_last: TiVec<ThreadId, Option<(Op, EventId)>>,
-    unfenced: Option<EventId>,
-}
-
-impl FencedMonitor {
-    fn new(k: usize) -> FencedMonitor {
-        FencedMonitor {
-            txn_last: vec![None; k].into(),
-            unfenced: None,
-        }
-    }
-}
-
-impl Monitor for FencedMonitor {
-    fn kind(&self) -> Kind {
-        Kind::Fenced
-    }
-    fn begin(&mut self, t: ThreadId) {
-        if let Some((op, e)) = self.txn_last[t].take() {
-            if !op.drains() && self.unfenced.is_none_or(|u| e < u) {
-                self.unfenced = Some(e);
-            }
-        }
-    }
-    fn step(&mut self, e: EventId, t: ThreadId, op: Op, _var: Option<VarId>) {
-        self.txn_last[t] = Some((op, e));
-    }
-    fn grow(&mut self, k: usize, _m: usize) {
-        self.txn_last.resize(k, None);
-    }
-    fn done(&self) -> bool {
-        false
-    }
-    fn finish(&mut self) -> Outcome {
-        for t in self.txn_last.keys() {
-            self.begin(t);
-        }
-        Outcome::Fenced {
-            unfenced: self.unfenced,
-            sc_ser: None,
-            sober: None,
-        }
     }
 }
 

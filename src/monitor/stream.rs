@@ -1,10 +1,12 @@
-//! The monitors on an STD file streamed in one pass ([`stream`]): one thread scans and
-//! lowers the lines ([`crate::trace::std_scan`]) while another runs the monitors on the
+//! The monitors on an STD file streamed in one pass ([`stream`]): one thread scans,
+//! lexes and lowers the lines ([`crate::trace::std_format::lex`],
+//! [`crate::trace::std_format::lower`]) while another runs the monitors on the
 //! events, handed over in batches.
 
 use super::{check_memory, events_read, Kind, Outcome, StreamError, Suite};
 use crate::check::stop::Stop;
-use crate::trace::std_scan::{for_each_line, IdEvent, IdLowering};
+use crate::trace::std_format::lex::for_each_line;
+use crate::trace::std_format::lower::{IdEvent, Lowering};
 
 /// What a streaming run saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,7 +24,7 @@ pub struct Streamed {
 }
 
 /// The monitors `kinds` on an STD file in one streaming pass, never holding the trace
-/// ([`crate::trace::std_scan`]: no allocation per line). Names are interned as they
+/// ([`crate::trace::std_format::lower`]: no allocation per line). Names are interned as they
 /// come and the monitors grow with them ([`super::Monitor::grow`]: threads by a
 /// quarter, variables by doubling). Their state is O(k·(k + m + k·m)) integers for k
 /// threads and m variables for sc-ser; SOBER's write records are pruned below every
@@ -80,7 +82,7 @@ fn stream_on(
         Pass::Ambiguous => by_reader(),
         Pass::Inexact => {
             // Every name first, then the monitors built for all of them.
-            let mut lowering = IdLowering::default();
+            let mut lowering = Lowering::default();
             let mut events = Vec::new();
             for_each_line(open()?, |line, text| {
                 lowering.lower(line, text, &mut events)?;
@@ -118,7 +120,7 @@ enum Pass {
     /// A monitor grew after forgetting what a new thread could need.
     Inexact,
     /// The file might break the reader's rules on transaction names
-    /// ([`crate::trace::std_scan::IdLowering::ambiguous`]).
+    /// ([`Lowering::ambiguous`]).
     Ambiguous,
 }
 
@@ -210,7 +212,7 @@ fn lower(
     file: std::fs::File,
     take: &mut dyn FnMut(&mut Vec<IdEvent>) -> bool,
 ) -> Result<Lowered, crate::Error> {
-    let mut lowering = IdLowering::default();
+    let mut lowering = Lowering::default();
     let mut events = Vec::with_capacity(2);
     let mut batch = Vec::with_capacity(BATCH);
     let mut stopped = false;

@@ -1,7 +1,9 @@
 //! Everything the tool prints, in one layer above the deciders, monitors and explorer
 //! (none of them imports it): witnesses as text and JSON ([`witness`]), the documented
-//! `--json` objects as serde structs ([`json`]), Graphviz ([`dot`]).
+//! `--json` objects as serde structs ([`json`]), Graphviz ([`dot`]), the monitors'
+//! outcomes with their evidence ([`monitor`]).
 
 pub mod dot;
 pub mod json;
+pub mod monitor;
 pub mod witness;

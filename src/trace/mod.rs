@@ -6,7 +6,6 @@ pub mod exec;
 pub mod gen;
 pub mod model;
 pub mod std_format;
-pub mod std_scan;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 pub mod yaml;
@@ -598,7 +597,7 @@ pub fn looks_like_std(text: &str) -> bool {
 /// The trace in a text, STD or YAML as [`looks_like_std`] tells.
 pub fn parse_text(text: &str) -> Result<Trace, crate::Error> {
     if looks_like_std(text) {
-        std_format::build(std_format::StdReader::new(text.as_bytes()))
+        std_format::build(text.as_bytes())
     } else {
         yaml::parse_trace(text)
     }

@@ -166,12 +166,12 @@ pub fn paper_graph_naive(trace: &Trace) -> (ConflictGraph, Vec<(usize, usize)>) 
 #[allow(dead_code)]
 pub type Lowered = (usize, tsoser::trace::Op, Option<usize>, bool);
 
-/// The streaming path's lowering ([`tsoser::trace::std_scan`]) on `text`: its events as
+/// The streaming path's lowering ([`tsoser::trace::std_format::lower`]) on `text`: its events as
 /// (thread, op, var, begins), or the error's line and message.
 #[allow(dead_code)]
 pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
-    use tsoser::trace::std_scan::{for_each_line, IdLowering};
-    let mut l = IdLowering::default();
+    use tsoser::trace::std_format::{lex::for_each_line, lower::Lowering};
+    let mut l = Lowering::default();
     let (mut out, mut evs) = (Vec::new(), Vec::new());
     let mut ambiguous = false;
     for_each_line(text.as_bytes(), |line, t| {
@@ -198,8 +198,8 @@ pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
 /// block name).
 #[allow(dead_code)]
 pub fn std_ambiguous(text: &str) -> bool {
-    use tsoser::trace::std_scan::{for_each_line, IdLowering};
-    let mut l = IdLowering::default();
+    use tsoser::trace::std_format::{lex::for_each_line, lower::Lowering};
+    let mut l = Lowering::default();
     let mut evs = Vec::new();
     let _ = for_each_line(text.as_bytes(), |line, t| {
         l.lower(line, t, &mut evs)?;
@@ -212,10 +212,7 @@ pub fn std_ambiguous(text: &str) -> bool {
 /// differs from its thread's previous one (what the monitors are told).
 #[allow(dead_code)]
 pub fn std_built(text: &str) -> Result<Vec<Lowered>, String> {
-    let t = tsoser::trace::std_format::build(tsoser::trace::std_format::StdReader::new(
-        text.as_bytes(),
-    ))
-    .map_err(|e| e.to_string())?;
+    let t = tsoser::trace::std_format::build(text.as_bytes()).map_err(|e| e.to_string())?;
     let mut current = vec![None; t.threads.len()];
     Ok(t.events
         .iter()

@@ -3,11 +3,14 @@
 use crate::args::MonitorArgs;
 use crate::args::MonitorKind;
 use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
-use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, UNKNOWN, USAGE};
+use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
 use anyhow::{bail, Result};
 use serde_json::json;
 use std::path::Path;
+use tsoser::check::stop::Stop;
 use tsoser::monitor;
+use tsoser::output::json::{schema, MonitorAll, MonitorEntry, MonitorOne, TraceInfo};
+use tsoser::output::monitor::Explained;
 use tsoser::output::witness::Stats;
 use tsoser::trace::Trace;
 
@@ -85,6 +88,15 @@ pub(crate) fn cmd_monitor(a: &MonitorArgs) -> Result<u8> {
     }
 }
 
+/// The monitors' outcomes on one trace, with the trace (or the prefix of it) their
+/// explanations need, what the trace holds and how many events they read.
+struct Ran {
+    outcomes: Vec<(monitor::Kind, monitor::Outcome)>,
+    trace: Option<Trace>,
+    info: TraceInfo,
+    seen: usize,
+}
+
 fn answer(
     file: &Path,
     which: MonitorKind,
@@ -100,87 +112,128 @@ fn answer(
     // A named pipe is read into memory (bug: monitor_reads_a_named_pipe; the explanation
     // of a report reads the file's prefix again).
     let regular = std::fs::metadata(file).is_ok_and(|m| m.is_file());
-    let (outcomes, trace, info, seen) = if TraceFormat::of(file) == TraceFormat::Std && regular {
-        let budget = tsoser::mem::default_budget();
-        let s = match stats.time("monitor (streaming)", || {
-            monitor::stream(file, &kinds, budget, &stop)
-        }) {
-            Ok(s) => s,
-            Err(monitor::StreamError::Memory(why) | monitor::StreamError::Stopped(why)) => {
-                return Ok(Answer::TooBig(why))
-            }
-            Err(monitor::StreamError::Input(e)) => return Err(e.into()),
-        };
-        // The explanation needs the events up to the last one a report names: only that
-        // prefix is built, never the whole trace.
-        let last = s
-            .outcomes
-            .iter()
-            .filter_map(|(_, o)| match o {
-                monitor::Outcome::Fenced { unfenced, .. } => {
-                    [o.at(), *unfenced].into_iter().flatten().max()
-                }
-                o => o.at(),
-            })
-            .max();
-        let info = tsoser::output::json::TraceInfo {
-            name: None,
-            events: s.events,
-            threads: s.threads,
-            transactions: s.transactions,
-            variables: s.variables,
-            transaction_fenced: None,
-        };
-        match last {
-            Some(last) => {
-                let trace = tsoser::trace::std_format::read_std_prefix(file, last + 1)?;
-                // The in-memory monitors on the prefix must report the same (the fenced
-                // monitor's two parts: a prefix may cut a transaction).
-                let again = monitor::run(&trace, &kinds);
-                let parts = |o: &monitor::Outcome| match o {
-                    monitor::Outcome::Fenced { sc_ser, sober, .. } => monitor::Outcome::Fenced {
-                        unfenced: None,
-                        sc_ser: *sc_ser,
-                        sober: sober.clone(),
-                    },
-                    o => o.clone(),
-                };
-                let same = again.len() == s.outcomes.len()
-                    && again
-                        .iter()
-                        .zip(&s.outcomes)
-                        .all(|(a, b)| parts(&a.1) == parts(&b.1));
-                if !same {
-                    return Ok(Answer::Internal(format!("the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes)));
-                }
-                (s.outcomes, Some(trace), info, s.monitored)
-            }
-            None => (s.outcomes, None, info, s.monitored),
-        }
+    let ran = if TraceFormat::of(file) == TraceFormat::Std && regular {
+        streamed(file, &kinds, &stop, &mut stats)?
     } else {
-        let trace = stats.time("parse", || load(file))?;
-        let (k, m) = (trace.threads.len(), trace.vars.len());
-        if let Err(why) = monitor::check_memory(&kinds, k, m, tsoser::mem::default_budget()) {
-            return Ok(Answer::TooBig(why));
-        }
-        // Set-up (allocating the state) is timed apart: right after a large parse, the
-        // allocator's deferred clean-up lands on the first allocations.
-        let suite = stats.time("set-up", || {
-            monitor::Suite::new(&kinds, trace.threads.len(), trace.vars.len())
-        });
-        let outcomes = match stats.time("monitor", || monitor::run_suite(suite, &trace, &stop)) {
-            Ok(outcomes) => outcomes,
-            Err(events) => return Ok(Answer::TooBig(monitor::stopped(events))),
-        };
-        let seen = monitor::events_read(&outcomes, trace.len());
-        let info = tsoser::output::json::TraceInfo::of(&trace);
-        (outcomes, Some(trace), info, seen)
+        in_memory(file, &kinds, &stop, &mut stats)?
     };
+    match ran {
+        Ok(ran) => render(file, ran, stats, want_stats),
+        Err(answer) => Ok(answer),
+    }
+}
+
+/// The monitors on an STD file streamed; the prefix up to the last event a report
+/// names is then read again to explain it, and the in-memory monitors must agree.
+fn streamed(
+    file: &Path,
+    kinds: &[monitor::Kind],
+    stop: &Stop,
+    stats: &mut Stats,
+) -> Result<Result<Ran, Answer>> {
+    let budget = tsoser::mem::default_budget();
+    let s = match stats.time("monitor (streaming)", || {
+        monitor::stream(file, kinds, budget, stop)
+    }) {
+        Ok(s) => s,
+        Err(monitor::StreamError::Memory(why) | monitor::StreamError::Stopped(why)) => {
+            return Ok(Err(Answer::TooBig(why)))
+        }
+        Err(monitor::StreamError::Input(e)) => return Err(e.into()),
+    };
+    // The explanation needs the events up to the last one a report names: only that
+    // prefix is built, never the whole trace.
+    let last = s
+        .outcomes
+        .iter()
+        .filter_map(|(_, o)| match o {
+            monitor::Outcome::Fenced { unfenced, .. } => {
+                [o.at(), *unfenced].into_iter().flatten().max()
+            }
+            o => o.at(),
+        })
+        .max();
+    let info = TraceInfo {
+        name: None,
+        events: s.events,
+        threads: s.threads,
+        transactions: s.transactions,
+        variables: s.variables,
+        transaction_fenced: None,
+    };
+    let Some(last) = last else {
+        return Ok(Ok(Ran {
+            outcomes: s.outcomes,
+            trace: None,
+            info,
+            seen: s.monitored,
+        }));
+    };
+    let trace = tsoser::trace::std_format::read_std_prefix(file, last + 1)?;
+    // The in-memory monitors on the prefix must report the same (the fenced
+    // monitor's two parts: a prefix may cut a transaction).
+    let again = monitor::run(&trace, kinds);
+    let parts = |o: &monitor::Outcome| match o {
+        monitor::Outcome::Fenced { sc_ser, sober, .. } => monitor::Outcome::Fenced {
+            unfenced: None,
+            sc_ser: *sc_ser,
+            sober: sober.clone(),
+        },
+        o => o.clone(),
+    };
+    let same = again.len() == s.outcomes.len()
+        && again
+            .iter()
+            .zip(&s.outcomes)
+            .all(|(a, b)| parts(&a.1) == parts(&b.1));
+    if !same {
+        return Ok(Err(Answer::Internal(format!("the streamed monitors found {:?}, the in-memory ones {again:?}; please report this trace", s.outcomes))));
+    }
+    Ok(Ok(Ran {
+        outcomes: s.outcomes,
+        trace: Some(trace),
+        info,
+        seen: s.monitored,
+    }))
+}
+
+/// The monitors on a trace read into memory.
+fn in_memory(
+    file: &Path,
+    kinds: &[monitor::Kind],
+    stop: &Stop,
+    stats: &mut Stats,
+) -> Result<Result<Ran, Answer>> {
+    let trace = stats.time("parse", || load(file))?;
+    let (k, m) = (trace.threads.len(), trace.vars.len());
+    if let Err(why) = monitor::check_memory(kinds, k, m, tsoser::mem::default_budget()) {
+        return Ok(Err(Answer::TooBig(why)));
+    }
+    // Set-up (allocating the state) is timed apart: right after a large parse, the
+    // allocator's deferred clean-up lands on the first allocations.
+    let suite = stats.time("set-up", || monitor::Suite::new(kinds, k, m));
+    let outcomes = match stats.time("monitor", || monitor::run_suite(suite, &trace, stop)) {
+        Ok(outcomes) => outcomes,
+        Err(events) => return Ok(Err(Answer::TooBig(monitor::stopped(events)))),
+    };
+    let seen = monitor::events_read(&outcomes, trace.len());
+    let info = TraceInfo::of(&trace);
+    Ok(Ok(Ran {
+        outcomes,
+        trace: Some(trace),
+        info,
+        seen,
+    }))
+}
+
+/// Each outcome explained, as text (one block and one line) and JSON, with the exit
+/// code: 1 if any monitor reports a violation, else 3 if one is unknown, else 0.
+fn render(file: &Path, ran: Ran, mut stats: Stats, want_stats: bool) -> Result<Answer> {
     let empty = Trace::new(None, vec![], vec![], vec![], vec![])?;
-    let t = trace.as_ref().unwrap_or(&empty);
+    let t = ran.trace.as_ref().unwrap_or(&empty);
     let mut explained = Vec::new();
-    for (kind, o) in &outcomes {
-        match monitor::explain::explain(t, *kind, o) {
+    for (kind, o) in &ran.outcomes {
+        match tsoser::output::monitor::explain(t, *kind, o) {
             Ok(x) => explained.push(x),
             Err(why) => {
                 return Ok(Answer::Internal(format!(
@@ -196,16 +249,27 @@ fn answer(
         .filter(|p| p.0.starts_with("monitor"))
         .map(|p| p.1)
         .sum();
-    stats.count("events", seen as u64);
-    stats.count("events per second", (seen as f64 / secs.max(1e-9)) as u64);
-    // Exit: 1 if any monitor reports a violation, else 3 if one is unknown, else 0.
-    let code =
-        explained
-            .iter()
-            .map(|x| x.exit)
-            .fold(0, |a, b| if a == 1 || b == 1 { 1 } else { a.max(b) });
+    stats.count("events", ran.seen as u64);
+    stats.count(
+        "events per second",
+        (ran.seen as f64 / secs.max(1e-9)) as u64,
+    );
+    let code = explained
+        .iter()
+        .map(|x| match x.answer {
+            monitor::Answer::Clean => OK,
+            monitor::Answer::Violation => VIOLATION,
+            monitor::Answer::Unknown => UNKNOWN,
+        })
+        .fold(OK, |a, b| {
+            if a == VIOLATION || b == VIOLATION {
+                VIOLATION
+            } else {
+                a.max(b)
+            }
+        });
     let fname = file.display().to_string();
-    let one = |x: &monitor::explain::Explained| tsoser::output::json::MonitorEntry {
+    let one = |x: &Explained| MonitorEntry {
         monitor: x.kind.name(),
         verdict: x.verdict,
         stopped_at: x
@@ -216,18 +280,18 @@ fn answer(
     };
     let stats_json = want_stats.then(|| stats.to_json());
     let json = if let [x] = explained.as_slice() {
-        serde_json::to_value(tsoser::output::json::MonitorOne {
-            schema: tsoser::output::json::schema(),
+        serde_json::to_value(MonitorOne {
+            schema: schema(),
             file: fname.clone(),
-            trace: info,
+            trace: ran.info,
             entry: one(x),
             stats: stats_json,
         })?
     } else {
-        serde_json::to_value(tsoser::output::json::MonitorAll {
-            schema: tsoser::output::json::schema(),
+        serde_json::to_value(MonitorAll {
+            schema: schema(),
             file: fname.clone(),
-            trace: info,
+            trace: ran.info,
             monitors: explained.iter().map(one).collect(),
             stats: stats_json,
         })?

@@ -1,0 +1,273 @@
+//! STD's lines: the scanner that cuts a file into lines ([`for_each_line`] for the
+//! stream, [`read_lines`] for the reader) and the lexer of one line ([`lex`]), which
+//! borrows its names from the line.
+
+use crate::Error;
+use std::io::Read;
+
+/// What an STD line does, borrowing its names from the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StdOp<'a> {
+    Read(&'a str),
+    Write(&'a str),
+    Acquire(&'a str),
+    Release(&'a str),
+    Fork(&'a str),
+    Join(&'a str),
+    Request(&'a str),
+    /// `begin` or `begin(NAME)`: NAME names the transaction of an outermost block.
+    Begin(Option<&'a str>),
+    End,
+}
+
+/// One lexed line: its 1-based number, thread, operation and location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub number: usize,
+    pub thread: &'a str,
+    pub op: StdOp<'a>,
+    pub loc: &'a str,
+}
+
+/// Lexes one line without copying it, or gives the error naming line `number`.
+pub fn lex(text: &str, number: usize) -> Result<Line<'_>, Error> {
+    let line = |(thread, op, loc)| Line {
+        number,
+        thread,
+        op,
+        loc,
+    };
+    if let Some(ok) = lex_plain(text) {
+        return Ok(line(ok));
+    }
+    let bad = |message: String| Error::Format {
+        line: number,
+        message,
+    };
+    let mut parts = text.trim().split('|');
+    let (Some(thread), Some(opx), loc) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(bad(format!(
+            "expected THREAD|OP(ARG)|LOC, found `{}`",
+            text.trim()
+        )));
+    };
+    if parts.next().is_some() {
+        return Err(bad("more than three `|`-separated fields".into()));
+    }
+    let thread = thread.trim();
+    if thread.is_empty() {
+        return Err(bad("empty thread name".into()));
+    }
+    let opx = opx.trim();
+    let (name, arg) = match opx.find('(') {
+        Some(i) if opx.ends_with(')') => (&opx[..i], opx[i + 1..opx.len() - 1].trim()),
+        Some(_) => return Err(bad(format!("unclosed `(` in `{opx}`"))),
+        None => (opx, ""),
+    };
+    let need = |what: &str| -> Result<&str, Error> {
+        if arg.is_empty() {
+            Err(bad(format!("`{name}` needs {what} in parentheses")))
+        } else {
+            Ok(arg)
+        }
+    };
+    let op = match name {
+        "r" => StdOp::Read(need("a variable")?),
+        "w" => StdOp::Write(need("a variable")?),
+        "acq" => StdOp::Acquire(need("a lock")?),
+        "rel" => StdOp::Release(need("a lock")?),
+        "fork" => StdOp::Fork(need("a thread")?),
+        "join" => StdOp::Join(need("a thread")?),
+        "req" => StdOp::Request(need("a lock")?),
+        "begin" => StdOp::Begin((!arg.is_empty()).then_some(arg)),
+        "end" => StdOp::End,
+        other => {
+            return Err(bad(format!(
+                "unknown operation `{other}` (r, w, acq, rel, fork, join, req, begin, end)"
+            )))
+        }
+    };
+    Ok(line((thread, op, loc.unwrap_or("").trim())))
+}
+
+/// Whether a text starting (or ending) with byte `c` surely keeps it under
+/// `str::trim`: a printable ASCII byte (white space, control bytes and the bytes of
+/// non-ASCII characters, U+00A0 say, may be trimmed).
+fn untrimmed_end(c: u8) -> bool {
+    (b'!'..=b'~').contains(&c)
+}
+
+/// [`lex`]'s answer for the common line — `T|op(arg)|loc` or `T|op|loc` with no white
+/// space around any field, no empty field and a known operation — found with a byte
+/// scan; `None` sends every other line (and every error) to the general lexer.
+fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
+    let b = text.as_bytes();
+    // A field the general lexer would not trim ([`untrimmed_end`]; other ends take
+    // the general path, which trims as `str::trim` does — `\x0B` and U+00A0 too).
+    let plain = |s: &[u8]| !s.is_empty() && untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]);
+    let i = memchr::memchr(b'|', b)?;
+    let j = i + 1 + memchr::memchr(b'|', &b[i + 1..])?;
+    if memchr::memchr(b'|', &b[j + 1..]).is_some() {
+        return None;
+    }
+    let (thread, opx, loc) = (&b[..i], &b[i + 1..j], &b[j + 1..]);
+    if !plain(thread) || !plain(opx) || !(loc.is_empty() || plain(loc)) {
+        return None;
+    }
+    let (name, arg) = match memchr::memchr(b'(', opx) {
+        Some(k) if opx[opx.len() - 1] == b')' => {
+            let arg = &opx[k + 1..opx.len() - 1];
+            if !plain(arg) {
+                return None;
+            }
+            (&opx[..k], arg)
+        }
+        Some(_) => return None,
+        None => (opx, &b""[..]),
+    };
+    // Every slice starts after and ends before an ASCII byte of a UTF-8 `text` (or at
+    // its ends): valid `str`s.
+    let s = |x: &[u8]| {
+        let off = x.as_ptr() as usize - b.as_ptr() as usize;
+        &text[off..off + x.len()]
+    };
+    let need = (!arg.is_empty()).then(|| s(arg));
+    let op = match name {
+        b"r" => StdOp::Read(need?),
+        b"w" => StdOp::Write(need?),
+        b"acq" => StdOp::Acquire(need?),
+        b"rel" => StdOp::Release(need?),
+        b"fork" => StdOp::Fork(need?),
+        b"join" => StdOp::Join(need?),
+        b"req" => StdOp::Request(need?),
+        b"begin" => StdOp::Begin(need),
+        b"end" => StdOp::End,
+        _ => return None,
+    };
+    let loc = if loc.is_empty() { "" } else { s(loc) };
+    Some((s(thread), op, loc))
+}
+
+/// The longest line the stream reads (a file without newlines is not an STD trace).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Calls `f(line, text)` on every line of `input` that is neither blank nor a `#`
+/// comment, with its 1-based number and its text trimmed; stops early when `f` returns
+/// `Ok(false)`. The stream's scanner: a line longer than [`MAX_LINE`] or not UTF-8 is
+/// an error naming its line.
+pub fn for_each_line<R: Read>(
+    input: R,
+    f: impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    let not_utf8 = |line| Error::Format {
+        line,
+        message: "the line is not valid UTF-8".into(),
+    };
+    scan(input, MAX_LINE, not_utf8, f)
+}
+
+/// [`for_each_line`] as the reader reads a file: lines of any length, and text that is
+/// not UTF-8 the I/O error `BufRead::read_line` gives.
+pub fn read_lines<R: Read>(
+    input: R,
+    f: impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    let not_utf8 = |_| {
+        Error::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
+    };
+    scan(input, usize::MAX, not_utf8, f)
+}
+
+/// The lines of `input` scanned in a large buffer: [`for_each_line`] with lines of at
+/// most `max_line` bytes and `not_utf8(line)` the error of a line that is not UTF-8.
+fn scan<R: Read>(
+    mut input: R,
+    max_line: usize,
+    not_utf8: impl Fn(usize) -> Error,
+    mut f: impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut start, mut end, mut line, mut eof) = (0usize, 0usize, 0usize, false);
+    loop {
+        // Every complete line in buf[start..end], validated as UTF-8 at once (line by
+        // line only to name the line of an error).
+        if let Some(last) = memchr::memrchr(b'\n', &buf[start..end]) {
+            let region = &buf[start..start + last + 1];
+            start += last + 1;
+            let whole = std::str::from_utf8(region).ok();
+            let mut from = 0;
+            for n in memchr::memchr_iter(b'\n', region) {
+                line += 1;
+                let more = match whole {
+                    Some(text) => text_line(line, &text[from..n], &mut f)?,
+                    None => one(line, &region[from..n], &not_utf8, &mut f)?,
+                };
+                if !more {
+                    return Ok(());
+                }
+                from = n + 1;
+            }
+        }
+        if eof {
+            if start < end {
+                line += 1;
+                one(line, &buf[start..end], &not_utf8, &mut f)?;
+            }
+            return Ok(());
+        }
+        // Keep the partial line, then read more behind it.
+        buf.copy_within(start..end, 0);
+        end -= start;
+        start = 0;
+        if end == buf.len() {
+            if buf.len() >= max_line {
+                return Err(Error::Format {
+                    line: line + 1,
+                    message: format!("a line longer than {max_line} bytes"),
+                });
+            }
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match input.read(&mut buf[end..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::Io(e)),
+            }
+        };
+        eof = n == 0;
+        end += n;
+    }
+}
+
+/// [`text_line`] on a line's bytes, `not_utf8(line)` if they are not UTF-8.
+fn one(
+    line: usize,
+    bytes: &[u8],
+    not_utf8: &impl Fn(usize) -> Error,
+    f: &mut impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<bool, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|_| not_utf8(line))?;
+    text_line(line, text, f)
+}
+
+/// `f` on `text` trimmed, unless it is blank or a comment.
+fn text_line(
+    line: usize,
+    text: &str,
+    f: &mut impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<bool, Error> {
+    // Most lines start and end with a printable ASCII byte: nothing to trim.
+    let b = text.as_bytes();
+    let t = match (b.first(), b.last()) {
+        (Some(&x), Some(&y)) if untrimmed_end(x) && untrimmed_end(y) => text,
+        _ => text.trim(),
+    };
+    if t.is_empty() || t.starts_with('#') {
+        return Ok(true);
+    }
+    f(line, t)
+}

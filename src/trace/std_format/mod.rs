@@ -1,0 +1,189 @@
+//! RAPID's STD trace format: one event a line, `THREAD|OP(ARG)|LOC`, e.g. `T0|r(V12)|45`.
+//!
+//! | STD | tsoser |
+//! |---|---|
+//! | `r(x)`, `w(x)` | `rd x`, `wr x` |
+//! | `acq(l)`, `rel(l)` | `rmw l` (a lock operation is an interlocked read-modify-write of the lock) |
+//! | `acq(fence:T)`, `rel(fence:T)` by thread T | `fence` (what [`to_std`] writes for a fence) |
+//! | `fork(u)` | `rmw fork:u` by the parent, then `rmw fork:u` by u: u's events come after |
+//! | `join(u)` | `rmw join:u` by u (it has finished), then `rmw join:u` by the joiner |
+//! | `begin`, `end` (with or without `()`) | atomic blocks; the outermost block of a thread is one transaction |
+//! | `req(l)` | lock request: no memory effect, skipped |
+//!
+//! Events outside blocks are transactions of their own. `LOC` (a source location) is
+//! kept as the event's value. [`lex`] cuts a file into lines and lexes each, [`lower`]
+//! turns them into events; both the reader ([`read_std`] builds a [`Trace`]) and the
+//! monitors' stream (which never holds the trace) use them.
+//! [`to_std`] writes a trace back: `rmw x` as `acq(x)`, a fence as `acq(fence:T)` on a
+//! location of its own (STD has no fence; under TSO that is the same conflicts and the
+//! same buffer drain, docs/semantics.md §6, and it is read back as a fence, which also drains
+//! every PSO buffer), transactions of more than one event as `begin`/`end` blocks.
+
+pub mod lex;
+pub mod lower;
+mod write;
+
+pub use write::{to_std, StdWriteError};
+
+use super::{Event, ThreadId, TiVec, Trace, Txn, TxnId};
+use crate::{Error, FileError};
+use std::io::Read;
+
+/// Builds a trace from an STD text (see the module table).
+pub fn build<R: Read>(input: R) -> Result<Trace, Error> {
+    build_prefix(input, usize::MAX)
+}
+
+/// [`build`] of the first `n` events, reading no line past the one that gives event
+/// `n` + 1. Transactions are named as the table says: an outermost block's given name,
+/// else `T.bN`, an event outside blocks `@i`.
+pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
+    let mut lowering = lower::Lowering::default();
+    let mut lowered = Vec::with_capacity(2);
+    let mut events: Vec<Event> = Vec::new();
+    let mut txns: TiVec<TxnId, Txn> = TiVec::new();
+    let mut named: rustc_hash::FxHashMap<String, TxnId> = Default::default();
+    // Each thread's open block (its number) and transaction.
+    let mut open: TiVec<ThreadId, Option<(u64, TxnId)>> = TiVec::new();
+    let (mut threads, mut vars) = (0, 0);
+    lex::read_lines(input, |number, text| {
+        let line = lex::lex(text, number)?;
+        lowering.lower_line(&line, &mut lowered)?;
+        for e in &lowered {
+            if events.len() >= n {
+                return Ok(false);
+            }
+            let t = e.thread;
+            threads = threads.max(t.index() + 1);
+            vars = vars.max(e.var.map_or(0, |x| x.index() + 1));
+            if open.len() < threads {
+                open.resize(threads, None);
+            }
+            let mut new = |name: String, anonymous: bool| {
+                txns.push_and_get_key(Txn {
+                    name,
+                    thread: t,
+                    anonymous,
+                })
+            };
+            let txn = match lowering.block(t) {
+                None => new(format!("@{}", events.len()), true),
+                Some(b) => match open[t] {
+                    Some((k, x)) if k == b.number => x,
+                    _ => {
+                        let x = if !b.named {
+                            new(b.name.to_string(), true)
+                        } else if let Some(&x) = named.get(b.name) {
+                            x
+                        } else {
+                            let x = new(b.name.to_string(), false);
+                            named.insert(b.name.to_string(), x);
+                            x
+                        };
+                        open[t] = Some((b.number, x));
+                        x
+                    }
+                },
+            };
+            events.push(Event {
+                thread: t,
+                txn,
+                op: e.op,
+                var: e.var,
+                val: (!line.loc.is_empty()).then(|| line.loc.to_string()),
+                line: number,
+            });
+        }
+        Ok(true)
+    })?;
+    // A line cut off by `n` may have named a thread or variable no event kept uses.
+    let (mut thread_names, mut var_names) = lowering.into_names();
+    thread_names.truncate(threads);
+    var_names.truncate(vars);
+    Trace::new(None, events, thread_names, txns, var_names)
+}
+
+/// Opens an STD file; errors name the file.
+fn open_std(path: &std::path::Path) -> Result<std::fs::File, FileError> {
+    std::fs::File::open(path).map_err(|e| FileError {
+        file: path.display().to_string(),
+        error: Error::Io(e),
+    })
+}
+
+/// The trace of the first `n` events of an STD file (event indices as in
+/// [`read_std`]), reading no further: what explaining a streamed report needs.
+pub fn read_std_prefix(path: &std::path::Path, n: usize) -> Result<Trace, FileError> {
+    build_prefix(open_std(path)?, n).map_err(|error| FileError {
+        file: path.display().to_string(),
+        error,
+    })
+}
+
+/// Reads an STD file into a trace; errors name the file and line.
+pub fn read_std(path: &std::path::Path) -> Result<Trace, FileError> {
+    build(open_std(path)?).map_err(|error| FileError {
+        file: path.display().to_string(),
+        error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> Result<Trace, Error> {
+        build(src.as_bytes())
+    }
+
+    #[test]
+    fn operations_map_as_documented() {
+        let t = parse(
+            "T0|begin|1\nT0|r(x)|2\nT0|w(y)|3\nT0|end|4\nT0|fork(T1)|5\nT1|acq(l)|6\nT1|rel(l)|7\nT0|join(T1)|8\n",
+        )
+        .unwrap();
+        assert_eq!(
+            t.events[0].val.as_deref(),
+            Some("2"),
+            "the location is kept"
+        );
+        let lines: Vec<String> = (0..t.len()).map(|i| t.describe(i)).collect();
+        assert_eq!(
+            lines,
+            [
+                "T0 T0.b1 rd x",
+                "T0 T0.b1 wr y",
+                "T0 @2 rmw fork:T1",
+                "T1 @3 rmw fork:T1",
+                "T1 @4 rmw l",
+                "T1 @5 rmw l",
+                "T1 @6 rmw join:T1",
+                "T0 @7 rmw join:T1",
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_lines_name_their_line() {
+        for (src, line, words) in [
+            ("T0|r(x)|1\nT0|x(y)|2\n", 2, "unknown operation"),
+            ("T0|r()|1\n", 1, "needs a variable"),
+            ("T0|r(x|1\n", 1, "unclosed"),
+            ("T0\n", 1, "expected THREAD|OP(ARG)|LOC"),
+            ("\n# c\nT0|end|3\n", 3, "without a `begin`"),
+            ("T0|fork(T0)|1\n", 1, "itself"),
+            ("T1|begin|1\nT0|join(T1)|2\n", 2, "inside an atomic block"),
+        ] {
+            let e = parse(src).unwrap_err();
+            assert_eq!(e.line(), Some(line), "{src}: {e}");
+            assert!(e.to_string().contains(words), "{src}: {e}");
+        }
+    }
+
+    #[test]
+    fn nested_blocks_make_one_transaction() {
+        let t =
+            parse("T0|begin|1\nT0|begin|2\nT0|r(x)|3\nT0|end|4\nT0|w(x)|5\nT0|end|6\n").unwrap();
+        assert_eq!(t.txns.len(), 1);
+    }
+}
