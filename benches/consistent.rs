@@ -5,7 +5,7 @@
 //! same runs with two reads changed (not consistent).
 use criterion::{criterion_group, criterion_main, Criterion};
 use tsoser::check::sat::SolverKind;
-use tsoser::check::Stop;
+use tsoser::stop::Stop;
 use tsoser::consistency::{self, gen, Model, ValueRun, Verdict, WriteOrder};
 
 /// Two reads, half and three quarters in, changed to read an early write.

@@ -432,7 +432,7 @@ fn monitors_on_sc(sc: &Emitted, kinds: &[Kind], c: &Config) -> OnSc {
     };
     for (i, t) in sc.traces.iter().enumerate() {
         let suite = monitor::Suite::with(kinds, t.threads.len(), t.vars.len(), c.monitors);
-        let outcomes = monitor::run_suite(suite, t, &crate::check::stop::Stop::default())
+        let outcomes = monitor::run_suite(suite, t, &crate::stop::Stop::default())
             .expect("a run without a stop ends");
         let bits = outcomes
             .iter()

@@ -30,7 +30,8 @@
 //!   records, shards, and their report (tables, fitted exponents, plots).
 //! - [`output`]: what is printed — witnesses as text and JSON, the documented `--json`
 //!   objects as serde structs, Graphviz; [`text`]: input excerpts made safe to print.
-//! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.
+//! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets;
+//!   [`stop`]: when a run must stop (a deadline, cancellation flags).
 
 pub mod analysis;
 pub mod check;
@@ -45,6 +46,7 @@ pub mod monitor;
 pub mod output;
 pub mod program;
 pub mod reduction;
+pub mod stop;
 pub mod text;
 pub mod trace;
 

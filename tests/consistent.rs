@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use tsoser::check::sat::SolverKind;
-use tsoser::check::Stop;
+use tsoser::stop::Stop;
 use tsoser::consistency::{self, brute, cycle, gen, Model, ValueRun, Verdict, WriteOrder};
 
 /// The run with read `k`'s value (cyclically among the reads) changed to the value of

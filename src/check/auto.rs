@@ -13,7 +13,8 @@
 
 use super::fpt::{self, FptError, FptOptions, FptStats};
 use super::sat::{self, SatError, SatStats, SolverKind};
-use super::{Semantics, Stop, Unknown, Verdict};
+use super::{Semantics, Unknown, Verdict};
+use crate::stop::Stop;
 use crate::trace::exec::Node;
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, Ordering};

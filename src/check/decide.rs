@@ -110,8 +110,8 @@ impl Budget {
 
     /// The deadline and the cancellation flag, for a decider (or a solver's callback)
     /// to poll.
-    pub fn stop(&self) -> super::Stop {
-        super::Stop {
+    pub fn stop(&self) -> crate::stop::Stop {
+        crate::stop::Stop {
             deadline: self.deadline,
             cancel: vec![self.cancel.clone()],
         }

@@ -27,7 +27,7 @@ use crate::check::sat::backend::Answer;
 use crate::check::sat::encode::Lit;
 use crate::check::sat::order::{Node, OrderGraph};
 use crate::check::sat::{blank_backend, SatError, SolverKind};
-use crate::check::Stop;
+use crate::stop::Stop;
 use crate::graph::csr::Csr;
 use std::collections::HashMap;
 

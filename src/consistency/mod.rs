@@ -25,7 +25,7 @@ pub use graph::Label;
 pub use run::ValueRun;
 
 use crate::check::sat::SolverKind;
-use crate::check::Stop;
+use crate::stop::Stop;
 use graph::Which;
 
 /// The memory model a run is checked against.

@@ -22,7 +22,7 @@ mod stream;
 
 pub use stream::{stopped, stream, Streamed};
 
-use crate::check::stop::Stop;
+use crate::stop::Stop;
 use crate::check::{Verdict, Witness};
 use crate::trace::ThreadId;
 use crate::trace::TiVec;

@@ -3,7 +3,7 @@
 //! events, handed over in batches.
 
 use super::{check_memory, events_read, Kind, Outcome, StreamError, Suite};
-use crate::check::stop::Stop;
+use crate::stop::Stop;
 use crate::trace::std_scan::{for_each_line, IdEvent, IdLowering};
 
 /// What a streaming run saw.

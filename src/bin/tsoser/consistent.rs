@@ -7,7 +7,7 @@ use crate::out::{self, json_out, USAGE};
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use tsoser::check::sat::SolverKind;
-use tsoser::check::Stop;
+use tsoser::stop::Stop;
 use tsoser::consistency::{self, Label, Model, ValueRun, Verdict, WriteOrder};
 use tsoser::error::FileError;
 use tsoser::output::json::{ConsistentEdge, ConsistentReport, LocationOrder};

@@ -18,7 +18,7 @@ pub(crate) fn cmd_encode(
     timeout: Option<f64>,
 ) -> Result<u8> {
     let timeout = timeout_arg(timeout)?;
-    let stop = tsoser::check::Stop::after(timeout);
+    let stop = tsoser::stop::Stop::after(timeout);
     // Standard output is for the formula: the unknown goes to standard error.
     let unknown = |when: &str| {
         warn(&format!(

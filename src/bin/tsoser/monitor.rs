@@ -96,7 +96,7 @@ fn answer(
 ) -> Result<Answer> {
     let kinds = which.kinds();
     // The clock runs from the start of this file, reading included.
-    let stop = tsoser::check::stop::Stop::after(timeout);
+    let stop = tsoser::stop::Stop::after(timeout);
     let mut stats = Stats::default();
     // An STD file is streamed (one pass, no trace in memory); the trace is built only
     // to explain a report, and then the in-memory run must agree with the streamed one.

@@ -18,7 +18,8 @@ pub mod place;
 pub mod profile;
 pub mod search;
 
-use super::{verify, verify_execution_cycle, Semantics, Stop, Unknown, Verdict, Witness};
+use super::{verify, verify_execution_cycle, Semantics, Unknown, Verdict, Witness};
+use crate::stop::Stop;
 use crate::analysis::{self as encode, requirement};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;

@@ -20,7 +20,7 @@ use crate::analysis::{
     components, fixed_order, multi_event, possible_graph, requirement, varying_pairs, Buckets,
     PaperBuckets,
 };
-use crate::check::Stop;
+use crate::stop::Stop;
 use crate::graph::forced::commit_times;
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;

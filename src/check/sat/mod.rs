@@ -12,7 +12,8 @@ pub mod encode;
 pub mod export;
 pub mod order;
 
-use super::{verify, verify_execution_cycle, Semantics, Stop, Unknown, Verdict, Witness};
+use super::{verify, verify_execution_cycle, Semantics, Unknown, Verdict, Witness};
+use crate::stop::Stop;
 use crate::analysis::sort::{orient_paper, sort_exact};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;

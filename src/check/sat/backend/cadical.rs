@@ -6,7 +6,7 @@
 use super::{Answer, Backend};
 use crate::check::sat::encode::{Formula, Lit};
 use crate::check::sat::order::OrderGraph;
-use crate::check::Stop;
+use crate::stop::Stop;
 use crate::trace::Trace;
 use cadical_sys::{CaDiCal, ExternalPropagator, Status, Terminator};
 use std::cell::Cell;

@@ -30,7 +30,7 @@ pub trait Backend {
     /// Adds a clause over the formula's variables.
     fn add_clause(&mut self, clause: &[Lit]);
     /// Solves; `Unknown` when the solver gave up (its time limit, or the run's
-    /// [`crate::check::Stop`]).
+    /// [`crate::stop::Stop`]).
     fn solve(&mut self) -> Answer;
     /// The value of a variable in the last model.
     fn value(&self, var: Lit) -> bool;

@@ -4,7 +4,7 @@
 
 use super::{Answer, Backend};
 use crate::check::sat::encode::{Formula, Lit};
-use crate::check::Stop;
+use crate::stop::Stop;
 use std::io;
 use varisat::ExtendFormula;
 

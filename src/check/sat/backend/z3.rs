@@ -2,7 +2,7 @@
 
 use super::{Answer, Backend};
 use crate::check::sat::encode::{Atom, Formula, Lit};
-use crate::check::Stop;
+use crate::stop::Stop;
 use crate::trace::{ThreadId, Trace};
 use std::collections::HashMap;
 use z3::ast::{Bool, Int};
