@@ -28,13 +28,13 @@
 
 use crate::check::decide::{decide, Algo, Budget, Question};
 use crate::check::execution::tso_cycle;
-use crate::check::sat::SolverKind;
 use crate::check::{sc, Semantics, Verdict};
 use crate::monitor::{self, Kind};
 use crate::program::explore::{Config as ExploreConfig, Model};
 use crate::program::robust::robust;
 use crate::program::traces::{run_execution, traces_with, EmitStop, Emitted};
 use crate::program::Program;
+use crate::solver::SolverKind;
 use crate::trace::exec::Step;
 use crate::trace::Trace;
 use std::time::Duration;

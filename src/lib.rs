@@ -10,6 +10,8 @@
 //!   generators, proptest strategies (feature `proptest`).
 //! - [`graph`]: conflict graphs and cycles, forced edges, the exact event graph
 //!   (§5) and the paper's EG_τ (Def. 4), shortest labelled paths.
+//! - [`solver`]: SAT and SMT backends behind one trait (varisat, CaDiCaL with an order
+//!   propagator, z3): clauses in, a model out; it knows no trace.
 //! - [`analysis`]: what `sat` and `fpt` share — time windows, fixed orders, varying
 //!   pairs, the graph of possible conflicts and its components, what a conflict
 //!   requires of a commit placement, chosen orders to an execution.
@@ -46,6 +48,7 @@ pub mod monitor;
 pub mod output;
 pub mod program;
 pub mod reduction;
+pub mod solver;
 pub mod stop;
 pub mod text;
 pub mod trace;

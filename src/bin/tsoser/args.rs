@@ -3,9 +3,9 @@
 use crate::out::TraceFormat;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use tsoser::check::sat::SolverKind;
 use tsoser::check::Semantics;
 use tsoser::program::explore;
+use tsoser::solver::SolverKind;
 
 #[derive(Parser)]
 #[command(
