@@ -100,7 +100,8 @@ impl Solver for Z3 {
             self.solver.check()
         } else {
             // A cancellation (a portfolio's other side, or the caller) interrupts z3
-            // from a watcher thread, polled every 5 ms while the call runs.
+            // from a watcher thread, polled every 5 ms while the call runs, and again
+            // until it returns: an interrupt before z3 starts its search is lost.
             let done = std::sync::atomic::AtomicBool::new(false);
             let handle = self.solver.get_context().handle();
             let stop = &self.stop;
@@ -109,7 +110,6 @@ impl Solver for Z3 {
                     while !done.load(std::sync::atomic::Ordering::Relaxed) {
                         if stop.expired() {
                             handle.interrupt();
-                            return;
                         }
                         std::thread::sleep(std::time::Duration::from_millis(5));
                     }
