@@ -9,7 +9,7 @@
 
 #[cfg(feature = "cadical")]
 mod cadical;
-pub mod order;
+mod order;
 mod varisat;
 #[cfg(feature = "z3")]
 mod z3;
