@@ -4,9 +4,9 @@
 //! pairs of writes to order), consistent runs listed in another interleaving and the
 //! same runs with two reads changed (not consistent).
 use criterion::{criterion_group, criterion_main, Criterion};
-use tsoser::check::sat::SolverKind;
-use tsoser::check::Stop;
 use tsoser::consistency::{self, gen, Model, ValueRun, Verdict, WriteOrder};
+use tsoser::solver::SolverKind;
+use tsoser::stop::Stop;
 
 /// Two reads, half and three quarters in, changed to read an early write.
 fn stale(run: &ValueRun) -> ValueRun {

@@ -5,8 +5,9 @@
 //! single events only they are serializable by docs/semantics.md §5.6 at once).
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use tsoser::check::fpt::{check_fpt, FptOptions};
-use tsoser::check::sat::{check_sat, SolverKind};
+use tsoser::check::sat::check_sat;
 use tsoser::check::Semantics;
+use tsoser::solver::SolverKind;
 use tsoser::trace::gen::{generate, pair_first, Shape};
 use tsoser::trace::Trace;
 

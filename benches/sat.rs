@@ -3,8 +3,9 @@
 //! (violations, one solver call) — and the hard regime: dense 40-event traces of
 //! single-event transactions but one pair (`gen --pairs 1`, seed 1, serializable).
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use tsoser::check::sat::{check_sat, SolverKind};
+use tsoser::check::sat::check_sat;
 use tsoser::check::Semantics;
+use tsoser::solver::SolverKind;
 use tsoser::trace::gen::{generate, pair_first, Shape};
 
 fn solvers() -> Vec<SolverKind> {

@@ -28,13 +28,13 @@
 
 use crate::check::decide::{decide, Algo, Budget, Question};
 use crate::check::execution::tso_cycle;
-use crate::check::sat::SolverKind;
 use crate::check::{sc, Semantics, Verdict};
 use crate::monitor::{self, Kind};
 use crate::program::explore::{Config as ExploreConfig, Model};
 use crate::program::robust::robust;
 use crate::program::traces::{run_execution, traces_with, EmitStop, Emitted};
 use crate::program::Program;
+use crate::solver::SolverKind;
 use crate::trace::exec::Step;
 use crate::trace::Trace;
 use std::time::Duration;
@@ -432,7 +432,7 @@ fn monitors_on_sc(sc: &Emitted, kinds: &[Kind], c: &Config) -> OnSc {
     };
     for (i, t) in sc.traces.iter().enumerate() {
         let suite = monitor::Suite::with(kinds, t.threads.len(), t.vars.len(), c.monitors);
-        let outcomes = monitor::run_suite(suite, t, &crate::check::stop::Stop::default())
+        let outcomes = monitor::run_suite(suite, t, &crate::stop::Stop::default())
             .expect("a run without a stop ends");
         let bits = outcomes
             .iter()

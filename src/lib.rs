@@ -10,6 +10,8 @@
 //!   generators, proptest strategies (feature `proptest`).
 //! - [`graph`]: conflict graphs and cycles, forced edges, the exact event graph
 //!   (§5) and the paper's EG_τ (Def. 4), shortest labelled paths.
+//! - [`solver`]: SAT and SMT backends behind one trait (varisat, CaDiCaL with an order
+//!   propagator, z3): clauses in, a model out; it knows no trace.
 //! - [`analysis`]: what `sat` and `fpt` share — time windows, fixed orders, varying
 //!   pairs, the graph of possible conflicts and its components, what a conflict
 //!   requires of a commit placement, chosen orders to an execution.
@@ -30,7 +32,8 @@
 //!   records, shards, and their report (tables, fitted exponents, plots).
 //! - [`output`]: what is printed — witnesses as text and JSON, the documented `--json`
 //!   objects as serde structs, Graphviz; [`text`]: input excerpts made safe to print.
-//! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets.
+//! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets;
+//!   [`stop`]: when a run must stop (a deadline, cancellation flags).
 
 pub mod analysis;
 pub mod check;
@@ -45,6 +48,8 @@ pub mod monitor;
 pub mod output;
 pub mod program;
 pub mod reduction;
+pub mod solver;
+pub mod stop;
 pub mod text;
 pub mod trace;
 

@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 use tsoser::check::decide::{decide, Algo, Budget, Question};
-use tsoser::check::sat::SolverKind;
 use tsoser::check::{Semantics, Unknown, Verdict};
+use tsoser::solver::SolverKind;
 use tsoser::trace::gen;
 
 /// CPU time (user + system) of this process, in clock ticks.

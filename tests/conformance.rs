@@ -8,8 +8,8 @@ use crate::common;
 use common::config;
 use proptest::prelude::*;
 use tsoser::check::decide::{decide, Algo, Budget, Question};
-use tsoser::check::sat::SolverKind;
 use tsoser::check::{brute, verify, Semantics, Verdict};
+use tsoser::solver::SolverKind;
 use tsoser::trace::strategy::{traces, Params};
 use tsoser::trace::Trace;
 

@@ -4,9 +4,9 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use tsoser::check::sat::SolverKind;
-use tsoser::check::Stop;
 use tsoser::consistency::{self, brute, cycle, gen, Model, ValueRun, Verdict, WriteOrder};
+use tsoser::solver::SolverKind;
+use tsoser::stop::Stop;
 
 /// The run with read `k`'s value (cyclically among the reads) changed to the value of
 /// another write of its location, or the initial value.

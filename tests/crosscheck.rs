@@ -8,12 +8,12 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use std::path::Path;
 use tsoser::check::decide::Algo;
-use tsoser::check::sat::SolverKind;
 use tsoser::crosscheck::{crosscheck, Check, Config, Report};
 use tsoser::monitor::sober::SoberReport;
 use tsoser::monitor::{new_monitor, Kind, Monitor, Outcome};
 use tsoser::program::parse::read_program;
 use tsoser::program::strategy::{programs, ProgParams};
+use tsoser::solver::SolverKind;
 use tsoser::trace::{EventId, Op, ThreadId, VarId};
 
 fn example(name: &str) -> Report {

@@ -6,9 +6,9 @@
 use crate::common;
 
 use tsoser::check::decide::{decide, Algo, Budget, Question};
-use tsoser::check::sat::SolverKind;
 use tsoser::check::{brute, verify, Semantics, Verdict};
 use tsoser::reduction::{decode, sat_to_trace, Cnf, Lit};
+use tsoser::solver::SolverKind;
 use tsoser::trace::exec::Step;
 
 /// Satisfiability by trying every assignment (independent of the library's own).

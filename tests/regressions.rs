@@ -6,8 +6,9 @@
 use crate::common;
 
 use tsoser::check::fpt::{check_fpt, FptOptions};
-use tsoser::check::sat::{check_sat, SolverKind};
+use tsoser::check::sat::check_sat;
 use tsoser::check::{brute, verify, Semantics, Verdict};
+use tsoser::solver::SolverKind;
 use tsoser::trace::{compact, Op};
 
 /// Exact: serializable (brute and every execution); paper: a verified violation.

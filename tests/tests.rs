@@ -26,6 +26,7 @@ mod props;
 mod qadeer_cache;
 mod regressions;
 mod sat_cli;
+mod solver;
 mod std_format;
 mod tacas15;
 

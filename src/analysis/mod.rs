@@ -17,10 +17,6 @@ use crate::trace::TiVec;
 use crate::trace::VarId;
 use crate::trace::{EventId, Op, Trace};
 
-/// A literal in DIMACS convention (`v` or `-v`, `v ≥ 1`; 0: constant true), as the
-/// deciders name the orders they choose.
-pub type Lit = i32;
-
 /// Earliest and latest time of a node (see [`crate::graph::forced`]).
 pub fn times(trace: &Trace, n: Node) -> (u64, u64) {
     match n {

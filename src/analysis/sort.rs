@@ -2,8 +2,8 @@
 //! orders a decider picked (or the literals of a cycle among them, to block), and the
 //! same for the paper's Def. 4 graph.
 
-use super::Lit;
 use crate::graph::paper::PaperGraph;
+use crate::solver::Lit;
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::ThreadId;
 use crate::trace::Trace;

@@ -12,8 +12,10 @@
 //! Paper semantics goes to sat whole (a reproduction mode, not a performance one).
 
 use super::fpt::{self, FptError, FptOptions, FptStats};
-use super::sat::{self, SatError, SatStats, SolverKind};
-use super::{Semantics, Stop, Unknown, Verdict};
+use super::sat::{self, SatError, SatStats};
+use super::{Semantics, Unknown, Verdict};
+use crate::solver::SolverKind;
+use crate::stop::Stop;
 use crate::trace::exec::Node;
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -14,8 +14,9 @@
 //! ```
 
 use super::fpt::{self, FptOptions, FptStats};
-use super::sat::{self, SatStats, SolverKind};
+use super::sat::{self, SatStats};
 use super::{brute, sc, verify, Semantics, Unknown, Verdict};
+use crate::solver::SolverKind;
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -110,8 +111,8 @@ impl Budget {
 
     /// The deadline and the cancellation flag, for a decider (or a solver's callback)
     /// to poll.
-    pub fn stop(&self) -> super::Stop {
-        super::Stop {
+    pub fn stop(&self) -> crate::stop::Stop {
+        crate::stop::Stop {
             deadline: self.deadline,
             cancel: vec![self.cancel.clone()],
         }
@@ -259,9 +260,7 @@ impl DecideError {
 impl From<sat::SatError> for DecideError {
     fn from(e: sat::SatError) -> DecideError {
         match e {
-            sat::SatError::NoZ3 | sat::SatError::NoCadical => {
-                DecideError::Unavailable(e.to_string())
-            }
+            sat::SatError::Solver(e) => DecideError::Unavailable(e.to_string()),
             sat::SatError::Unverified(why) => DecideError::Unverified(why),
         }
     }

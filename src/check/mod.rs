@@ -10,9 +10,6 @@ pub mod fpt;
 pub mod front;
 pub mod sat;
 pub mod sc;
-pub mod stop;
-
-pub use stop::Stop;
 
 use crate::graph::paper::PaperGraph;
 use crate::graph::{is_closed, Edge};

@@ -1,11 +1,11 @@
 //! `--write-order any`: is there a write order of each location under which the run
 //! is SC (or x86-TSO)? Gibbons & Korach showed the question NP-complete (Qadeer §1),
-//! so it goes to a SAT solver: one variable per pair of writes of a location, and the
-//! constraint graphs of [`super::graph`] with their location edges left open, kept
-//! acyclic by [`OrderGraph`]s — during search (CaDiCaL's propagator) and on every
-//! model (lazy cuts, the only check for the other backends). The write order of an
-//! acyclic model is then checked as a given one ([`super::check_order`]), so every
-//! "yes" is re-checked by replay.
+//! so it goes to a SAT solver, an encoding on top of [`crate::solver`]: one variable
+//! per pair of writes of a location, and the constraint graphs of [`super::graph`]
+//! with their location edges left open, kept acyclic by [`OrderGraph`]s — during
+//! search (CaDiCaL's propagator) and on every model (lazy cuts, the only check for the
+//! other backends). The write order of an acyclic model is then checked as a given
+//! one ([`super::check_order`]), so every "yes" is re-checked by replay.
 //!
 //! The graphs' nodes are the events, a node L(w) per write w — "after w and its plain
 //! reads" — and a node L(init_x) per location. Fixed edges: program order (SC), ppo
@@ -23,12 +23,9 @@
 use super::graph::{self, Which};
 use super::run::{Kind, ValueRun};
 use super::Model;
-use crate::check::sat::backend::Answer;
-use crate::check::sat::encode::Lit;
-use crate::check::sat::order::{Node, OrderGraph};
-use crate::check::sat::{blank_backend, SatError, SolverKind};
-use crate::check::Stop;
 use crate::graph::csr::Csr;
+use crate::solver::{self, Answer, Lit, Node, OrderGraph, Problem, SolverError, SolverKind};
+use crate::stop::Stop;
 use std::collections::HashMap;
 
 /// Most pair variables tried: beyond, the answer is unknown (memory, not time).
@@ -125,7 +122,7 @@ pub fn find(
     kind: SolverKind,
     stop: &Stop,
     st: &mut SatStats,
-) -> Result<Found, SatError> {
+) -> Result<Found, SolverError> {
     let pairs = Pairs::new(run);
     st.variables = pairs.vars as u64;
     if pairs.vars > MAX_VARS {
@@ -177,11 +174,14 @@ pub fn find(
     }
     let clauses = atomicity(run, &pairs);
     st.clauses = clauses.len() as u64;
-    let mut solver = blank_backend(kind, pairs.vars, stop, graphs.clone())?;
+    let problem = Problem {
+        vars: pairs.vars,
+        clauses: &clauses,
+        graphs: graphs.clone(),
+        ..Problem::default()
+    };
+    let mut solver = solver::new(kind, problem, stop)?;
     st.solver = solver.name();
-    for c in &clauses {
-        solver.add_clause(c);
-    }
     // First guess: the writes in a topological order of the fixed edges (program
     // order and reads-from agree with it).
     for ws in &run.writes {
@@ -275,7 +275,7 @@ fn order_graph(
     let adj: Vec<Vec<(Node, Lit)>> = (0..total)
         .map(|u| fixed.succ(u).iter().map(|&(v, ())| (v, 0)).collect())
         .collect();
-    Some((OrderGraph::from_parts(adj, ord.clone(), atoms.clone()), ord))
+    Some((OrderGraph::new(adj, ord.clone(), atoms.clone()), ord))
 }
 
 /// The clauses that make each rmw follow the write it read, with nothing between.

@@ -24,8 +24,8 @@ pub use cycle::Edge;
 pub use graph::Label;
 pub use run::ValueRun;
 
-use crate::check::sat::SolverKind;
-use crate::check::Stop;
+use crate::solver::SolverKind;
+use crate::stop::Stop;
 use graph::Which;
 
 /// The memory model a run is checked against.
@@ -108,7 +108,7 @@ pub enum CheckError {
     #[error(transparent)]
     Unverified(#[from] Unverified),
     #[error(transparent)]
-    Solver(#[from] crate::check::sat::SatError),
+    Solver(#[from] crate::solver::SolverError),
 }
 
 /// Decides whether `run` is consistent with `model` under the write order (for

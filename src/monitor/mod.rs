@@ -26,8 +26,8 @@ mod stream;
 
 pub use stream::{stopped, stream, Streamed};
 
-use crate::check::stop::Stop;
 use crate::check::{Verdict, Witness};
+use crate::stop::Stop;
 use crate::trace::ThreadId;
 use crate::trace::TiVec;
 use crate::trace::{EventId, Op, Trace};

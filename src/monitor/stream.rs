@@ -4,7 +4,7 @@
 //! events, handed over in batches.
 
 use super::{check_memory, events_read, Kind, Outcome, StreamError, Suite};
-use crate::check::stop::Stop;
+use crate::stop::Stop;
 use crate::trace::std_format::lex::for_each_line;
 use crate::trace::std_format::lower::{IdEvent, Lowering};
 

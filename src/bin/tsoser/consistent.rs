@@ -7,11 +7,11 @@ use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
 use crate::out::{self, json_out, USAGE};
 use anyhow::{bail, Result};
 use std::path::Path;
-use tsoser::check::sat::SolverKind;
-use tsoser::check::Stop;
 use tsoser::consistency::{self, Label, Model, ValueRun, Verdict, WriteOrder};
 use tsoser::error::FileError;
 use tsoser::output::json::{ConsistentEdge, ConsistentReport, LocationOrder};
+use tsoser::solver::SolverKind;
+use tsoser::stop::Stop;
 
 /// The command's options, checked.
 pub(crate) struct Config {

@@ -14,7 +14,7 @@ use tsoser::check::Semantics;
 pub(crate) fn cmd_encode(a: &EncodeArgs) -> Result<u8> {
     let (file, format, semantics) = (a.file.as_path(), a.format, a.semantics.lib());
     let timeout = timeout_arg(a.timeout)?;
-    let stop = tsoser::check::Stop::after(timeout);
+    let stop = tsoser::stop::Stop::after(timeout);
     // Standard output is for the formula: the unknown goes to standard error.
     let unknown = |when: &str| {
         warn(&format!(

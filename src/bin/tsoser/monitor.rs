@@ -7,11 +7,11 @@ use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, OK, UNKNOWN, USAGE
 use anyhow::{bail, Result};
 use serde_json::json;
 use std::path::Path;
-use tsoser::check::stop::Stop;
 use tsoser::monitor;
 use tsoser::output::json::{schema, MonitorAll, MonitorEntry, MonitorOne, TraceInfo};
 use tsoser::output::monitor::Explained;
 use tsoser::output::witness::Stats;
+use tsoser::stop::Stop;
 use tsoser::trace::Trace;
 
 /// What the monitors found on one trace.
@@ -105,7 +105,7 @@ fn answer(
 ) -> Result<Answer> {
     let kinds = which.kinds();
     // The clock runs from the start of this file, reading included.
-    let stop = tsoser::check::stop::Stop::after(timeout);
+    let stop = tsoser::stop::Stop::after(timeout);
     let mut stats = Stats::default();
     // An STD file is streamed (one pass, no trace in memory); the trace is built only
     // to explain a report, and then the in-memory run must agree with the streamed one.

@@ -18,10 +18,12 @@ pub mod place;
 pub mod profile;
 pub mod search;
 
-use super::{verify, verify_execution_cycle, Semantics, Stop, Unknown, Verdict, Witness};
-use crate::analysis::{self as encode, requirement};
+use super::{verify, verify_execution_cycle, Semantics, Unknown, Verdict, Witness};
+use crate::analysis::requirement;
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
+use crate::solver::Lit;
+use crate::stop::Stop;
 use crate::trace::conflict::{conflict, txn, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::TiVec;
@@ -446,8 +448,7 @@ pub(crate) fn exact_components(
             Err(v) => return Ok(v),
         };
         let Some(f) = found else { continue };
-        let orient: Vec<(Node, Node, encode::Lit)> =
-            f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
+        let orient: Vec<(Node, Node, Lit)> = f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
         let execution = crate::analysis::sort::sort_exact(trace, &orient).map_err(|_| {
             FptError::Unverified("the placement orders of the cycle are cyclic".into())
         })?;
@@ -537,7 +538,7 @@ fn paper(
             Err(v) => return Ok(v),
         };
         let Some(f) = found else { continue };
-        let used: Vec<(usize, usize, encode::Lit)> = f
+        let used: Vec<(usize, usize, Lit)> = f
             .jumps
             .iter()
             .map(|&j| match (inst.jumps[j].src, inst.jumps[j].dst) {

@@ -29,7 +29,7 @@
 use super::chains::Chains;
 use super::place;
 use crate::analysis::Requirement;
-use crate::check::Stop;
+use crate::stop::Stop;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -20,17 +20,17 @@ use crate::analysis::{
     components, fixed_order, multi_event, possible_graph, requirement, varying_pairs, Buckets,
     PaperBuckets,
 };
-use crate::check::Stop;
 use crate::graph::forced::commit_times;
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
+use crate::stop::Stop;
 use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::ThreadId;
 use crate::trace::{EventId, Trace};
 use std::collections::HashMap;
 
-pub use crate::analysis::Lit;
+use crate::solver::Lit;
 
 /// A comparison of two positions in the execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

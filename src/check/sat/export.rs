@@ -1,7 +1,8 @@
 //! `tsoser encode`: the formula in DIMACS CNF (with a variable table in comments) or
 //! SMT-LIB 2, for any external solver; and a DIMACS reader for round trips.
 
-use super::encode::{Atom, Formula, Lit, VarRole};
+use super::encode::{Atom, Formula, VarRole};
+use crate::solver::Lit;
 use crate::trace::exec::node_text;
 use crate::trace::exec::Step;
 use crate::trace::Trace;

@@ -1,4 +1,5 @@
-//! `--algo sat`: trace TSO-serializability by SAT (varisat) or SMT (z3).
+//! `--algo sat`: trace TSO-serializability by SAT (CaDiCaL, varisat) or SMT (z3), an
+//! encoding on top of [`crate::solver`].
 //!
 //! Pipeline: forced conflicts (a cycle answers at once) → varying pairs and the
 //! possible graph (no cycle: serializable without a solver) → one formula per strongly
@@ -7,45 +8,21 @@
 //! if it is cyclic (lazy cut) and solve again. A model's cycle is re-checked on the
 //! execution it describes before it becomes a witness.
 
-pub mod backend;
 pub mod encode;
 pub mod export;
 pub mod order;
 
-use super::{verify, verify_execution_cycle, Semantics, Stop, Unknown, Verdict, Witness};
+use super::{verify, verify_execution_cycle, Semantics, Unknown, Verdict, Witness};
 use crate::analysis::sort::{orient_paper, sort_exact};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
+use crate::solver::{self, Answer, Lit, Problem, Solver, SolverError, SolverKind};
+use crate::stop::Stop;
 use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
-use backend::{Answer, Backend};
-use encode::{Atom, Formula, Lit, VarRole};
+use encode::{Atom, Formula, VarRole};
 use std::collections::HashMap;
 use std::time::Duration;
-
-/// Which solver answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SolverKind {
-    /// varisat, pure Rust CDCL (the default without `cadical`); stopped mid-call through
-    /// its proof output.
-    Varisat,
-    /// z3 SMT, integer positions in difference logic (cargo feature `z3`).
-    Z3,
-    /// CaDiCaL, C++ CDCL built from the sources `cadical-sys` ships (cargo feature
-    /// `cadical`, on by default); interruptible mid-call.
-    Cadical,
-}
-
-impl SolverKind {
-    /// CaDiCaL when built in (faster on the hard regime, and interruptible;
-    /// docs/performance.md, "The hard regime"), else varisat.
-    pub const DEFAULT: SolverKind = if cfg!(feature = "cadical") {
-        SolverKind::Cadical
-    } else {
-        SolverKind::Varisat
-    };
-}
 
 /// Counters and phase times of one run (the counters are `stats.counts` of
 /// `check --json`, docs/json.md).
@@ -82,64 +59,37 @@ impl SatStats {
 /// Why the SAT route could not answer.
 #[derive(Debug, thiserror::Error)]
 pub enum SatError {
-    #[error("tsoser was built without the z3 backend (cargo feature `z3`)")]
-    NoZ3,
-    #[error("tsoser was built without the CaDiCaL backend (cargo feature `cadical`)")]
-    NoCadical,
+    #[error(transparent)]
+    Solver(#[from] SolverError),
     #[error(
         "internal error: a model did not re-check on its execution ({0}); please report this trace"
     )]
     Unverified(String),
 }
 
-fn make_backend(
+/// A solver of `kind` on `f`, told what its order atoms mean in `trace` in the way
+/// the backend uses (CaDiCaL: the order graph; z3: positions).
+fn make_solver(
     kind: SolverKind,
     f: &Formula,
     trace: &Trace,
     stop: &Stop,
-) -> Result<Box<dyn Backend>, SatError> {
-    let _ = (trace, stop);
-    match kind {
-        SolverKind::Varisat => {
-            let stop = stop.can_stop().then_some(stop);
-            Ok(Box::new(backend::Varisat::new(f, stop)))
-        }
-        #[cfg(feature = "z3")]
-        SolverKind::Z3 => Ok(Box::new(backend::Z3::new(f, trace, stop))),
-        #[cfg(not(feature = "z3"))]
-        SolverKind::Z3 => Err(SatError::NoZ3),
-        #[cfg(feature = "cadical")]
-        SolverKind::Cadical => Ok(Box::new(backend::Cadical::new(f, trace, stop, true))),
-        #[cfg(not(feature = "cadical"))]
-        SolverKind::Cadical => Err(SatError::NoCadical),
-    }
-}
-
-/// An empty solver over the variables `1..=vars`, for an encoding of the caller's own
-/// (clauses through [`Backend::add_clause`]). CaDiCaL keeps the atoms of `graphs`
-/// acyclic during search; the other backends ignore them, so the caller must check
-/// each model against the graphs and cut its cycles (a lazy loop) either way.
-pub fn blank_backend(
-    kind: SolverKind,
-    vars: usize,
-    stop: &Stop,
-    graphs: Vec<order::OrderGraph>,
-) -> Result<Box<dyn Backend>, SatError> {
-    let _ = (vars, &graphs);
-    match kind {
-        SolverKind::Varisat => {
-            let stop = stop.can_stop().then_some(stop);
-            Ok(Box::new(backend::Varisat::new(&Formula::default(), stop)))
-        }
-        #[cfg(feature = "z3")]
-        SolverKind::Z3 => Ok(Box::new(backend::Z3::with_vars(vars, stop))),
-        #[cfg(not(feature = "z3"))]
-        SolverKind::Z3 => Err(SatError::NoZ3),
-        #[cfg(feature = "cadical")]
-        SolverKind::Cadical => Ok(Box::new(backend::Cadical::with_graphs(vars, stop, graphs))),
-        #[cfg(not(feature = "cadical"))]
-        SolverKind::Cadical => Err(SatError::NoCadical),
-    }
+) -> Result<Box<dyn Solver>, SatError> {
+    let graphs = if kind.propagates_order() && !f.atoms.is_empty() {
+        vec![order::graph(trace, f)]
+    } else {
+        Vec::new()
+    };
+    let problem = Problem {
+        vars: f.num_vars(),
+        clauses: &f.clauses,
+        order_clauses: &f.order_clauses,
+        graphs,
+        positions: kind.uses_positions().then(|| order::positions(trace, f)),
+    };
+    let mut s = solver::new(kind, problem, stop)?;
+    s.declare(f.num_vars());
+    Ok(s)
 }
 
 /// Decides trace TSO-serializability (exact: docs/semantics.md §4; paper: Thm. 5).
@@ -170,7 +120,7 @@ pub fn check_sat_until(
 
 /// One solver call within the deadline: `Ok(true)` satisfiable, `Ok(false)`
 /// unsatisfiable, `Err(unknown)` when time or the solver ran out.
-fn solve_once(b: &mut dyn Backend, st: &mut SatStats, stop: &Stop) -> Result<bool, Verdict> {
+fn solve_once(b: &mut dyn Solver, st: &mut SatStats, stop: &Stop) -> Result<bool, Verdict> {
     if stop.expired() {
         return Err(Verdict::Unknown(Unknown::Deadline));
     }
@@ -294,12 +244,12 @@ fn solve_components(
     st: &mut SatStats,
     comps: &[Vec<usize>],
     encode: impl Fn(usize, &[usize]) -> Formula,
-    judge: impl Fn(&Formula, &dyn Backend) -> Result<Judged, SatError>,
+    judge: impl Fn(&Formula, &dyn Solver) -> Result<Judged, SatError>,
 ) -> Result<Verdict, SatError> {
     for (i, comp) in comps.iter().enumerate() {
         let f = st.time("encoding", || encode(i, comp));
         record_formula(st, &f);
-        let mut b = make_backend(kind, &f, trace, stop)?;
+        let mut b = make_solver(kind, &f, trace, stop)?;
         loop {
             match solve_once(&mut *b, st, stop) {
                 Err(v) => return Ok(v),
@@ -334,7 +284,7 @@ fn record_formula(st: &mut SatStats, f: &Formula) {
 }
 
 /// The transaction cycle of a model: follow chosen successors inside S.
-fn model_cycle(f: &Formula, b: &dyn Backend) -> Vec<Edge> {
+fn model_cycle(f: &Formula, b: &dyn Solver) -> Vec<Edge> {
     let truth = |l: Lit| l == 0 || (l > 0 && b.value(l)) || (l < 0 && !b.value(-l));
     let in_s: HashMap<usize, bool> = f.in_set.iter().map(|&(t, v)| (t, b.value(v))).collect();
     let mut next: HashMap<usize, Edge> = HashMap::new();

@@ -12,9 +12,9 @@ mod trace;
 pub(crate) use experiment::*;
 pub(crate) use program::*;
 pub(crate) use trace::*;
-use tsoser::check::sat::SolverKind;
 use tsoser::check::Semantics;
 use tsoser::program::explore;
+use tsoser::solver::SolverKind;
 
 #[derive(Parser)]
 #[command(

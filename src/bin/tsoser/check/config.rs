@@ -4,8 +4,8 @@ use crate::args::{Algo, CheckArgs, Model, Profiles, SemanticsArg, Solver};
 use anyhow::{bail, Result};
 use std::time::Duration;
 use tsoser::check::decide::{self, Budget, Question};
-use tsoser::check::sat::SolverKind;
 use tsoser::check::{brute, fpt, Semantics};
+use tsoser::solver::SolverKind;
 
 /// Seconds `--timeout` accepts: positive, at most about 31 years.
 pub(crate) const MAX_TIMEOUT: f64 = 1e9;

@@ -5,9 +5,9 @@ use crate::args::{CheckArgs, WitnessArg};
 use crate::out::warn_raw;
 use anyhow::Result;
 use tsoser::check::decide::{self, Question};
-use tsoser::check::sat::SolverKind;
 use tsoser::check::{fpt, Semantics, Verdict};
 use tsoser::output::witness::{self, Stats};
+use tsoser::solver::SolverKind;
 use tsoser::trace::Trace;
 
 pub(crate) fn semantics_name(s: Semantics) -> &'static str {

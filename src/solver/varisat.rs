@@ -2,9 +2,8 @@
 //! when its proof output fails, so the proof goes to [`StopWriter`], which discards it
 //! and fails once the run's [`Stop`] says so (varisat's own format: DRAT has no incremental clauses).
 
-use super::{Answer, Backend};
-use crate::check::sat::encode::{Formula, Lit};
-use crate::check::Stop;
+use super::{Answer, Lit, Problem, Solver};
+use crate::stop::Stop;
 use std::io;
 use varisat::ExtendFormula;
 
@@ -26,37 +25,32 @@ impl io::Write for StopWriter {
     }
 }
 
-/// varisat: the formula's clauses and its order encoding.
+/// varisat: the problem's clauses and its order clauses.
 pub struct Varisat {
     solver: varisat::Solver<'static>,
     model: Vec<bool>,
 }
 
 impl Varisat {
-    /// The formula in a new solver that gives up when `stop` expires (`None`: never).
-    pub fn new(f: &Formula, stop: Option<&Stop>) -> Varisat {
+    /// The clauses in a new solver that gives up when `stop` expires.
+    pub fn new(p: &Problem<'_>, stop: &Stop) -> Varisat {
         let mut solver = varisat::Solver::new();
-        if let Some(stop) = stop {
+        if stop.can_stop() {
             let w = StopWriter(stop.clone());
             solver.write_proof(w, varisat::ProofFormat::Varisat);
         }
-        let lit = |l: Lit| varisat::Lit::from_dimacs(l as isize);
-        for c in f.clauses.iter().chain(&f.order_clauses) {
-            let c: Vec<varisat::Lit> = c.iter().map(|&l| lit(l)).collect();
-            solver.add_clause(&c);
-        }
-        // Make sure every variable exists in the solver, so the model covers it.
-        for v in 1..=f.num_vars() as Lit {
-            solver.add_clause(&[lit(v), lit(-v)]);
-        }
-        Varisat {
+        let mut v = Varisat {
             solver,
             model: Vec::new(),
+        };
+        for c in p.clauses.iter().chain(p.order_clauses) {
+            v.add_clause(c);
         }
+        v
     }
 }
 
-impl Backend for Varisat {
+impl Solver for Varisat {
     fn add_clause(&mut self, clause: &[Lit]) {
         let c: Vec<varisat::Lit> = clause
             .iter()
@@ -89,39 +83,11 @@ impl Backend for Varisat {
     fn name(&self) -> &'static str {
         "varisat"
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::{Duration, Instant};
-
-    /// Pigeons into fewer holes: unsatisfiable, and far beyond a second for CDCL.
-    fn pigeonhole(b: &mut Varisat, holes: Lit) {
-        let v = |p: Lit, h: Lit| p * holes + h + 1;
-        for p in 0..=holes {
-            b.add_clause(&(0..holes).map(|h| v(p, h)).collect::<Vec<_>>());
+    /// A tautology per variable: varisat then knows it, and the model covers it.
+    fn declare(&mut self, vars: usize) {
+        for v in 1..=vars as Lit {
+            self.add_clause(&[v, -v]);
         }
-        for h in 0..holes {
-            for p in 0..=holes {
-                for q in p + 1..=holes {
-                    b.add_clause(&[-v(p, h), -v(q, h)]);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_long_solve_call_ends_at_the_deadline() {
-        let stop = Stop::after(Some(Duration::from_millis(300)));
-        let mut b = Varisat::new(&Formula::default(), Some(&stop));
-        pigeonhole(&mut b, 11);
-        let t = Instant::now();
-        assert_eq!(b.solve(), Answer::Unknown);
-        assert!(
-            t.elapsed() < Duration::from_millis(600),
-            "{:?}",
-            t.elapsed()
-        );
     }
 }

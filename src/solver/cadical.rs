@@ -1,19 +1,16 @@
 //! CaDiCaL (the `cadical-sys` crate builds the C++ sources it ships): incremental,
-//! interruptible — a terminator polls the run's [`Stop`] during search — and, for the
-//! exact encoding, with an external propagator ([`Acyclic`]) that keeps the order atoms
+//! interruptible — a terminator polls the run's [`Stop`] during search — and, given
+//! order graphs, with an external propagator ([`Acyclic`]) that keeps the order atoms
 //! acyclic during search instead of by lazy cuts between calls.
 
-use super::{Answer, Backend};
-use crate::check::sat::encode::{Formula, Lit};
-use crate::check::sat::order::OrderGraph;
-use crate::check::Stop;
-use crate::trace::Trace;
+use super::{Answer, Lit, OrderGraph, Problem, Solver};
+use crate::stop::Stop;
 use cadical_sys::{CaDiCal, ExternalPropagator, Status, Terminator};
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-/// CaDiCaL with the formula's clauses and its order encoding.
+/// CaDiCaL with the problem's clauses, its order clauses and its order graphs.
 pub struct Cadical {
     solver: CaDiCal,
     model: Vec<bool>,
@@ -91,16 +88,10 @@ impl ExternalPropagator for Acyclic {
 }
 
 impl Cadical {
-    /// The solver on `f`; with `acyclic` (exact encoding: `f` has order atoms) the order
-    /// graph of `trace` watches the atoms during search.
-    pub fn new(f: &Formula, trace: &Trace, stop: &Stop, acyclic: bool) -> Cadical {
-        let graphs = if acyclic && !f.atoms.is_empty() {
-            vec![OrderGraph::new(trace, f)]
-        } else {
-            Vec::new()
-        };
-        let mut b = Cadical::with_graphs(f.num_vars(), stop, graphs);
-        for c in f.clauses.iter().chain(&f.order_clauses) {
+    /// The solver on `p`, its graphs watched during search.
+    pub fn new(p: Problem<'_>, stop: &Stop) -> Cadical {
+        let mut b = Cadical::with_graphs(p.vars, stop, p.graphs);
+        for c in p.clauses.iter().chain(p.order_clauses) {
             b.solver.clause6(c);
         }
         b
@@ -109,7 +100,7 @@ impl Cadical {
     /// An empty solver over variables `1..=vars` whose atoms `graphs` keep acyclic
     /// during search (each graph on its own: an assignment is refuted when it closes
     /// a cycle in any of them).
-    pub fn with_graphs(vars: usize, stop: &Stop, graphs: Vec<OrderGraph>) -> Cadical {
+    fn with_graphs(vars: usize, stop: &Stop, graphs: Vec<OrderGraph>) -> Cadical {
         let mut solver = CaDiCal::new();
         // Measured (docs/history.md, "The order propagator on large components"): on
         // realistic components of 10⁶ variables each propagated cut made CaDiCaL copy
@@ -150,7 +141,7 @@ impl Cadical {
     }
 }
 
-impl Backend for Cadical {
+impl Solver for Cadical {
     fn add_clause(&mut self, clause: &[Lit]) {
         self.solver.clause6(clause);
     }

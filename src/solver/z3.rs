@@ -1,19 +1,15 @@
 //! z3: SMT, each order atom a comparison of integer positions (difference logic).
 
-use super::{Answer, Backend};
-use crate::check::sat::encode::{Atom, Formula, Lit};
-use crate::check::Stop;
-use crate::trace::{ThreadId, Trace};
-use std::collections::HashMap;
+use super::{Answer, Lit, Positions, Problem, Solver, Term};
+use crate::stop::Stop;
 use z3::ast::{Bool, Int};
-use z3::{Params, SatResult, Solver};
+use z3::{Params, SatResult, Solver as Z3Solver};
 
-/// z3: the clauses over Booleans, each order atom a comparison of integer positions.
-/// Event p sits at `m·(p+1)`; a commit strictly between its window's events, with
-/// room for every commit in one gap (m = commits + 1). Written against the oldest
-/// API z3 4.8 has (no `Z3_mk_real_int64`, no decl-kind tables).
+/// z3: the clauses over Booleans, each order atom of the problem's [`Positions`] a
+/// comparison of integer positions. Written against the oldest API z3 4.8 has (no
+/// `Z3_mk_real_int64`, no decl-kind tables).
 pub struct Z3 {
-    solver: Solver,
+    solver: Z3Solver,
     vars: Vec<Bool>,
     model: Vec<bool>,
     /// Polled during each call by a watcher thread that interrupts z3 (its deadline is
@@ -22,87 +18,67 @@ pub struct Z3 {
 }
 
 impl Z3 {
-    /// An empty solver over the Boolean variables `1..=vars`.
-    pub fn with_vars(vars: usize, stop: &Stop) -> Z3 {
+    /// The problem: its positions, then its clauses (the order clauses only without
+    /// positions).
+    pub fn new(p: &Problem<'_>, stop: &Stop) -> Z3 {
         let timeout_ms = stop.left().map(|d| d.as_millis() as u64 + 1);
-        let solver = Solver::new();
+        let solver = Z3Solver::new();
         if let Some(ms) = timeout_ms {
-            let mut p = Params::new();
-            p.set_u32("timeout", ms.min(u32::MAX as u64) as u32);
-            solver.set_params(&p);
+            let mut params = Params::new();
+            params.set_u32("timeout", ms.min(u32::MAX as u64) as u32);
+            solver.set_params(&params);
         }
-        Z3 {
+        let mut z = Z3 {
             solver,
-            vars: (1..=vars)
+            vars: (1..=p.vars)
                 .map(|v| Bool::new_const(format!("v{v}")))
                 .collect(),
             model: Vec::new(),
             stop: stop.clone(),
+        };
+        if let Some(pos) = &p.positions {
+            z.assert_positions(pos);
         }
+        let order = if p.positions.is_some() {
+            &[][..]
+        } else {
+            p.order_clauses
+        };
+        for c in p.clauses.iter().chain(order) {
+            z.add_clause(c);
+        }
+        z
     }
 
-    /// The formula, each order atom a comparison of positions in `trace`.
-    pub fn new(f: &Formula, trace: &Trace, stop: &Stop) -> Z3 {
-        let Z3 {
-            solver, mut vars, ..
-        } = Z3::with_vars(f.num_vars(), stop);
-        let m = trace.writes().count() as i64 + 1;
-        let at = |p: usize| Int::from_i64(m * (p as i64 + 1));
-        let mut pos: HashMap<usize, Int> = HashMap::new();
-        let commit = |w: usize, pos: &mut HashMap<usize, Int>| -> Int {
-            pos.entry(w)
-                .or_insert_with(|| Int::new_const(format!("c{w}")))
-                .clone()
-        };
-        let mut atoms: Vec<(&Atom, &Lit)> = f.atoms.iter().collect();
-        atoms.sort_by_key(|(_, &l)| l);
-        for (a, &l) in atoms {
-            let e = match *a {
-                Atom::CommitBeforeEvent(w, p) => commit(w, &mut pos).lt(at(p)),
-                Atom::CommitBeforeCommit(w1, w2) => commit(w1, &mut pos).lt(commit(w2, &mut pos)),
-            };
-            vars[l as usize - 1] = e;
-        }
-        // Windows and FIFO for the commits that appear.
-        let mut ws: Vec<usize> = pos.keys().copied().collect();
-        ws.sort_unstable();
-        let mut last: HashMap<ThreadId, usize> = HashMap::new();
-        for &w in &ws {
-            let c = pos[&w].clone();
-            solver.assert(c.gt(at(w)));
-            solver.assert(c.lt(at(trace.commit_bound(w))));
-            if let Some(prev) = last.insert(trace.events[w].thread, w) {
-                solver.assert(pos[&prev].lt(&c));
-            }
-        }
-        let lit = |vars: &Vec<Bool>, l: Lit| {
-            let b = &vars[l.unsigned_abs() as usize - 1];
-            if l > 0 {
-                b.clone()
-            } else {
-                b.not()
+    /// Each atom's variable becomes its comparison (each free point an integer named
+    /// when an atom first names it); then each point's window and predecessor.
+    fn assert_positions(&mut self, pos: &Positions) {
+        let mut ints: Vec<Option<Int>> = vec![None; pos.points.len()];
+        let term = |t: Term, ints: &mut Vec<Option<Int>>| -> Int {
+            match t {
+                Term::At(x) => Int::from_i64(x),
+                Term::Point(i) => ints[i]
+                    .get_or_insert_with(|| Int::new_const(pos.points[i].name.as_str()))
+                    .clone(),
             }
         };
-        for c in &f.clauses {
-            let ls: Vec<Bool> = c.iter().map(|&l| lit(&vars, l)).collect();
-            let refs: Vec<&Bool> = ls.iter().collect();
-            solver.assert(Bool::or(&refs));
+        for &(l, x, y) in &pos.atoms {
+            let x = term(x, &mut ints);
+            self.vars[l as usize - 1] = x.lt(term(y, &mut ints));
         }
-        Z3 {
-            solver,
-            vars,
-            model: Vec::new(),
-            stop: stop.clone(),
+        for (i, p) in pos.points.iter().enumerate() {
+            let c = term(Term::Point(i), &mut ints);
+            self.solver.assert(c.gt(Int::from_i64(p.after)));
+            self.solver.assert(c.lt(Int::from_i64(p.before)));
+            if let Some(prev) = p.follows {
+                self.solver
+                    .assert(term(Term::Point(prev), &mut ints).lt(&c));
+            }
         }
-    }
-
-    /// The assertions in SMT-LIB 2.
-    pub fn to_smt2(&self) -> String {
-        self.solver.to_smt2()
     }
 }
 
-impl Backend for Z3 {
+impl Solver for Z3 {
     fn add_clause(&mut self, clause: &[Lit]) {
         let ls: Vec<Bool> = clause
             .iter()
@@ -124,7 +100,8 @@ impl Backend for Z3 {
             self.solver.check()
         } else {
             // A cancellation (a portfolio's other side, or the caller) interrupts z3
-            // from a watcher thread, polled every 5 ms while the call runs.
+            // from a watcher thread, polled every 5 ms while the call runs, and again
+            // until it returns: an interrupt before z3 starts its search is lost.
             let done = std::sync::atomic::AtomicBool::new(false);
             let handle = self.solver.get_context().handle();
             let stop = &self.stop;
@@ -133,7 +110,6 @@ impl Backend for Z3 {
                     while !done.load(std::sync::atomic::Ordering::Relaxed) {
                         if stop.expired() {
                             handle.interrupt();
-                            return;
                         }
                         std::thread::sleep(std::time::Duration::from_millis(5));
                     }
