@@ -1,5 +1,6 @@
-//! When a decider must stop: a deadline and flags other threads may set. Cheap to
-//! clone and `'static`, so a solver's own callback (CaDiCaL's terminator) can poll it.
+//! When a search must stop — a deadline and flags other threads may set; cheap to
+//! clone and `'static`, so a solver's own callback (CaDiCaL's terminator) can poll it —
+//! and why it stopped without an answer ([`Unknown`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -54,4 +55,29 @@ impl Stop {
         self.deadline
             .map(|d| d.saturating_duration_since(Instant::now()))
     }
+}
+
+/// Why a search answered *unknown*: the part of its budget that ran out. The command
+/// line words each (`tsoser::output::witness::unknown_text`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+#[non_exhaustive]
+pub enum Unknown {
+    /// The budget's deadline passed.
+    Deadline,
+    /// The budget's cancel flag was set.
+    Cancelled,
+    /// Brute force visited `max` execution prefixes without an answer.
+    MaxExecutions { max: u64 },
+    /// The paper's graph has `undirected` edges: their 2^`undirected` orientations
+    /// exceed `max`.
+    Orientations { undirected: usize, max: u64 },
+    /// fpt's jump budget ran out.
+    MaxJumps,
+    /// The SAT solver stopped without an answer (its deadline or cancellation).
+    SolverGaveUp,
+    /// A graph or an encoding would pass the memory budget: why.
+    Memory { why: String },
+    /// `consistent --write-order any`: more pairs of writes to order than `max`.
+    WritePairs { pairs: usize, max: usize },
 }

@@ -64,28 +64,7 @@ pub enum Verdict {
     Unknown(Unknown),
 }
 
-/// Why a decider answered *unknown*: the part of the budget that ran out. The
-/// command line words each (`tsoser::output::witness::unknown_text`).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-#[non_exhaustive]
-pub enum Unknown {
-    /// The budget's deadline passed.
-    Deadline,
-    /// The budget's cancel flag was set.
-    Cancelled,
-    /// Brute force visited `max` execution prefixes without an answer.
-    MaxExecutions { max: u64 },
-    /// The paper's graph has `undirected` edges: their 2^`undirected` orientations
-    /// exceed `max`.
-    Orientations { undirected: usize, max: u64 },
-    /// fpt's jump budget ran out.
-    MaxJumps,
-    /// The SAT solver stopped without an answer (its deadline or cancellation).
-    SolverGaveUp,
-    /// A graph or an encoding would pass the memory budget: why.
-    Memory { why: String },
-}
+pub use crate::stop::Unknown;
 
 impl Verdict {
     pub fn is_serializable(&self) -> bool {

@@ -25,7 +25,7 @@ use super::run::{Kind, ValueRun};
 use super::Model;
 use crate::graph::csr::Csr;
 use crate::solver::{self, Answer, Lit, Node, OrderGraph, Problem, SolverError, SolverKind};
-use crate::stop::Stop;
+use crate::stop::{Stop, Unknown};
 use std::collections::HashMap;
 
 /// Most pair variables tried: beyond, the answer is unknown (memory, not time).
@@ -56,7 +56,7 @@ pub enum Found {
     /// No write order: the solver refuted them all, or the fixed edges alone are cyclic.
     NoOrder,
     /// The budget ran out, or the run has more pairs than [`MAX_VARS`]; why.
-    Unknown(String),
+    Unknown(Unknown),
 }
 
 /// The pair variables: `co(a, b)` for writes a, b of one location.
@@ -126,10 +126,10 @@ pub fn find(
     let pairs = Pairs::new(run);
     st.variables = pairs.vars as u64;
     if pairs.vars > MAX_VARS {
-        return Ok(Found::Unknown(format!(
-            "{} pairs of writes to order, more than the {MAX_VARS} tsoser tries",
-            pairs.vars
-        )));
+        return Ok(Found::Unknown(Unknown::WritePairs {
+            pairs: pairs.vars,
+            max: MAX_VARS,
+        }));
     }
     let n = run.events.len();
     let mut l = vec![Node::MAX; n];
@@ -194,12 +194,12 @@ pub fn find(
     }
     let found = loop {
         if stop.expired() {
-            break Found::Unknown("the time limit passed".into());
+            break Found::Unknown(Unknown::Deadline);
         }
         st.solver_calls += 1;
         match solver.solve() {
             Answer::Unsat => break Found::NoOrder,
-            Answer::Unknown => break Found::Unknown("the time limit passed".into()),
+            Answer::Unknown => break Found::Unknown(Unknown::Deadline),
             Answer::Sat => {}
         }
         let mut cuts = Vec::new();
@@ -367,7 +367,10 @@ mod tests {
             &Stop::default(),
             &mut st,
         );
-        assert!(matches!(found, Ok(Found::Unknown(ref why)) if why.contains("pairs")));
+        assert!(matches!(
+            found,
+            Ok(Found::Unknown(Unknown::WritePairs { .. }))
+        ));
         assert_eq!(st.variables, 6400 * 6399 / 2);
     }
 }

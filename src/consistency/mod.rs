@@ -67,7 +67,7 @@ pub enum Verdict {
     /// cycle is a proof of that, so none is given).
     NoWriteOrder,
     /// Undecided within the budget; why.
-    Unknown(String),
+    Unknown(crate::stop::Unknown),
 }
 
 /// The constraint graph a cycle lies in.

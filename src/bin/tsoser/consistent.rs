@@ -10,6 +10,7 @@ use std::path::Path;
 use tsoser::consistency::{self, Label, Model, ValueRun, Verdict, WriteOrder};
 use tsoser::error::FileError;
 use tsoser::output::json::{ConsistentEdge, ConsistentReport, LocationOrder};
+use tsoser::output::witness::unknown_text;
 use tsoser::solver::SolverKind;
 use tsoser::stop::Stop;
 
@@ -193,7 +194,7 @@ fn report(
             );
         }
         Verdict::NoWriteOrder => r.consistent = Some(false),
-        Verdict::Unknown(why) => r.unknown = Some(why.clone()),
+        Verdict::Unknown(why) => r.unknown = Some(unknown_text(why)),
     }
     r
 }
@@ -265,7 +266,7 @@ fn text(run: &ValueRun, cfg: &Config, fname: &str, verdict: &Verdict) -> String 
             outln!("{fname}: {m}: NO — not {m} under any write order (refuted by the solver)");
         }
         Verdict::Unknown(why) => {
-            outln!("{fname}: {m}: unknown — {why}");
+            outln!("{fname}: {m}: unknown — {}", unknown_text(why));
         }
     }
     out
