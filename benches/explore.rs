@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
 use tsoser::program::explore::{explore, Config, Model};
-use tsoser::program::parse::read_program;
+use tsoser::program::read_program;
 use tsoser::program::robust::robust;
 
 fn suite(c: &mut Criterion) {

@@ -123,7 +123,7 @@ fn explorer_runs_are_consistent_and_not_sc_exactly_when_not_robust() {
         "burnim-fig6",
     ] {
         let path = format!("examples/programs/{name}.prog");
-        let p = tsoser::program::parse::read_program(std::path::Path::new(&path)).unwrap();
+        let p = tsoser::program::read_program(std::path::Path::new(&path)).unwrap();
         assert!(validate(&p, &mut c), "{name}: too many runs");
         programs += 1;
     }

@@ -114,7 +114,7 @@ proptest! {
 #[test]
 fn dpor_matches_the_states_engine_on_examples_and_dat3m() {
     use std::path::Path;
-    use tsoser::program::parse::read_program;
+    use tsoser::program::read_program;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dat3m = std::env::var_os("TSOSER_DAT3M")
         .map(std::path::PathBuf::from)

@@ -531,7 +531,7 @@ fn fuzz_litmus() {
 
 #[test]
 fn fuzz_replay_schedules() {
-    let p = tsoser::program::parse::read_program(Path::new(concat!(
+    let p = tsoser::program::read_program(Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/programs/sb.prog"
     )))

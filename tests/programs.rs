@@ -6,7 +6,7 @@ use std::path::Path;
 use tsoser::check::{brute, sc, Verdict};
 use tsoser::monitor::{run, Kind};
 use tsoser::program::explore::{explore, Config, Model};
-use tsoser::program::parse::read_program;
+use tsoser::program::read_program;
 use tsoser::program::report::{run as report, Options};
 use tsoser::program::robust::robust;
 use tsoser::program::traces::traces;

@@ -21,6 +21,7 @@ pub mod robust;
 #[cfg(feature = "proptest")]
 pub mod strategy;
 pub mod suite;
+mod tokens;
 pub mod traces;
 
 use std::fmt;
@@ -471,5 +472,21 @@ impl Program {
 impl fmt::Display for Quantifier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Reads a program file: `.litmus` files as herd X86 litmus tests, others as `.prog`.
+pub fn read_program(path: &std::path::Path) -> Result<Program, crate::error::FileError> {
+    use crate::error::{Error, FileError};
+    let file = path.display().to_string();
+    let wrap = |error| FileError {
+        file: file.clone(),
+        error,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| wrap(Error::Io(e)))?;
+    if path.extension().is_some_and(|e| e == "litmus") {
+        litmus::parse_litmus(&text).map_err(wrap)
+    } else {
+        parse::parse_program(&text).map_err(wrap)
     }
 }

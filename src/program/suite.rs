@@ -2,7 +2,7 @@
 //! parallel, one test per core), each final condition compared with an
 //! expected-verdict CSV in Dat3M's format (`…/NAME.litmus,1` when the condition holds).
 
-use super::parse::read_program;
+use super::read_program;
 use super::report::{run as explore_one, Options};
 use crate::error::{Error, FileError};
 use rayon::prelude::*;

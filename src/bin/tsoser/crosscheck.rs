@@ -175,7 +175,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     }
     let results: Vec<(String, Result<Report, String>)> = map_files(&inputs.files, |f| {
         let _tick = Tick(&bar);
-        tsoser::program::parse::read_program(f)
+        tsoser::program::read_program(f)
             .map(|p| {
                 // Only their number is printed: a corpus of thousands of programs
                 // must not hold every SC trace until the table is printed.

@@ -83,7 +83,7 @@ pub(crate) fn cmd_explore(
     if !(1..=MAX_TRACES).contains(&max_traces) {
         bail!("--max-traces takes 1 to {MAX_TRACES} (each trace is a file)");
     }
-    let p = program::parse::read_program(file)?;
+    let p = program::read_program(file)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
         if replay.is_some() || emitting.is_some() || want_stats {
