@@ -544,7 +544,7 @@ fn fuzz_replay_schedules() {
         "replay schedule",
         6,
         &c,
-        |s| tsoser::program::explore::parse_schedule(&p, s),
+        |s| tsoser::explore::replay::parse_schedule(&p, s),
         |_| None,
     );
 }
@@ -593,7 +593,7 @@ fn fuzz_expected_csv() {
         "expected csv",
         8,
         &c,
-        tsoser::program::suite::parse_expected,
+        tsoser::explore::suite::parse_expected,
         |e| e.line(),
     );
 }

@@ -1,28 +1,21 @@
-//! Concurrent programs (docs/semantics.md §7): threads of loads, stores, fences, locked
-//! read-modify-writes, register arithmetic, branches, `assume`/`assert` and transaction
-//! boundaries, with an initial state and a litmus-style final condition.
+//! Concurrent programs (docs/semantics.md §7), the language: threads of loads, stores,
+//! fences, locked read-modify-writes, register arithmetic, branches, `assume`/`assert`
+//! and transaction boundaries, with an initial state and a litmus-style final condition.
+//! Their runs are [`crate::explore`]'s.
 //!
 //! - [`parse`]: tsoser's own program text format (`.prog`).
 //! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
-//! - [`explore`]: every run under SC, TSO or PSO, with state memoisation and a budget.
-//! - [`dpor`]: the same answers by source-DPOR over chronological traces (Abdulla et al.).
-//! - [`robust`]: robustness — a TSO/PSO run whose happens-before has a cycle.
-//! - [`suite`]: a directory of litmus tests against expected verdicts.
+//! - [`read_program`]: a file in either format, by its extension.
+//! - [`print`]: a program as `.prog` text; [`gen`]: seeded program families;
+//!   `strategy`: proptest strategies (feature `proptest`).
 
-pub mod dpor;
-pub mod explore;
 pub mod gen;
-pub mod herd;
 pub mod litmus;
 pub mod parse;
 pub mod print;
-pub mod report;
-pub mod robust;
 #[cfg(feature = "proptest")]
 pub mod strategy;
-pub mod suite;
 mod tokens;
-pub mod traces;
 
 use std::fmt;
 

@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use tsoser::check::sat::SolverKind;
 use tsoser::check::Semantics;
-use tsoser::program::explore;
+use tsoser::explore;
 
 #[derive(Parser)]
 #[command(

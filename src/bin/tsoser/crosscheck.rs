@@ -13,8 +13,8 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tsoser::crosscheck::{crosscheck, Check, Config, Report};
+use tsoser::explore::Model;
 use tsoser::monitor::Kind;
-use tsoser::program::explore::Model;
 
 /// The columns of the table after the program and its runs: (title, the model it
 /// needs, the cell).

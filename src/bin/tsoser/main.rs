@@ -20,7 +20,6 @@ use anyhow::Result;
 use args::{Cli, Cmd};
 use clap::Parser;
 use std::process::ExitCode;
-use tsoser::program;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -116,7 +115,7 @@ fn run(cli: Cli) -> Result<u8> {
                     ))
                 }
             };
-            let o = program::report::Options {
+            let o = tsoser::explore::Options {
                 config: explore::config(&bounds)?,
                 robustness: !no_robustness,
                 engine: explore::engine(&bounds),
@@ -143,7 +142,7 @@ fn run(cli: Cli) -> Result<u8> {
             format,
             json,
         } => {
-            let o = program::report::Options {
+            let o = tsoser::explore::Options {
                 config: explore::config(&bounds)?,
                 robustness,
                 engine: explore::engine(&bounds),
