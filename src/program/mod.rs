@@ -6,7 +6,7 @@
 //! - [`parse`]: tsoser's own program text format (`.prog`).
 //! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
 //! - [`read_program`]: a file in either format, by its extension.
-//! - [`print`]: a program as `.prog` text; [`gen`]: seeded program families;
+//! - [`print`](mod@print): a program as `.prog` text; [`gen`]: seeded program families;
 //!   `strategy`: proptest strategies (feature `proptest`).
 
 pub mod gen;
