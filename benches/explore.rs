@@ -3,9 +3,10 @@
 //! of the TACAS'15 benchmarks by each engine.
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
-use tsoser::program::explore::{explore, Config, Model};
-use tsoser::program::parse::read_program;
-use tsoser::program::robust::robust;
+use tsoser::explore::robust::robust;
+use tsoser::explore::states::explore;
+use tsoser::explore::{Config, Model};
+use tsoser::program::read_program;
 
 fn suite(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external/dat3m-x86/litmus");
@@ -63,7 +64,7 @@ fn suite(c: &mut Criterion) {
 /// Three of Table 1's benchmarks (Abdulla et al., TACAS'15) under TSO, by each engine:
 /// the states engine (outcomes, assertions) and the dpor engine (the same answers).
 fn tacas15(c: &mut Criterion) {
-    use tsoser::program::dpor::explore_dpor;
+    use tsoser::explore::dpor::explore_dpor;
     let mut g = c.benchmark_group("tacas15-tso");
     g.sample_size(10);
     for name in ["dekker.pso", "lamport.pso", "stack_safe"] {

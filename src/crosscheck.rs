@@ -1,7 +1,7 @@
 //! The monitors, the explorer and the theorems against each other on one program, over
 //! all of its runs (`tsoser crosscheck`):
 //! - ground truth from the explorer: robustness under TSO and PSO, with the length of
-//!   a shortest witness ([`crate::program::robust`]);
+//!   a shortest witness ([`crate::explore::robust`]);
 //! - each monitor on every distinct SC run (its trace, docs/semantics.md §6): on how
 //!   many it reports, one example, and whether that agrees with the ground truth —
 //!   monitor_TSO / monitor_PSO report on some SC run iff the program is not robust under
@@ -29,10 +29,10 @@
 use crate::check::decide::{decide, Algo, Budget, Question};
 use crate::check::execution::tso_cycle;
 use crate::check::{sc, Semantics, Verdict};
+use crate::explore::robust::robust;
+use crate::explore::traces::{run_execution, traces_with, EmitStop, Emitted};
+use crate::explore::{Config as ExploreConfig, Model};
 use crate::monitor::{self, Kind};
-use crate::program::explore::{Config as ExploreConfig, Model};
-use crate::program::robust::robust;
-use crate::program::traces::{run_execution, traces_with, EmitStop, Emitted};
 use crate::program::Program;
 use crate::solver::SolverKind;
 use crate::trace::exec::Step;

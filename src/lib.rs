@@ -22,8 +22,9 @@
 //! - [`monitor`]: SC-serializability, SOBER, Burnim et al.'s monitor_TSO / monitor_PSO
 //!   and the transaction-fenced monitor, on a trace read as an SC run, in memory or
 //!   streamed from STD; their evidence re-checked.
-//! - [`program`]: programs (`.prog`) and herd X86 litmus tests, their exact exploration
-//!   under SC / TSO / PSO, robustness with a shortest witness, litmus suites.
+//! - [`program`]: programs (`.prog`) and herd X86 litmus tests: syntax, parsers, printer.
+//! - [`explore`]: their exact exploration under SC / TSO / PSO by two engines behind one
+//!   trait (state memoisation, source-DPOR), robustness with a witness, litmus suites.
 //! - [`crosscheck`]: the monitors, the explorer and the theorems against each other on
 //!   a program, over all of its runs.
 //! - [`cnf`]: CNF formulas (DIMACS, random k-SAT); [`reduction`]: CNF satisfiability
@@ -31,7 +32,8 @@
 //! - [`experiment`]: declared matrices of runs as child processes, resumable JSON-lines
 //!   records, shards, and their report (tables, fitted exponents, plots).
 //! - [`output`]: what is printed — witnesses as text and JSON, the documented `--json`
-//!   objects as serde structs, Graphviz; [`text`]: input excerpts made safe to print.
+//!   objects as serde structs, Graphviz, the monitors' outcomes, the explorer's reports
+//!   and herd7's format; [`text`]: input excerpts made safe to print.
 //! - [`error`]: input errors with their file, line and event; [`mem`]: memory budgets;
 //!   [`stop`]: when a run must stop (a deadline, cancellation flags).
 
@@ -42,6 +44,7 @@ pub mod consistency;
 pub mod crosscheck;
 pub mod error;
 pub mod experiment;
+pub mod explore;
 pub mod graph;
 pub mod mem;
 pub mod monitor;

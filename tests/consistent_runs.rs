@@ -4,9 +4,10 @@
 //! that run has a cycle (issue 17's validation against the explorer).
 
 use tsoser::consistency::{self, Model, ValueRun, Verdict, WriteOrder};
-use tsoser::program::explore::{self, Machine};
-use tsoser::program::traces::{run_of, traces_with, value_run, Issued};
-use tsoser::program::{gen, robust, Program};
+use tsoser::explore::machine::Machine;
+use tsoser::explore::traces::{run_of, traces_with, value_run, Issued};
+use tsoser::explore::{self, robust};
+use tsoser::program::{gen, Program};
 
 const UNROLL: u32 = 2;
 
@@ -25,7 +26,7 @@ fn runs(p: &Program, model: explore::Model) -> Option<Vec<(Vec<Issued>, ValueRun
             out.push((run.to_vec(), value_run(p, model, run)));
         },
     );
-    (em.stop == tsoser::program::traces::EmitStop::Complete).then_some(out)
+    (em.stop == tsoser::explore::traces::EmitStop::Complete).then_some(out)
 }
 
 /// The robustness check's happens-before of one run has a cycle.
@@ -123,7 +124,7 @@ fn explorer_runs_are_consistent_and_not_sc_exactly_when_not_robust() {
         "burnim-fig6",
     ] {
         let path = format!("examples/programs/{name}.prog");
-        let p = tsoser::program::parse::read_program(std::path::Path::new(&path)).unwrap();
+        let p = tsoser::program::read_program(std::path::Path::new(&path)).unwrap();
         assert!(validate(&p, &mut c), "{name}: too many runs");
         programs += 1;
     }

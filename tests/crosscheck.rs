@@ -11,7 +11,7 @@ use tsoser::check::decide::Algo;
 use tsoser::crosscheck::{crosscheck, Check, Config, Report};
 use tsoser::monitor::sober::SoberReport;
 use tsoser::monitor::{new_monitor, Kind, Monitor, Outcome};
-use tsoser::program::parse::read_program;
+use tsoser::program::read_program;
 use tsoser::program::strategy::{programs, ProgParams};
 use tsoser::solver::SolverKind;
 use tsoser::trace::{EventId, Op, ThreadId, VarId};

@@ -1,4 +1,4 @@
-//! The DPOR engine (`program::dpor`) against the states engine (`program::explore`), the
+//! The DPOR engine (`explore::dpor`) against the states engine (`explore::states`), the
 //! oracle: the same outcomes, the same condition answers and the same assertion
 //! verdicts under SC, TSO and PSO on random programs, and failures that replay.
 
@@ -6,9 +6,11 @@ use crate::common;
 
 use common::config;
 use proptest::prelude::*;
-use tsoser::program::dpor::explore_dpor;
-use tsoser::program::explore::{explore, Config, Machine, Model, Settled};
-use tsoser::program::robust::{check_witness, robust};
+use tsoser::explore::dpor::explore_dpor;
+use tsoser::explore::machine::{Machine, Settled};
+use tsoser::explore::robust::{check_witness, robust};
+use tsoser::explore::states::explore;
+use tsoser::explore::{Config, Model};
 use tsoser::program::strategy::{programs, ProgParams};
 use tsoser::program::Program;
 
@@ -24,7 +26,7 @@ fn agree(p: &Program, model: Model) -> Result<(), TestCaseError> {
     let d = explore_dpor(p, &c, true);
     let (dpor, stats) = (&d.exploration, d.stats);
     prop_assert!(states.complete && dpor.complete);
-    let keys = |e: &tsoser::program::explore::Exploration| {
+    let keys = |e: &tsoser::explore::Exploration| {
         e.outcomes.iter().map(|o| o.0.clone()).collect::<Vec<_>>()
     };
     prop_assert_eq!(keys(&states), keys(dpor), "outcomes under {:?}", model);
@@ -114,7 +116,7 @@ proptest! {
 #[test]
 fn dpor_matches_the_states_engine_on_examples_and_dat3m() {
     use std::path::Path;
-    use tsoser::program::parse::read_program;
+    use tsoser::program::read_program;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dat3m = std::env::var_os("TSOSER_DAT3M")
         .map(std::path::PathBuf::from)
@@ -141,7 +143,7 @@ fn dpor_matches_the_states_engine_on_examples_and_dat3m() {
             let c = Config::new(model).unroll(4).max_states(1_000_000);
             let s = explore(&p, &c);
             let d = explore_dpor(&p, &c, true);
-            let keys = |e: &tsoser::program::explore::Exploration| {
+            let keys = |e: &tsoser::explore::Exploration| {
                 e.outcomes.iter().map(|o| o.0.clone()).collect::<Vec<_>>()
             };
             let what = format!("{} under {model:?}", f.display());
@@ -187,7 +189,7 @@ type SsTrace = (
     Vec<Vec<(usize, usize)>>,
 );
 
-fn ss_trace(run: &tsoser::program::explore::Run) -> SsTrace {
+fn ss_trace(run: &tsoser::explore::replay::Run) -> SsTrace {
     let mut count: Vec<usize> = Vec::new();
     let name: Vec<(usize, usize)> = run
         .events
@@ -219,7 +221,8 @@ fn ss_trace(run: &tsoser::program::explore::Run) -> SsTrace {
 /// The distinct Shasha–Snir traces of `p`'s complete runs under `model`, by
 /// enumerating every run (no memoisation: small programs only).
 fn ss_traces(p: &Program, model: Model, unroll: u32) -> usize {
-    use tsoser::program::explore::{replay, Step};
+    use tsoser::explore::machine::Step;
+    use tsoser::explore::replay::replay;
     let m = Machine::new(p, model, unroll);
     let (s, st) = m.initial();
     let mut seen = std::collections::HashSet::new();

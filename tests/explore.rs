@@ -6,8 +6,11 @@ use crate::common;
 use common::config;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use tsoser::program::explore::{explore, replay, Config, Machine, Model, Settled, Step};
-use tsoser::program::robust::{check_witness, hb_cycle, robust};
+use tsoser::explore::machine::{Machine, Settled, Step};
+use tsoser::explore::replay::replay;
+use tsoser::explore::robust::{check_witness, hb_cycle, robust};
+use tsoser::explore::states::explore;
+use tsoser::explore::{Config, Model};
 use tsoser::program::strategy::{programs, ProgParams};
 use tsoser::program::Program;
 
@@ -15,7 +18,7 @@ use tsoser::program::Program;
 fn all_runs(m: &Machine) -> Vec<Vec<Step>> {
     fn go(
         m: &Machine,
-        s: &tsoser::program::explore::State,
+        s: &tsoser::explore::machine::State,
         path: &mut Vec<Step>,
         out: &mut Vec<Vec<Step>>,
     ) {
@@ -139,7 +142,7 @@ fn pso_store_overtaking_closes_a_cycle_tso_does_not() {
 /// Which monitors report on some SC run of the program (its SC traces).
 fn monitors_on_sc_runs(p: &Program) -> [bool; 3] {
     use tsoser::monitor::{run, Kind};
-    let traces = tsoser::program::traces::traces(p, Model::Sc, 4, 1_000_000, usize::MAX).traces;
+    let traces = tsoser::explore::traces::traces(p, Model::Sc, 4, 1_000_000, usize::MAX).traces;
     let mut any = [false; 3];
     for t in &traces {
         for (i, (_, o)) in run(t, &[Kind::Sober, Kind::Tso, Kind::Pso])
@@ -175,7 +178,7 @@ proptest! {
 /// issue-order traces, so trace-level answers are program-level answers.
 fn enea_farzan_facts(p: &Program) -> (bool, bool, bool) {
     use tsoser::check::{brute, sc};
-    use tsoser::program::traces::traces;
+    use tsoser::explore::traces::traces;
     let robust_tso = robust(p, &Config::new(Model::Tso).unroll(4).max_states(1_000_000))
         .unwrap()
         .robust

@@ -527,7 +527,7 @@ fn fuzz_litmus() {
 
 #[test]
 fn fuzz_replay_schedules() {
-    let p = tsoser::program::parse::read_program(Path::new(concat!(
+    let p = tsoser::program::read_program(Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/programs/sb.prog"
     )))
@@ -540,7 +540,7 @@ fn fuzz_replay_schedules() {
         "replay schedule",
         6,
         &c,
-        |s| tsoser::program::explore::parse_schedule(&p, s),
+        |s| tsoser::explore::replay::parse_schedule(&p, s),
         |_| None,
     );
 }
@@ -589,7 +589,7 @@ fn fuzz_expected_csv() {
         "expected csv",
         8,
         &c,
-        tsoser::program::suite::parse_expected,
+        tsoser::explore::suite::parse_expected,
         |e| e.line(),
     );
 }

@@ -4,12 +4,13 @@
 
 use std::path::Path;
 use tsoser::check::{brute, sc, Verdict};
+use tsoser::explore::robust::robust;
+use tsoser::explore::states::explore;
+use tsoser::explore::traces::traces;
+use tsoser::explore::{run as report, EngineKind, Options};
+use tsoser::explore::{Config, Model};
 use tsoser::monitor::{run, Kind};
-use tsoser::program::explore::{explore, Config, Model};
-use tsoser::program::parse::read_program;
-use tsoser::program::report::{run as report, Options};
-use tsoser::program::robust::robust;
-use tsoser::program::traces::traces;
+use tsoser::program::read_program;
 use tsoser::program::Program;
 
 fn load(name: &str) -> Program {
@@ -25,7 +26,7 @@ fn opts(model: Model) -> Options {
     Options {
         config: Config::new(model),
         robustness: true,
-        engine: tsoser::program::report::Engine::States,
+        engine: EngineKind::States,
         program_unroll: false,
     }
 }
@@ -266,7 +267,7 @@ fn dat3m_x86_suite_matches_expected_tso_verdicts() {
             if m == Model::Tso {
                 assert_eq!(e.condition(&p), Some(want.trim() == "1"), "{path}");
                 // Old-style tests state their TSO answer (`with tso: ~exists;`).
-                if let Some((_, agrees)) = tsoser::program::report::stated(&p, &e) {
+                if let Some((_, agrees)) = tsoser::explore::stated(&p, &e) {
                     assert_eq!(agrees, Some(true), "{path}: the test's own `with tso:`");
                     stated += 1;
                 }
@@ -390,7 +391,7 @@ fn the_examples_print_and_read_back() {
 /// explored (registers named `T:r`), and `Ok`/`No` is the condition's verdict.
 fn assert_herd_agrees(p: &Program, model: Model) {
     let e = explore(p, &Config::new(model).unroll(4).max_states(1_000_000));
-    let text = tsoser::program::herd::herd(p, &e, 0.0).unwrap();
+    let text = tsoser::output::herd::herd(p, &e, 0.0).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let n: usize = lines[1].strip_prefix("States ").unwrap().parse().unwrap();
     let herd_states: std::collections::BTreeSet<std::collections::BTreeSet<String>> = lines
@@ -452,7 +453,7 @@ fn herd_reports_list_the_explored_states() {
     // Store buffering under TSO reads exactly as herd7's x86-TSO report of SB.
     let p = load("sb.prog");
     let e = explore(&p, &Config::new(Model::Tso));
-    let text = tsoser::program::herd::herd(&p, &e, 0.0).unwrap();
+    let text = tsoser::output::herd::herd(&p, &e, 0.0).unwrap();
     assert_eq!(
         text,
         "Test sb Allowed\nStates 4\n0:r0=0; 1:r1=0;\n0:r0=0; 1:r1=1;\n0:r0=1; 1:r1=0;\n\
@@ -464,7 +465,7 @@ fn herd_reports_list_the_explored_states() {
         &load("bakery.prog"),
         &Config::new(Model::Tso).max_states(10),
     );
-    assert!(tsoser::program::herd::herd(&load("bakery.prog"), &cut, 0.0).is_err());
+    assert!(tsoser::output::herd::herd(&load("bakery.prog"), &cut, 0.0).is_err());
 }
 
 /// Bug: a program built in memory (no source lines: `gen`, the strategies) had its
@@ -484,10 +485,7 @@ fn reports_never_name_line_0() {
     let mut v = Thread::new("P2");
     v.push(Instr::Assume(Expr::Op(Operand::Const(0))), 0);
     p.threads.push(v);
-    for engine in [
-        tsoser::program::report::Engine::States,
-        tsoser::program::report::Engine::Dpor,
-    ] {
+    for engine in [EngineKind::States, EngineKind::Dpor] {
         // Each thread alone, then all three: a failure, a deadlock, a cut.
         for keep in [vec![0], vec![1], vec![2], vec![0, 1, 2]] {
             let mut q = p.clone();
@@ -500,10 +498,10 @@ fn reports_never_name_line_0() {
                 },
             )
             .unwrap();
-            let text = tsoser::program::report::text(&q, "mem", &r);
+            let text = tsoser::output::explore::text(&q, "mem", &r);
             assert!(!text.contains("line 0"), "{engine:?} {keep:?}:\n{text}");
             assert!(
-                r.exploration.failure.is_some() || r.deadlock.is_some() || r.no_run.is_some(),
+                r.exploration.failure.is_some() || r.deadlock.is_some() || r.no_run,
                 "{engine:?} {keep:?}:\n{text}"
             );
         }

@@ -5,9 +5,9 @@
 //! complete executions under TSO and PSO as under SC (the paper's §5).
 
 use std::path::Path;
-use tsoser::program::dpor::explore_dpor;
-use tsoser::program::explore::{Config, Model};
-use tsoser::program::parse::read_program;
+use tsoser::explore::dpor::explore_dpor;
+use tsoser::explore::{Config, Model};
+use tsoser::program::read_program;
 
 /// File, then whether Table 1 marks an error (`*`) under SC, TSO and PSO (Nidhugg's
 /// columns; the fence column is the file's `.tso`/`.pso` suffix).

@@ -10,7 +10,7 @@
 //! `LOCK ADD|SUB|INC|DEC|XADD|CMPXCHG` on memory, `ADD|SUB|INC|DEC|AND|OR|XOR` on
 //! registers, `CMP` (sets the zero flag `ZF`), `JE|JZ|JNE|JNZ|JMP` to labels.
 
-use super::parse::{final_cond, fmt_err, place_resolver, tokens, Cur, Tok};
+use super::tokens::{final_cond, fmt_err, place_resolver, tokens, Cur, Tok};
 use super::*;
 use crate::error::Error;
 
@@ -116,7 +116,19 @@ fn balanced(text: &str, from: usize) -> Result<(), Error> {
 pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     let text = strip(text)?;
     let lines: Vec<&str> = text.lines().collect();
-    let mut n = lines
+    let (mut p, n) = header(&lines)?;
+    let (init, init_line, after_init) = init_block(&text, &lines, n)?;
+    let (names, n) = thread_names(&mut p, &lines, after_init)?;
+    let n = table(&mut p, &lines, n, &names)?;
+    init_items(&mut p, &init, init_line)?;
+    let cond_at = locations_line(&mut p, &lines, n, &names)?;
+    condition(&mut p, &lines, cond_at, &names)?;
+    Ok(p)
+}
+
+/// The `X86 name` header: the program, and the header's line index.
+fn header(lines: &[&str]) -> Result<(Program, usize), Error> {
+    let n = lines
         .iter()
         .position(|l| !l.trim().is_empty())
         .ok_or_else(|| fmt_err(1, "empty litmus file".into()))?;
@@ -130,17 +142,20 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             ),
         ));
     }
-    let mut p = Program::new(words.next().unwrap_or("litmus"));
-    // The init block: from the first `{` to its `}`.
+    Ok((Program::new(words.next().unwrap_or("litmus")), n))
+}
+
+/// The init block, from the first `{` after the header (line index `n`) to its `}`:
+/// its text, its first line, and the index of the line after it. From the block on,
+/// every bracket must pair up (the header lines are free text).
+fn init_block(text: &str, lines: &[&str], n: usize) -> Result<(String, usize, usize), Error> {
     let open = (n..lines.len())
         .find(|&i| lines[i].contains('{'))
         .ok_or_else(|| fmt_err(n + 1, "missing the `{ … }` init block".into()))?;
-    // From the init block on, every bracket pairs up (the header lines are free text).
     let line_start: usize = text.split_inclusive('\n').take(open).map(str::len).sum();
-    balanced(&text, line_start + lines[open].find('{').expect("found"))?;
+    balanced(text, line_start + lines[open].find('{').expect("found"))?;
     let mut init = String::new();
     let mut i = open;
-    let after_init;
     loop {
         let l = lines[i];
         let from = if i == open {
@@ -157,8 +172,7 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
                     format!("unexpected `{rest}` after the init block's `}}`"),
                 ));
             }
-            after_init = i + 1;
-            break;
+            return Ok((init, open + 1, i + 1));
         }
         init.push_str(&l[from..]);
         init.push(' ');
@@ -170,11 +184,18 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             ));
         }
     }
-    let init_line = open + 1;
-    // The column header `P0 | P1 ;`.
-    n = (after_init..lines.len())
+}
+
+/// The column header `P0 | P1 ;` (the first line from `from` on), whose threads it
+/// adds to `p`: their names, and the index of the line after it.
+fn thread_names(
+    p: &mut Program,
+    lines: &[&str],
+    from: usize,
+) -> Result<(Vec<String>, usize), Error> {
+    let n = (from..lines.len())
         .find(|&i| !lines[i].trim().is_empty())
-        .ok_or_else(|| fmt_err(after_init, "missing the `P0 | P1 ;` thread header".into()))?;
+        .ok_or_else(|| fmt_err(from, "missing the `P0 | P1 ;` thread header".into()))?;
     let names: Vec<String> = lines[n]
         .trim()
         .trim_end_matches(';')
@@ -196,23 +217,30 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     for name in &names {
         p.threads.push(Thread::new(name));
     }
+    Ok((names, n + 1))
+}
+
+/// Whether a line starts the part after the program table.
+fn is_cond(l: &str) -> bool {
+    let l = l.trim_start();
+    [
+        "exists",
+        "~exists",
+        "~ exists",
+        "forall",
+        "final",
+        "locations",
+        "~",
+    ]
+    .iter()
+    .any(|k| l.starts_with(k))
+}
+
+/// The program table's rows from line index `n` on, one cell a thread, with each jump
+/// pointed at its label: the index of the line after the table.
+fn table(p: &mut Program, lines: &[&str], mut n: usize, names: &[String]) -> Result<usize, Error> {
     let mut labels: Vec<Vec<(String, usize)>> = vec![Vec::new(); names.len()];
     let mut fixups: Vec<Vec<(usize, String, usize)>> = vec![Vec::new(); names.len()];
-    n += 1;
-    let is_cond = |l: &str| {
-        let l = l.trim_start();
-        [
-            "exists",
-            "~exists",
-            "~ exists",
-            "forall",
-            "final",
-            "locations",
-            "~",
-        ]
-        .iter()
-        .any(|k| l.starts_with(k))
-    };
     while n < lines.len() && !is_cond(lines[n]) {
         let line = n + 1;
         let row = lines[n].trim();
@@ -228,7 +256,7 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             ));
         }
         for (t, cell) in cells.iter().enumerate() {
-            instr(&mut p, t, cell, line, &mut labels[t], &mut fixups[t])?;
+            instr(p, t, cell, line, &mut labels[t], &mut fixups[t])?;
         }
     }
     for t in 0..names.len() {
@@ -243,7 +271,11 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             }
         }
     }
-    // Init: `x = 0; 0:EAX = 1; P1:EBX = 2; int y = 3;`.
+    Ok(n)
+}
+
+/// The init block's items: `x = 0; 0:EAX = 1; P1:EBX = 2; int y = 3;`.
+fn init_items(p: &mut Program, init: &str, init_line: usize) -> Result<(), Error> {
     for item in init.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         let toks = tokens(item, init_line)?;
         let mut c = Cur::new(&toks, init_line);
@@ -285,50 +317,68 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             }
         }
     }
-    // `locations [x; 0:EAX; …]` (possibly over several lines) and the condition, which
-    // starts after the list's `]` (on the same line or a later one).
-    let threads: Vec<String> = names.clone();
+    Ok(())
+}
+
+/// `locations [x; 0:EAX; …]` (possibly over several lines), if the first non-blank
+/// line from index `n` on is one: where the condition starts (line index, column),
+/// after the list's `]` (on the same line or a later one).
+fn locations_line(
+    p: &mut Program,
+    lines: &[&str],
+    mut n: usize,
+    threads: &[String],
+) -> Result<(usize, usize), Error> {
     while n < lines.len() && lines[n].trim().is_empty() {
         n += 1;
     }
-    // The condition's first line and the column it starts at.
-    let mut cond_at = (n, 0);
-    if n < lines.len() && lines[n].trim_start().starts_with("locations") {
-        let (list, end) = locations(&lines, n)?;
-        for (line, item) in list {
-            let toks = tokens(&item, line)?;
-            let mut c = Cur::new(&toks, line);
-            let bracket = c.eat("[");
-            let thread = match (c.peek(), c.toks.get(c.i + 1)) {
-                (Some(Tok::Num(t)), Some(Tok::Sym(":"))) if !bracket => Some(t.to_string()),
-                (Some(Tok::Ident(t)), Some(Tok::Sym(":"))) if !bracket => Some(t.clone()),
-                _ => None,
-            };
-            if thread.is_some() {
-                c.i += 2;
-            }
-            let name = c.ident()?;
-            let name = match thread {
-                Some(_) => name.to_ascii_uppercase(),
-                None => name.to_string(),
-            };
-            if bracket {
-                c.expect("]")?;
-            }
-            c.end()?;
-            let place = place_resolver(&mut p, &threads)(thread.as_deref(), &name)
-                .map_err(|m| fmt_err(line, m))?;
-            p.show.push(place);
+    if n >= lines.len() || !lines[n].trim_start().starts_with("locations") {
+        return Ok((n, 0));
+    }
+    let (list, end) = locations(lines, n)?;
+    for (line, item) in list {
+        let toks = tokens(&item, line)?;
+        let mut c = Cur::new(&toks, line);
+        let bracket = c.eat("[");
+        let thread = match (c.peek(), c.toks.get(c.i + 1)) {
+            (Some(Tok::Num(t)), Some(Tok::Sym(":"))) if !bracket => Some(t.to_string()),
+            (Some(Tok::Ident(t)), Some(Tok::Sym(":"))) if !bracket => Some(t.clone()),
+            _ => None,
+        };
+        if thread.is_some() {
+            c.i += 2;
         }
-        cond_at = end;
-        if lines[end.0][end.1..].trim().is_empty() {
-            cond_at = (end.0 + 1, 0);
-            while cond_at.0 < lines.len() && lines[cond_at.0].trim().is_empty() {
-                cond_at.0 += 1;
-            }
+        let name = c.ident()?;
+        let name = match thread {
+            Some(_) => name.to_ascii_uppercase(),
+            None => name.to_string(),
+        };
+        if bracket {
+            c.expect("]")?;
+        }
+        c.end()?;
+        let place =
+            place_resolver(p, threads)(thread.as_deref(), &name).map_err(|m| fmt_err(line, m))?;
+        p.show.push(place);
+    }
+    let mut cond_at = end;
+    if lines[end.0][end.1..].trim().is_empty() {
+        cond_at = (end.0 + 1, 0);
+        while cond_at.0 < lines.len() && lines[cond_at.0].trim().is_empty() {
+            cond_at.0 += 1;
         }
     }
-    let (n, col) = cond_at;
+    Ok(cond_at)
+}
+
+/// The final condition, from line index `n` and column `col` on, up to a `with` block
+/// (the test's own answers, kept in `p.expect`); `final (…);` is read as `exists`.
+fn condition(
+    p: &mut Program,
+    lines: &[&str],
+    (n, col): (usize, usize),
+    threads: &[String],
+) -> Result<(), Error> {
     // herd requires a condition; so does tsoser, so that a test cut short is an error.
     if n >= lines.len() {
         return Err(fmt_err(
@@ -338,45 +388,17 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
     }
     let line = n + 1;
     let mut text = String::new();
-    let mut with = None;
     for (i, l) in lines[n..].iter().enumerate() {
         let l = if i == 0 { &l[col..] } else { l };
         let t = l.trim();
         if let Some(rest) = t.strip_prefix("with") {
             if rest.is_empty() || rest.starts_with(char::is_whitespace) {
-                with = Some((n + i, rest));
+                with_block(p, lines, n + i, rest)?;
                 break;
             }
         }
         text.push_str(t);
         text.push(' ');
-    }
-    // `with` block: `model: exists;` or `model: ~exists;` per line.
-    if let Some((w, first)) = with {
-        let rest = std::iter::once(first).chain(lines[w + 1..].iter().copied());
-        for (i, l) in rest.enumerate() {
-            let l = l.trim();
-            if l.is_empty() {
-                continue;
-            }
-            let bad = |what: String| fmt_err(w + i + 1, what);
-            let Some((model, q)) = l.trim_end_matches(';').split_once(':') else {
-                return Err(bad(format!(
-                    "expected `MODEL: exists;` or `MODEL: ~exists;` in the `with` block, found `{l}`"
-                )));
-            };
-            let q = match q.trim() {
-                "exists" => Quantifier::Exists,
-                "~exists" | "~ exists" => Quantifier::NotExists,
-                other => {
-                    return Err(bad(format!(
-                        "expected `{}: exists;` or `~exists;`, found `{other}`",
-                        model.trim()
-                    )))
-                }
-            };
-            p.expect.push((model.trim().to_ascii_lowercase(), q));
-        }
     }
     let mut body = text.trim().trim_end_matches(';').trim().to_string();
     if let Some(rest) = body.strip_prefix("final") {
@@ -394,9 +416,39 @@ pub fn parse_litmus(text: &str) -> Result<Program, Error> {
             t => t.clone(),
         })
         .collect();
-    let f = final_cond(&toks, line, &body, &mut place_resolver(&mut p, &threads))?;
+    let f = final_cond(&toks, line, &body, &mut place_resolver(p, threads))?;
     p.final_cond = Some(f);
-    Ok(p)
+    Ok(())
+}
+
+/// The `with` block that starts at line index `w` (`first` is the rest of its line):
+/// `model: exists;` or `model: ~exists;` per line.
+fn with_block(p: &mut Program, lines: &[&str], w: usize, first: &str) -> Result<(), Error> {
+    let rest = std::iter::once(first).chain(lines[w + 1..].iter().copied());
+    for (i, l) in rest.enumerate() {
+        let l = l.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let bad = |what: String| fmt_err(w + i + 1, what);
+        let Some((model, q)) = l.trim_end_matches(';').split_once(':') else {
+            return Err(bad(format!(
+                "expected `MODEL: exists;` or `MODEL: ~exists;` in the `with` block, found `{l}`"
+            )));
+        };
+        let q = match q.trim() {
+            "exists" => Quantifier::Exists,
+            "~exists" | "~ exists" => Quantifier::NotExists,
+            other => {
+                return Err(bad(format!(
+                    "expected `{}: exists;` or `~exists;`, found `{other}`",
+                    model.trim()
+                )))
+            }
+        };
+        p.expect.push((model.trim().to_ascii_lowercase(), q));
+    }
+    Ok(())
 }
 
 /// The items of a `locations` list, each with its line.

@@ -1,27 +1,21 @@
-//! Concurrent programs (docs/semantics.md §7): threads of loads, stores, fences, locked
-//! read-modify-writes, register arithmetic, branches, `assume`/`assert` and transaction
-//! boundaries, with an initial state and a litmus-style final condition.
+//! Concurrent programs (docs/semantics.md §7), the language: threads of loads, stores,
+//! fences, locked read-modify-writes, register arithmetic, branches, `assume`/`assert`
+//! and transaction boundaries, with an initial state and a litmus-style final condition.
+//! Their runs are [`crate::explore`]'s.
 //!
 //! - [`parse`]: tsoser's own program text format (`.prog`).
 //! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
-//! - [`explore`]: every run under SC, TSO or PSO, with state memoisation and a budget.
-//! - [`dpor`]: the same answers by source-DPOR over chronological traces (Abdulla et al.).
-//! - [`robust`]: robustness — a TSO/PSO run whose happens-before has a cycle.
-//! - [`suite`]: a directory of litmus tests against expected verdicts.
+//! - [`read_program`]: a file in either format, by its extension.
+//! - [`print`](mod@print): a program as `.prog` text; [`gen`]: seeded program families;
+//!   `strategy`: proptest strategies (feature `proptest`).
 
-pub mod dpor;
-pub mod explore;
 pub mod gen;
-pub mod herd;
 pub mod litmus;
 pub mod parse;
 pub mod print;
-pub mod report;
-pub mod robust;
 #[cfg(feature = "proptest")]
 pub mod strategy;
-pub mod suite;
-pub mod traces;
+mod tokens;
 
 use std::fmt;
 
@@ -471,5 +465,21 @@ impl Program {
 impl fmt::Display for Quantifier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Reads a program file: `.litmus` files as herd X86 litmus tests, others as `.prog`.
+pub fn read_program(path: &std::path::Path) -> Result<Program, crate::error::FileError> {
+    use crate::error::{Error, FileError};
+    let file = path.display().to_string();
+    let wrap = |error| FileError {
+        file: file.clone(),
+        error,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| wrap(Error::Io(e)))?;
+    if path.extension().is_some_and(|e| e == "litmus") {
+        litmus::parse_litmus(&text).map_err(wrap)
+    } else {
+        parse::parse_program(&text).map_err(wrap)
     }
 }

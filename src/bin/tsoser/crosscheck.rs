@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 use tsoser::crosscheck::{crosscheck, Check, Config, Report};
+use tsoser::explore::Model;
 use tsoser::monitor::Kind;
-use tsoser::program::explore::Model;
 
 /// The columns of the table after the program and its runs: (title, the model it
 /// needs, the cell).
@@ -274,7 +274,7 @@ fn run_all(files: &[PathBuf], config: &Config) -> (Vec<Row>, bool) {
     }
     let results: Vec<Row> = map_files(files, |f| {
         let _tick = Tick(&bar);
-        tsoser::program::parse::read_program(f)
+        tsoser::program::read_program(f)
             .map(|p| {
                 // Only their number is printed: a corpus of thousands of programs
                 // must not hold every SC trace until the table is printed.

@@ -2,13 +2,17 @@
 
 use crate::args::{Bounds, ExploreFormat, GenProgArgs, ProgFamily};
 use crate::args::{ExploreArgs, SuiteArgs, SuiteFormat};
-use crate::out::{warn, write_out, INTERNAL, OK};
+use crate::out::{warn, write_out, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use std::path::Path;
+use tsoser::explore::replay::parse_schedule;
+use tsoser::explore::traces::{self, EmitStop};
+use tsoser::explore::{suite, Config, EngineKind, Incomplete, Options, RunError, Status};
+use tsoser::output::explore as report;
 use tsoser::output::witness::Stats;
 use tsoser::program::print::to_prog;
-use tsoser::program::{self, explore};
+use tsoser::program::{self, Program};
 use tsoser::trace;
 
 /// The most states `--max-states` may allow (the memory budget ends a search sooner).
@@ -22,7 +26,7 @@ const MAX_COUNT: u64 = 100_000;
 
 /// The explorer's bounds from the flags; `--max-memory` is in MiB (default: half the
 /// memory available).
-pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
+pub(crate) fn config(b: &Bounds) -> Result<Config> {
     if !(1..=MAX_STATES).contains(&b.max_states) {
         bail!("--max-states takes 1 to {MAX_STATES}");
     }
@@ -32,7 +36,7 @@ pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
         bail!("--max-executions takes 1 to {MAX_EXECUTIONS}");
     }
     let timeout = crate::check::timeout_arg(b.timeout)?;
-    let mut c = explore::Config::new(b.model.model())
+    let mut c = Config::new(b.model.model())
         .unroll(b.unroll.unwrap_or(4))
         .max_states(b.max_states)
         .deadline(timeout.and_then(|t| std::time::Instant::now().checked_add(t)));
@@ -53,10 +57,19 @@ pub(crate) fn config(b: &Bounds) -> Result<explore::Config> {
 }
 
 /// The engine of `--engine`.
-pub(crate) fn engine(b: &Bounds) -> program::report::Engine {
+pub(crate) fn engine(b: &Bounds) -> EngineKind {
     match b.engine {
-        crate::args::EngineArg::States => program::report::Engine::States,
-        crate::args::EngineArg::Dpor => program::report::Engine::Dpor,
+        crate::args::EngineArg::States => EngineKind::States,
+        crate::args::EngineArg::Dpor => EngineKind::Dpor,
+    }
+}
+
+/// The exit code of an explored program.
+fn status_code(s: Status) -> u8 {
+    match s {
+        Status::Violation => VIOLATION,
+        Status::Unknown => UNKNOWN,
+        Status::Clean => OK,
     }
 }
 
@@ -70,7 +83,7 @@ pub(crate) struct Emit<'a> {
 
 pub(crate) fn cmd_explore(
     file: &Path,
-    o: program::report::Options,
+    o: Options,
     replay: Option<&str>,
     emit_to: &Emit,
     format: ExploreFormat,
@@ -84,7 +97,7 @@ pub(crate) fn cmd_explore(
     if !(1..=MAX_TRACES).contains(&max_traces) {
         bail!("--max-traces takes 1 to {MAX_TRACES} (each trace is a file)");
     }
-    let p = program::parse::read_program(file)?;
+    let p = program::read_program(file)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
         if replay.is_some() || emitting.is_some() || want_stats {
@@ -98,17 +111,17 @@ pub(crate) fn cmd_explore(
         if replay.is_some() || emitting.is_some() || want_stats {
             bail!("--format herd prints herd7's report: --replay, --emit-traces, --emit-runs and --stats do not apply");
         }
-        let o = program::report::Options {
+        let o = Options {
             robustness: false,
             ..o
         };
         let t0 = std::time::Instant::now();
         let r =
-            program::report::run(&p, o).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-        return match program::herd::herd(&p, &r.exploration, t0.elapsed().as_secs_f64()) {
+            tsoser::explore::run(&p, o).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        return match tsoser::output::herd::herd(&p, &r.exploration, t0.elapsed().as_secs_f64()) {
             Ok(text) => {
                 out!("{text}");
-                Ok(r.exit)
+                Ok(status_code(r.status()))
             }
             Err(e) => {
                 warn(&format!("tsoser: {}: {e}", file.display()));
@@ -121,18 +134,17 @@ pub(crate) fn cmd_explore(
         bail!("--replay prints one run as text: --emit-traces, --emit-runs, --stats and --json do not apply");
     }
     if let Some(text) = replay {
-        let steps =
-            explore::parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
-        let out = program::report::replay_text(&p, o.config.model, o.config.unroll, &steps)
+        let steps = parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
+        let out = report::replay_text(&p, o.config.model, o.config.unroll, &steps)
             .map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
         out!("{out}");
         return Ok(0);
     }
     let mut stats = Stats::default();
-    let r = stats.time("explore", || program::report::run(&p, o));
+    let r = stats.time("explore", || tsoser::explore::run(&p, o));
     let r = match r {
         Ok(r) => r,
-        Err(e) if e.starts_with("internal error") => {
+        Err(e @ RunError::Witness(_)) => {
             warn(&format!("tsoser: {e}; please report this program"));
             return Ok(INTERNAL);
         }
@@ -156,14 +168,15 @@ pub(crate) fn cmd_explore(
     let states = r.exploration.states + r.robustness.as_ref().map_or(0, |x| x.states);
     stats.count("states (outcomes + robustness)", states as u64);
     stats.count("states per second", (states as f64 / secs.max(1e-9)) as u64);
+    let exit = status_code(r.status());
     if as_json {
-        let mut v = program::report::json(&p, &fname, &r);
+        let mut v = report::json(&p, &fname, &r, exit);
         if let Some((n, stop)) = emitted {
-            v["emitted"] = json!({"traces": n, "complete": stop == program::traces::EmitStop::Complete,
+            v["emitted"] = json!({"traces": n, "complete": stop == EmitStop::Complete,
                                   "stop": stop.name()});
         }
         if let Some((n, stop)) = emitted_runs {
-            v["emitted_runs"] = json!({"runs": n, "complete": stop == program::traces::EmitStop::Complete,
+            v["emitted_runs"] = json!({"runs": n, "complete": stop == EmitStop::Complete,
                                        "stop": stop.name()});
         }
         if want_stats {
@@ -171,33 +184,28 @@ pub(crate) fn cmd_explore(
         }
         crate::out::json_out(v)?;
     } else {
-        out!("{}", program::report::text(&p, &fname, &r));
+        out!("{}", report::text(&p, &fname, &r));
         if want_stats {
             out!("{}", stats.to_text());
         }
     }
-    Ok(r.exit)
+    Ok(exit)
 }
 
 /// Why an enumeration stopped, as the end of the "wrote …" line.
-fn stop_text(
-    stop: program::traces::EmitStop,
-    n: usize,
-    max_traces: usize,
-    max_states: usize,
-) -> String {
+fn stop_text(stop: EmitStop, n: usize, max_traces: usize, max_states: usize) -> String {
     match stop {
-        program::traces::EmitStop::Complete if n == 0 => {
+        EmitStop::Complete if n == 0 => {
             " (no run of the program completes: nothing to emit)".to_string()
         }
-        program::traces::EmitStop::Complete => " (all distinct ones)".to_string(),
-        program::traces::EmitStop::MaxTraces => {
+        EmitStop::Complete => " (all distinct ones)".to_string(),
+        EmitStop::MaxTraces => {
             format!(" — truncated at --max-traces {max_traces}: more may exist")
         }
-        program::traces::EmitStop::Spin => {
-            format!(" — stopped: {}", explore::Incomplete::Spin.describe())
+        EmitStop::Spin => {
+            format!(" — stopped: {}", report::incomplete_text(Incomplete::Spin))
         }
-        program::traces::EmitStop::MaxSteps => format!(
+        EmitStop::MaxSteps => format!(
             " — truncated: the schedule enumeration reached --max-states {max_states} steps; more may exist"
         ),
     }
@@ -216,19 +224,19 @@ enum Emitting {
 fn emit(
     what: Emitting,
     input: &Path,
-    p: &program::Program,
-    o: &program::report::Options,
+    p: &Program,
+    o: &Options,
     dir: &Path,
     max_traces: usize,
     stats: &mut Stats,
     as_json: bool,
-) -> Result<(usize, program::traces::EmitStop)> {
+) -> Result<(usize, EmitStop)> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot write {}", dir.display()))?;
     let (model, unroll, max_states) = (o.config.model, o.config.unroll, o.config.max_states);
     let (files, stop): (Vec<String>, _) = match what {
         Emitting::Traces => {
             let em = stats.time("emit traces", || {
-                program::traces::traces(p, model, unroll, max_traces, max_states)
+                traces::traces(p, model, unroll, max_traces, max_states)
             });
             (
                 em.traces
@@ -240,14 +248,14 @@ fn emit(
         }
         Emitting::Runs => {
             let (runs, stop) = stats.time("emit runs", || {
-                program::traces::value_runs(p, model, unroll, max_traces, max_states)
+                traces::value_runs(p, model, unroll, max_traces, max_states)
             });
             (runs.iter().map(|r| r.to_yaml()).collect(), stop)
         }
     };
     let paths: Vec<std::path::PathBuf> = (1..=files.len())
         .map(|i| {
-            let name = program::traces::file_name(&p.name, model, i);
+            let name = traces::file_name(&p.name, model, i);
             dir.join(match what {
                 Emitting::Traces => name,
                 Emitting::Runs => name.replace(".yaml", "-run.yaml"),
@@ -281,13 +289,13 @@ fn emit(
 pub(crate) fn cmd_suite(
     dir: &Path,
     expected: Option<&Path>,
-    o: program::report::Options,
+    o: Options,
     as_json: bool,
     herd: bool,
 ) -> Result<u8> {
-    use program::suite;
     let want = expected.map(suite::read_expected).transpose()?;
-    let sum = suite::run(dir, o, want.as_ref(), herd)
+    let hook: &suite::Herd = &tsoser::output::herd::herd;
+    let sum = suite::run(dir, o, want.as_ref(), herd.then_some(hook))
         .with_context(|| format!("cannot read {}", dir.display()))?;
     if o.config.expired() && sum.unknown() > 0 {
         warn(&format!(
@@ -298,22 +306,20 @@ pub(crate) fn cmd_suite(
     }
     let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
     let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
+    // A test that does not parse, a mismatch, a test left unknown, in that order.
+    let exit = if errors > 0 {
+        USAGE
+    } else if mismatches > 0 {
+        VIOLATION
+    } else if unknown > 0 {
+        UNKNOWN
+    } else {
+        OK
+    };
     if as_json {
-        let v = tsoser::output::json::SuiteReport {
-            schema: tsoser::output::json::schema(),
-            dir: dir.display().to_string(),
-            model: o.config.model.name(),
-            tests: n,
-            mismatches,
-            errors,
-            unknown,
-            without_expectation: missing,
-            not_robust,
-            seconds: sum.seconds,
-            results: sum.rows.iter().map(|r| r.json()).collect(),
-        };
+        let v = report::suite_json(&dir.display().to_string(), o.config.model, &sum);
         crate::out::json_out(serde_json::to_value(v)?)?;
-        return Ok(sum.exit());
+        return Ok(exit);
     }
     // herd's log on standard output; tsoser's lines on standard error.
     let line = |text: String| {
@@ -362,7 +368,7 @@ pub(crate) fn cmd_suite(
         },
         sum.seconds
     ));
-    Ok(sum.exit())
+    Ok(exit)
 }
 
 /// The most threads, locations and accesses per thread of `gen-prog` (programs the
@@ -435,7 +441,7 @@ pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
         (true, ExploreFormat::Text) => ExploreFormat::Json,
         (true, _) => bail!("--json and --format herd|prog exclude each other"),
     };
-    let o = program::report::Options {
+    let o = Options {
         config: config(&a.bounds)?,
         robustness: !a.no_robustness,
         engine: engine(&a.bounds),
@@ -451,7 +457,7 @@ pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
 
 /// `tsoser suite`: its flags checked into the explorer's options.
 pub(crate) fn suite_args(a: SuiteArgs) -> Result<u8> {
-    let o = program::report::Options {
+    let o = Options {
         config: config(&a.bounds)?,
         robustness: a.robustness,
         engine: engine(&a.bounds),

@@ -13,7 +13,7 @@ pub(crate) use experiment::*;
 pub(crate) use program::*;
 pub(crate) use trace::*;
 use tsoser::check::Semantics;
-use tsoser::program::explore;
+use tsoser::explore;
 use tsoser::solver::SolverKind;
 
 #[derive(Parser)]

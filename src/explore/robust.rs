@@ -12,10 +12,10 @@
 //! successors, so a cycle forms exactly when a committed store already reaches one of
 //! its new predecessors. Search by breadth gives a shortest run with a cycle.
 
-use super::explore::{
-    replay, Effect, Incomplete, Machine, Model, Run, Settled, State, Step, MAX_BUFFER,
-};
-use super::Program;
+use super::machine::{Effect, Machine, Model, Settled, State, Step, MAX_BUFFER};
+use super::replay::{replay, Run};
+use super::states::{Config, Incomplete};
+use crate::program::Program;
 pub use crate::trace::model::HbKind;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
@@ -294,7 +294,7 @@ impl std::fmt::Display for TooMany {
 
 /// Whether every run of `p` under `model` (TSO or PSO) is SC; at most `max_states`
 /// (state, frontier) pairs. SC is robust by definition.
-pub fn robust(p: &Program, c: &super::explore::Config) -> Result<Robustness, TooMany> {
+pub fn robust(p: &Program, c: &Config) -> Result<Robustness, TooMany> {
     let (model, unroll, max_states) = (c.model, c.unroll, c.max_states);
     let mut bytes = 0usize;
     if model == Model::Sc {

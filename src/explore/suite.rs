@@ -2,9 +2,9 @@
 //! parallel, one test per core), each final condition compared with an
 //! expected-verdict CSV in Dat3M's format (`…/NAME.litmus,1` when the condition holds).
 
-use super::parse::read_program;
-use super::report::{run as explore_one, Options};
+use super::{run as explore_one, Exploration, Options};
 use crate::error::{Error, FileError};
+use crate::program::{read_program, Program};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -80,7 +80,8 @@ pub struct Row {
     pub states: usize,
     pub robust: Option<bool>,
     pub ms: f64,
-    /// herd7's report of the test, when asked for ([`super::herd`]); Err says why not.
+    /// What the `herd` hook of [`run`] made of the test (herd7's report), when given;
+    /// Err says why not.
     pub herd: Option<Result<String, String>>,
 }
 
@@ -88,27 +89,6 @@ impl Row {
     /// Some(true) when the verdict matches the expectation (None: either is missing).
     pub fn matches(&self) -> Option<bool> {
         Some(self.holds? == self.expected?)
-    }
-
-    pub fn json(&self) -> crate::output::json::SuiteRow {
-        let ms = (self.ms * 1e3).round() / 1e3;
-        match &self.error {
-            Some(e) => crate::output::json::SuiteRow::Error {
-                test: self.test.clone(),
-                error: e.clone(),
-                ms,
-            },
-            None => crate::output::json::SuiteRow::Done {
-                test: self.test.clone(),
-                holds: self.holds,
-                expected: self.expected,
-                matches: self.matches(),
-                outcomes: self.outcomes,
-                states: self.states,
-                robust: self.robust,
-                ms,
-            },
-        }
     }
 }
 
@@ -149,28 +129,19 @@ impl Summary {
     pub fn not_robust(&self) -> usize {
         self.rows.iter().filter(|r| r.robust == Some(false)).count()
     }
-
-    /// 2 a test does not parse, 1 a mismatch, 3 a test left unknown, else 0.
-    pub fn exit(&self) -> u8 {
-        if self.errors() > 0 {
-            2
-        } else if self.mismatches() > 0 {
-            1
-        } else if self.unknown() > 0 {
-            3
-        } else {
-            0
-        }
-    }
 }
 
-/// Explores every `.litmus` file of `dir` under `o`; with `herd`, each row keeps
-/// herd7's report of its test.
+/// What a row keeps of a test explored: from the program, its exploration and the
+/// seconds it took, a report (herd7's) or why there is none.
+pub type Herd = dyn Fn(&Program, &Exploration, f64) -> Result<String, String> + Sync;
+
+/// Explores every `.litmus` file of `dir` under `o`; with `herd`, each row keeps what
+/// it makes of its test.
 pub fn run(
     dir: &Path,
     o: Options,
     expected: Option<&Expected>,
-    herd: bool,
+    herd: Option<&Herd>,
 ) -> std::io::Result<Summary> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -235,20 +206,16 @@ pub fn run(
             match program {
                 Err(e) => row.error = Some(e),
                 Ok(p) => match explore_one(&p, o) {
-                    Err(e) => row.error = Some(e),
+                    Err(e) => row.error = Some(e.to_string()),
                     Ok(r) => {
                         row.holds = r.exploration.condition(&p);
                         row.outcomes = r.exploration.outcomes.len();
                         row.states = r.exploration.states;
                         // As explore says it: unknown when searched over cut runs.
-                        row.robust = r
-                            .robustness
-                            .as_ref()
-                            .and_then(|x| x.robust)
-                            .filter(|_| !r.robust_cut);
-                        if herd {
+                        row.robust = r.robust();
+                        if let Some(herd) = herd {
                             let secs = t0.elapsed().as_secs_f64();
-                            row.herd = Some(super::herd::herd(&p, &r.exploration, secs));
+                            row.herd = Some(herd(&p, &r.exploration, secs));
                         }
                     }
                 },

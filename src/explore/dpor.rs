@@ -24,12 +24,11 @@
 //! and a failed assertion counts only when no stopped thread lies in its past (the
 //! states engine drops a run at its first cut).
 
-use super::explore::{
-    replay_bare, Config, Effect, Exploration, Failure, Incomplete, Machine, Model,
-};
-use super::explore::{RunBuilder, Settled, State, Step};
+use super::machine::{Effect, Machine, Model, Settled, State, Step};
+use super::replay::{replay_bare, RunBuilder};
 use super::robust::{hb_cyclic, Robustness};
-use super::{Instr, Program, Val};
+use super::states::{Config, Exploration, Failure, Incomplete};
+use crate::program::{Instr, Place, Program, Val};
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
@@ -276,7 +275,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
 struct Dpor<'a, 'p> {
     m: &'a Machine<'p>,
     procs: Procs,
-    places: Vec<super::Place>,
+    places: Vec<Place>,
     levels: Vec<Level>,
     /// The current execution: event i leads from level i to level i + 1.
     events: Vec<Event>,

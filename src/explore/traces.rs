@@ -3,8 +3,9 @@
 //! `tsoser check` (stores at issue; docs/semantics.md §1). Outermost `begin … end` blocks are
 //! transactions; an event outside them is a transaction of its own.
 
-use super::explore::{Effect, Machine, Model, Run, RunBuilder, Settled, Step};
-use super::Program;
+use super::machine::{Effect, Machine, Model, Settled, State, Step, MAX_BUFFER};
+use super::replay::{Run, RunBuilder};
+use crate::program::Program;
 use crate::trace::exec::{Execution, Step as ExecStep};
 use crate::trace::{Op, Trace, TraceBuilder};
 use std::collections::HashMap;
@@ -89,7 +90,7 @@ pub enum EmitStop {
     MaxTraces,
     /// The schedule enumeration took `max_steps` steps; more traces may exist.
     MaxSteps,
-    /// A register-only loop ran past [`super::explore::MAX_LOCAL_STEPS`] steps.
+    /// A register-only loop ran past [`super::machine::MAX_LOCAL_STEPS`] steps.
     Spin,
 }
 
@@ -152,7 +153,7 @@ pub fn traces_with(
     // The steps of the current path, each with its effect.
     let mut path: Vec<Issued> = Vec::new();
     // Depth-first over schedules; each frame holds the steps left to try.
-    let mut stack: Vec<(super::explore::State, Vec<Step>)> = Vec::new();
+    let mut stack: Vec<(State, Vec<Step>)> = Vec::new();
     let mut steps = Vec::new();
     m.enabled(&s0, &mut steps);
     stack.push((s0, steps.clone()));
@@ -181,7 +182,7 @@ pub fn traces_with(
             out.stop = EmitStop::Spin;
             break;
         }
-        if st != Settled::Ok || s2.buf.iter().any(|b| b.len() > super::explore::MAX_BUFFER) {
+        if st != Settled::Ok || s2.buf.iter().any(|b| b.len() > MAX_BUFFER) {
             continue;
         }
         path.push((effect, txn));

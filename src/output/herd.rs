@@ -20,8 +20,8 @@
 //! interleavings, whose counts are in its own report), so `Ok`/`No` and
 //! `Never`/`Sometimes`/`Always` agree with herd7's whenever the states do.
 
-use super::explore::Exploration;
-use super::{Cond, Place, Program, Quantifier};
+use crate::explore::Exploration;
+use crate::program::{Cond, Place, Program, Quantifier};
 
 /// herd's name of a place: `0:EAX` for a register, `x` for a location.
 fn place(p: &Program, pl: &Place) -> String {

@@ -1,0 +1,472 @@
+//! The transition system of a program under SC, TSO or PSO (docs/semantics.md §7).
+//!
+//! - SC: a store writes memory at once.
+//! - TSO: one FIFO store buffer per thread; a load reads the thread's latest buffered
+//!   store to its address, else memory; a *commit* step moves the oldest buffered
+//!   store to memory; `fence` and locked instructions wait for an empty buffer.
+//! - PSO: one FIFO per thread and address (Burnim et al. Fig. 3): a commit moves the
+//!   oldest store of one address; `fence` waits for all of the thread's buffers, a
+//!   locked instruction for its own address's.
+//!
+//! Register-only instructions (`Assign`, `Branch`, `Assume`, `Assert`, `Begin`, `End`)
+//! commute with every other step, so they run at once after each step; a run is a
+//! sequence of memory steps and commits. A backward branch taken more than the
+//! unrolling bound cuts the run, as does a false `assume`.
+
+use crate::program::*;
+
+/// The longest store buffer the searches follow; a run that buffers more stores
+/// leaves the answer unknown instead of using memory without bound.
+pub const MAX_BUFFER: usize = 64;
+
+/// The memory model of an exploration (the crate's one [`MemoryModel`]).
+pub use crate::trace::model::MemoryModel;
+pub use crate::trace::model::MemoryModel as Model;
+
+/// A machine state (after the register-only steps have run).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub pc: Vec<u32>,
+
+    /// All threads' registers, thread after thread.
+    pub regs: Vec<Val>,
+    pub mem: Vec<Val>,
+    /// Per thread: its buffered stores in issue order (PSO: the per-address FIFOs
+    /// interleaved; the oldest entry of an address is the head of its FIFO).
+    pub buf: Vec<Vec<(Loc, Val)>>,
+    /// Per thread: backward branches taken (bounded by the unrolling bound).
+    pub jumps: Vec<u32>,
+    /// Per thread: transaction nesting depth and the number of transactions begun.
+    pub depth: Vec<u16>,
+    pub txns: Vec<u32>,
+}
+
+impl State {
+    /// Bytes this state holds on the heap, with its own size.
+    pub fn bytes(&self) -> usize {
+        use crate::mem::vec_bytes;
+        std::mem::size_of::<State>()
+            + vec_bytes(&self.pc)
+            + vec_bytes(&self.regs)
+            + vec_bytes(&self.mem)
+            + vec_bytes(&self.buf)
+            + self.buf.iter().map(vec_bytes).sum::<usize>()
+            + vec_bytes(&self.jumps)
+            + vec_bytes(&self.depth)
+            + vec_bytes(&self.txns)
+    }
+}
+
+/// One step of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Thread t runs its next memory instruction.
+    Exec(usize),
+    /// Thread t commits its oldest buffered store to the location (TSO: its only FIFO).
+    Commit(usize, Loc),
+}
+
+/// What a step did, for traces and happens-before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// `r = [x]`, reading `val`; `forwarded` when from the thread's own buffer (the
+    /// index of the entry read).
+    Load {
+        t: usize,
+        x: Loc,
+        val: Val,
+        forwarded: Option<usize>,
+    },
+    /// A store issued (SC: and committed).
+    Store {
+        t: usize,
+        x: Loc,
+        val: Val,
+    },
+    Fence {
+        t: usize,
+    },
+    /// `join` in thread t of thread `of`, which has finished.
+    Join {
+        t: usize,
+        of: usize,
+    },
+    /// A locked read-modify-write, reading `old`, writing `new`. A failed CAS writes
+    /// the old value back, as x86's `LOCK CMPXCHG` does (Intel SDM: "the destination
+    /// operand receives a write cycle without regard to the result of the comparison").
+    Rmw {
+        t: usize,
+        x: Loc,
+        old: Val,
+        new: Val,
+        /// Whether it waited for all the thread's buffers (a `lock`/`unlock`; under
+        /// TSO every locked instruction), not only (PSO) its own location's.
+        drained: bool,
+    },
+    /// Entry `index` of thread t's buffer committed to x.
+    Commit {
+        t: usize,
+        x: Loc,
+        index: usize,
+    },
+}
+
+impl Effect {
+    /// The thread whose step (or whose buffered store, for a commit) this is.
+    pub fn thread(&self) -> usize {
+        match *self {
+            Effect::Load { t, .. }
+            | Effect::Store { t, .. }
+            | Effect::Fence { t }
+            | Effect::Join { t, .. }
+            | Effect::Rmw { t, .. }
+            | Effect::Commit { t, .. } => t,
+        }
+    }
+}
+
+/// How the register-only steps after a step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settled {
+    Ok,
+    /// A false `assume` (or a `lock` found taken) in thread t at instruction pc: the
+    /// run is dropped.
+    Cut(usize, usize),
+    /// A backward branch past the unrolling bound: the run is dropped, and the
+    /// exploration is complete only up to the bound.
+    Bound,
+    /// `assert` failed in thread t at instruction pc (or an array index there was out
+    /// of bounds).
+    Failed(usize, usize),
+    /// More than [`MAX_LOCAL_STEPS`] register-only steps in a row (a register-only loop
+    /// under a huge `--unroll`): the search cannot say what follows.
+    Spin,
+}
+
+/// Register-only steps one thread may take in a row before the search gives up.
+pub const MAX_LOCAL_STEPS: u64 = 1 << 22;
+
+/// A program with a model and an unrolling bound: the transition system.
+pub struct Machine<'p> {
+    pub p: &'p Program,
+    pub model: Model,
+    pub unroll: u32,
+    offset: Vec<usize>,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(p: &'p Program, model: Model, unroll: u32) -> Machine<'p> {
+        let mut offset = Vec::new();
+        let mut n = 0;
+        for t in &p.threads {
+            offset.push(n);
+            n += t.regs.len();
+        }
+        Machine {
+            p,
+            model,
+            unroll,
+            offset,
+        }
+    }
+
+    /// The initial state, settled: the first thread's failed assertion if any, else
+    /// the first spin, else the first cut (every thread settles, so the answer does not
+    /// depend on the threads' order).
+    pub fn initial(&self) -> (State, Settled) {
+        let k = self.p.threads.len();
+        let mut s = State {
+            pc: vec![0; k],
+            regs: self
+                .p
+                .threads
+                .iter()
+                .flat_map(|t| t.reg_init.iter().copied())
+                .collect(),
+            mem: self.p.init.clone(),
+            buf: vec![Vec::new(); k],
+            jumps: vec![0; k],
+            depth: vec![0; k],
+            txns: vec![0; k],
+        };
+        let each: Vec<Settled> = (0..k).map(|t| self.settle(&mut s, t)).collect();
+        let first = |f: fn(&Settled) -> bool| each.iter().copied().find(f);
+        let st = first(|s| matches!(s, Settled::Failed(..)))
+            .or(first(|s| *s == Settled::Spin))
+            .or(first(|s| matches!(s, Settled::Cut(..))))
+            .or(first(|s| *s == Settled::Bound))
+            .unwrap_or(Settled::Ok);
+        (s, st)
+    }
+
+    pub fn reg(&self, s: &State, t: usize, r: Reg) -> Val {
+        s.regs[self.offset[t] + r]
+    }
+
+    /// The location a memory operand of thread t names in s (its index in bounds:
+    /// [`Machine::settle`] stops the thread before an index out of bounds).
+    pub fn loc(&self, s: &State, t: usize, a: &Addr) -> Loc {
+        match a.index {
+            None => a.base,
+            Some((r, _)) => a.base + self.reg(s, t, r) as usize,
+        }
+    }
+
+    fn operand(&self, s: &State, t: usize, o: &Operand) -> Val {
+        match o {
+            Operand::Const(v) => *v,
+            Operand::Reg(r) => s.regs[self.offset[t] + r],
+        }
+    }
+
+    fn eval(&self, s: &State, t: usize, e: &Expr) -> Val {
+        match e {
+            Expr::Op(o) => self.operand(s, t, o),
+            Expr::Bin(b, x, y) => b.apply(self.operand(s, t, x), self.operand(s, t, y)),
+        }
+    }
+
+    /// Runs thread t's register-only instructions.
+    pub fn settle(&self, s: &mut State, t: usize) -> Settled {
+        let code = &self.p.threads[t].code;
+        let mut local = 0u64;
+        loop {
+            local += 1;
+            if local > MAX_LOCAL_STEPS {
+                return Settled::Spin;
+            }
+            let pc = s.pc[t] as usize;
+            let Some(i) = code.get(pc) else {
+                return Settled::Ok;
+            };
+            match i {
+                Instr::Assign(r, e) => {
+                    let v = self.eval(s, t, e);
+                    s.regs[self.offset[t] + r] = v;
+                }
+                Instr::Branch(e, to) => {
+                    if self.eval(s, t, e) != 0 {
+                        if *to <= pc {
+                            s.jumps[t] += 1;
+                            if s.jumps[t] > self.unroll {
+                                return Settled::Bound;
+                            }
+                        }
+                        s.pc[t] = *to as u32;
+                        continue;
+                    }
+                }
+                Instr::Assume(e) => {
+                    if self.eval(s, t, e) == 0 {
+                        return Settled::Cut(t, pc);
+                    }
+                }
+                Instr::Assert(e) => {
+                    if self.eval(s, t, e) == 0 {
+                        return Settled::Failed(t, pc);
+                    }
+                }
+                Instr::Begin => {
+                    if s.depth[t] == 0 {
+                        s.txns[t] += 1;
+                    }
+                    s.depth[t] += 1;
+                }
+                Instr::End => s.depth[t] = s.depth[t].saturating_sub(1),
+                Instr::Load(_, a)
+                | Instr::Store(a, _)
+                | Instr::Rmw(_, a, ..)
+                | Instr::Lock(a)
+                | Instr::Unlock(a) => {
+                    return match a.index {
+                        Some((r, len)) if !(0..len as Val).contains(&self.reg(s, t, r)) => {
+                            Settled::Failed(t, pc)
+                        }
+                        _ => Settled::Ok,
+                    }
+                }
+                Instr::Fence | Instr::Join(_) => return Settled::Ok,
+            }
+            s.pc[t] += 1;
+        }
+    }
+
+    /// Whether every thread is done and every buffer empty.
+    pub fn is_final(&self, s: &State) -> bool {
+        s.buf.iter().all(|b| b.is_empty())
+            && s.pc
+                .iter()
+                .enumerate()
+                .all(|(t, &pc)| pc as usize == self.p.threads[t].code.len())
+    }
+
+    /// Whether thread t has a memory instruction next that the model lets run in s
+    /// (`fence` and locked instructions wait for the buffer to drain: all of it, or
+    /// under PSO a locked instruction for its own location's).
+    pub fn can_exec(&self, s: &State, t: usize) -> bool {
+        let Some(i) = self.p.threads[t].code.get(s.pc[t] as usize) else {
+            return false;
+        };
+        match (self.model, i) {
+            (_, Instr::Join(u)) => {
+                s.pc[*u] as usize == self.p.threads[*u].code.len() && s.buf[*u].is_empty()
+            }
+            (Model::Sc, _) => true,
+            (_, Instr::Fence | Instr::Lock(_) | Instr::Unlock(_))
+            | (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
+            (Model::Pso, Instr::Rmw(_, a, ..)) => {
+                let x = self.loc(s, t, a);
+                s.buf[t].iter().all(|e| e.0 != x)
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether `step` is enabled in s (one of [`Machine::enabled`]'s steps).
+    pub fn is_enabled(&self, s: &State, step: Step) -> bool {
+        match step {
+            Step::Exec(t) => t < s.pc.len() && self.can_exec(s, t),
+            Step::Commit(t, x) => {
+                let Some(b) = s.buf.get(t) else {
+                    return false;
+                };
+                match self.model {
+                    Model::Sc => false,
+                    Model::Tso => b.first().is_some_and(|e| e.0 == x),
+                    Model::Pso => b.iter().any(|e| e.0 == x),
+                }
+            }
+        }
+    }
+
+    /// The steps enabled in s, in a fixed order (threads, then commits).
+    pub fn enabled(&self, s: &State, out: &mut Vec<Step>) {
+        out.clear();
+        out.extend(
+            (0..self.p.threads.len())
+                .filter(|&t| self.can_exec(s, t))
+                .map(Step::Exec),
+        );
+        for (t, b) in s.buf.iter().enumerate() {
+            match self.model {
+                Model::Sc => {}
+                Model::Tso => {
+                    if let Some(&(x, _)) = b.first() {
+                        out.push(Step::Commit(t, x));
+                    }
+                }
+                Model::Pso => {
+                    for (i, &(x, _)) in b.iter().enumerate() {
+                        if b[..i].iter().all(|e| e.0 != x) {
+                            out.push(Step::Commit(t, x));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies an enabled step to s (then settles the thread).
+    pub fn apply(&self, s: &mut State, step: Step) -> (Effect, Settled) {
+        match step {
+            Step::Commit(t, x) => {
+                let index = s.buf[t]
+                    .iter()
+                    .position(|e| e.0 == x)
+                    .expect("a buffered store of x");
+                let (_, v) = s.buf[t].remove(index);
+                s.mem[x] = v;
+                (Effect::Commit { t, x, index }, Settled::Ok)
+            }
+            Step::Exec(t) => {
+                let pc = s.pc[t] as usize;
+                // A `lock` that finds its mutex taken.
+                let mut taken = false;
+                let eff = match self.p.threads[t].code[pc] {
+                    Instr::Load(r, a) => {
+                        let x = self.loc(s, t, &a);
+                        let fwd = s.buf[t].iter().rposition(|e| e.0 == x);
+                        let val = fwd.map_or(s.mem[x], |i| s.buf[t][i].1);
+                        s.regs[self.offset[t] + r] = val;
+                        Effect::Load {
+                            t,
+                            x,
+                            val,
+                            forwarded: fwd,
+                        }
+                    }
+                    Instr::Store(a, v) => {
+                        let x = self.loc(s, t, &a);
+                        let val = self.operand(s, t, &v);
+                        if self.model == Model::Sc {
+                            s.mem[x] = val;
+                        } else {
+                            s.buf[t].push((x, val));
+                        }
+                        Effect::Store { t, x, val }
+                    }
+                    Instr::Fence => Effect::Fence { t },
+                    Instr::Join(of) => Effect::Join { t, of },
+                    i @ (Instr::Lock(a) | Instr::Unlock(a)) => {
+                        let x = self.loc(s, t, &a);
+                        let (old, new) = (s.mem[x], matches!(i, Instr::Lock(_)) as Val);
+                        taken = new == 1 && old != 0;
+                        s.mem[x] = new;
+                        Effect::Rmw {
+                            t,
+                            x,
+                            old,
+                            new,
+                            drained: true,
+                        }
+                    }
+                    Instr::Rmw(r, a, k, flag) => {
+                        let x = self.loc(s, t, &a);
+                        let old = s.mem[x];
+                        let new = match k {
+                            RmwKind::Xchg(v) => self.operand(s, t, &v),
+                            RmwKind::FetchAdd(v) => old.wrapping_add(self.operand(s, t, &v)),
+                            RmwKind::Cas(e, n) => {
+                                let hit = old == self.operand(s, t, &e);
+                                if let Some(f) = flag {
+                                    s.regs[self.offset[t] + f] = hit as Val;
+                                }
+                                if hit {
+                                    self.operand(s, t, &n)
+                                } else {
+                                    old
+                                }
+                            }
+                        };
+                        s.mem[x] = new;
+                        s.regs[self.offset[t] + r] = old;
+                        Effect::Rmw {
+                            t,
+                            x,
+                            old,
+                            new,
+                            drained: self.model == Model::Tso,
+                        }
+                    }
+                    _ => unreachable!("register-only instructions are settled"),
+                };
+                s.pc[t] += 1;
+                if taken {
+                    return (eff, Settled::Cut(t, pc));
+                }
+                (eff, self.settle(s, t))
+            }
+        }
+    }
+
+    /// The values of `places` in a final state.
+    pub fn observe(&self, s: &State, places: &[Place]) -> Vec<Val> {
+        places
+            .iter()
+            .map(|p| match p {
+                Place::Reg(t, r) => self.reg(s, *t, *r),
+                Place::Mem(x) => s.mem[*x],
+            })
+            .collect()
+    }
+}
