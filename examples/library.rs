@@ -1,8 +1,7 @@
 //! The library's front door (README, "Library"): read a trace, decide it with the
 //! default decider, print a violation's cycle or the verdict. `cargo run --example
 //! library -- examples/rmw-sb.yaml`; `cargo test` builds it.
-use tsoser::check::decide::{decide, Algo, Budget, Question};
-use tsoser::check::{Semantics::Exact, Verdict};
+use tsoser::{decide, Algo, Budget, Question, Semantics::Exact, Verdict};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).expect("usage: library TRACE");

@@ -1,14 +1,14 @@
 //! `tsoser explore` and `tsoser suite`: programs and litmus tests.
 
-use crate::args::{Bounds, ExploreFormat, GenProgArgs, ProgFamily};
-use crate::args::{ExploreArgs, SuiteArgs, SuiteFormat};
-use crate::out::{warn, write_out, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
+use crate::args::ExploreArgs;
+use crate::args::{Bounds, ExploreFormat};
+use crate::out::{warn, INTERNAL, OK, UNKNOWN, VIOLATION};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use std::path::Path;
 use tsoser::explore::replay::parse_schedule;
 use tsoser::explore::traces::{self, EmitStop};
-use tsoser::explore::{suite, Config, EngineKind, Incomplete, Options, RunError, Status};
+use tsoser::explore::{Config, EngineKind, Incomplete, Options, RunError, Status};
 use tsoser::output::explore as report;
 use tsoser::output::witness::Stats;
 use tsoser::program::print::to_prog;
@@ -21,8 +21,6 @@ pub(crate) const MAX_STATES: usize = 1_000_000_000;
 const MAX_EXECUTIONS: u64 = 1_000_000_000_000;
 /// The most traces (files) `--max-traces` may write.
 const MAX_TRACES: usize = 100_000;
-/// The most files `gen-prog --count` may write.
-const MAX_COUNT: u64 = 100_000;
 
 /// The explorer's bounds from the flags; `--max-memory` is in MiB (default: half the
 /// memory available).
@@ -286,154 +284,6 @@ fn emit(
     Ok((n, stop))
 }
 
-pub(crate) fn cmd_suite(
-    dir: &Path,
-    expected: Option<&Path>,
-    o: Options,
-    as_json: bool,
-    herd: bool,
-) -> Result<u8> {
-    let want = expected.map(suite::read_expected).transpose()?;
-    let hook: &suite::Herd = &tsoser::output::herd::herd;
-    let sum = suite::run(dir, o, want.as_ref(), herd.then_some(hook))
-        .with_context(|| format!("cannot read {}", dir.display()))?;
-    if o.config.expired() && sum.unknown() > 0 {
-        warn(&format!(
-            "tsoser: the --timeout ran out: {} test{} left unknown",
-            sum.unknown(),
-            if sum.unknown() == 1 { "" } else { "s" }
-        ));
-    }
-    let (mismatches, errors, unknown) = (sum.mismatches(), sum.errors(), sum.unknown());
-    let (missing, not_robust, n) = (sum.without_expectation(), sum.not_robust(), sum.rows.len());
-    // A test that does not parse, a mismatch, a test left unknown, in that order.
-    let exit = if errors > 0 {
-        USAGE
-    } else if mismatches > 0 {
-        VIOLATION
-    } else if unknown > 0 {
-        UNKNOWN
-    } else {
-        OK
-    };
-    if as_json {
-        let v = report::suite_json(&dir.display().to_string(), o.config.model, &sum);
-        crate::out::json_out(serde_json::to_value(v)?)?;
-        return Ok(exit);
-    }
-    // herd's log on standard output; tsoser's lines on standard error.
-    let line = |text: String| {
-        if herd {
-            warn(&text)
-        } else {
-            outln!("{text}")
-        }
-    };
-    for r in &sum.rows {
-        match &r.herd {
-            Some(Ok(h)) => out!("{h}"),
-            Some(Err(e)) => warn(&format!("tsoser: {}: no herd report: {e}", r.test)),
-            None => {}
-        }
-    }
-    for r in &sum.rows {
-        if let Some(e) = &r.error {
-            line(format!("ERROR     {}: {e}", r.test));
-        } else if r.matches() == Some(false) {
-            line(format!(
-                "MISMATCH  {}: condition {} (expected {})",
-                r.test,
-                r.holds.unwrap(),
-                r.expected.unwrap()
-            ));
-        }
-    }
-    let verdicts = if expected.is_some() {
-        format!(
-            "{} match, {mismatches} mismatch{}, {missing} without an expectation",
-            n - mismatches - errors - unknown - missing,
-            if mismatches == 1 { "" } else { "es" }
-        )
-    } else {
-        format!("{} explored (no --expected)", n - errors - unknown)
-    };
-    line(format!(
-        "{n} tests under {}: {verdicts}, {errors} error{}, {unknown} unknown{}; {:.2} s",
-        o.config.model.name().to_uppercase(),
-        if errors == 1 { "" } else { "s" },
-        if o.robustness {
-            format!(", {not_robust} not robust")
-        } else {
-            String::new()
-        },
-        sum.seconds
-    ));
-    Ok(exit)
-}
-
-/// The most threads, locations and accesses per thread of `gen-prog` (programs the
-/// explorer can still enumerate are far smaller).
-const MAX_GEN: usize = 64;
-
-/// `tsoser gen-prog`: seeded random programs in the `.prog` format.
-pub(crate) fn cmd_gen_prog(a: &GenProgArgs) -> Result<u8> {
-    use tsoser::program::gen::{generate, Family, Shape};
-    for (flag, v) in [
-        ("--threads", a.threads),
-        ("--vars", a.vars),
-        ("--len", a.len),
-    ] {
-        if !(1..=MAX_GEN).contains(&v) {
-            bail!("{flag} takes 1 to {MAX_GEN}");
-        }
-    }
-    if !(0.0..=1.0).contains(&a.fences) || !(0.0..=1.0).contains(&a.locked) {
-        bail!("--fences and --locked are probabilities (0 to 1)");
-    }
-    if a.loops > 64 {
-        bail!("--loops takes 0 to 64");
-    }
-    if a.count > MAX_COUNT {
-        bail!(
-            "--count takes 1 to {MAX_COUNT} (for more, run gen-prog again from --seed {})",
-            a.seed.wrapping_add(MAX_COUNT)
-        );
-    }
-    if a.count == 0 || (a.count > 1 && a.out.is_none()) {
-        bail!("--count N writes N files: give --out DIR (without it, one program is printed)");
-    }
-    let family = |i: u64| match a.family {
-        ProgFamily::Random => Family::Random,
-        ProgFamily::Sb => Family::StoreBuffering,
-        ProgFamily::Mp => Family::MessagePassing,
-        ProgFamily::Fenced => Family::TxnFenced,
-        ProgFamily::Mixed => Family::ALL[(i % 4) as usize],
-    };
-    let shape = |i: u64| Shape {
-        threads: a.threads,
-        vars: a.vars,
-        len: a.len,
-        fences: a.fences,
-        locked: a.locked,
-        txns: !a.no_txns,
-        loops: a.loops,
-        ..Shape::new(family(i))
-    };
-    let Some(dir) = &a.out else {
-        let p = generate(&shape(0), a.seed);
-        write_out(None, &to_prog(&p))?;
-        return Ok(OK);
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for i in 0..a.count {
-        let seed = a.seed.wrapping_add(i);
-        let p = generate(&shape(i), seed);
-        let path = dir.join(format!("{}.prog", p.name));
-        write_out(Some(&path), &to_prog(&p))?;
-    }
-    Ok(OK)
-}
-
 /// `tsoser explore`: its flags checked into the explorer's options.
 pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
     let format = match (a.json, a.format) {
@@ -453,19 +303,4 @@ pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
         max_traces: a.max_traces,
     };
     cmd_explore(&a.file, o, a.replay.as_deref(), &emit, format, a.stats)
-}
-
-/// `tsoser suite`: its flags checked into the explorer's options.
-pub(crate) fn suite_args(a: SuiteArgs) -> Result<u8> {
-    let o = Options {
-        config: config(&a.bounds)?,
-        robustness: a.robustness,
-        engine: engine(&a.bounds),
-        program_unroll: false,
-    };
-    let herd = a.format == SuiteFormat::Herd;
-    if herd && a.json {
-        bail!("--json and --format herd exclude each other");
-    }
-    cmd_suite(&a.dir, a.expected.as_deref(), o, a.json, herd)
 }

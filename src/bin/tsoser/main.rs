@@ -14,10 +14,12 @@ mod encode;
 mod exec;
 mod experiment;
 mod explore;
+mod gen_prog;
 mod graph;
 mod inputs;
 mod monitor;
 mod report;
+mod suite;
 mod traces;
 
 use anyhow::Result;
@@ -57,13 +59,13 @@ fn run(cli: Cli) -> Result<u8> {
         Cmd::Encode(a) => encode::cmd_encode(&a),
         Cmd::Bench(a) => experiment::cmd_bench_removed(&a),
         Cmd::Gen(a) => traces::cmd_gen(a),
-        Cmd::GenProg(a) => explore::cmd_gen_prog(&a),
+        Cmd::GenProg(a) => gen_prog::cmd_gen_prog(&a),
         Cmd::Crosscheck(a) => crosscheck::cmd_crosscheck(&a),
         Cmd::Experiment(a) => experiment::cmd_experiment(*a),
         Cmd::Report(a) => report::cmd_report(&a),
         Cmd::Monitor(a) => monitor::cmd_monitor(&a),
         Cmd::Explore(a) => explore::explore_args(a),
-        Cmd::Suite(a) => explore::suite_args(a),
+        Cmd::Suite(a) => suite::suite_args(a),
         Cmd::Convert(a) => traces::cmd_convert(&a),
     }
 }
