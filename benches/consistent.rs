@@ -32,7 +32,14 @@ fn simple(c: &mut Criterion) {
         assert_eq!(run.events.len(), 1_000_000);
         g.bench_function(format!("{name}-1e6-events-8x1000"), |b| {
             b.iter(|| {
-                let (v, _) = consistency::check(&run, model, WriteOrder::Simple).unwrap();
+                let (v, _) = consistency::check(
+                    &run,
+                    model,
+                    WriteOrder::Simple,
+                    SolverKind::DEFAULT,
+                    &tsoser::Stop::default(),
+                )
+                .unwrap();
                 assert!(matches!(v, Verdict::Consistent { .. }));
             })
         });
@@ -59,14 +66,8 @@ fn any(c: &mut Criterion) {
                 for (r, what) in [(&run, "shuffled"), (&bad, "stale")] {
                     g.bench_function(format!("{name}-1e3-{locs}loc-{what}-{sname}"), |b| {
                         b.iter(|| {
-                            consistency::check_until(
-                                r,
-                                model,
-                                WriteOrder::Any,
-                                solver,
-                                &Stop::default(),
-                            )
-                            .unwrap()
+                            consistency::check(r, model, WriteOrder::Any, solver, &Stop::default())
+                                .unwrap()
                         })
                     });
                 }

@@ -4,12 +4,19 @@
 //! single-event transactions but one pair (`gen --pairs 1`, seed 1: serializable; with
 //! single events only they are serializable by docs/semantics.md §5.6 at once).
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use tsoser::check::fpt::{check_fpt, FptOptions};
-use tsoser::check::sat::check_sat;
-use tsoser::check::Semantics;
 use tsoser::solver::SolverKind;
 use tsoser::trace::gen::{generate, pair_first, Shape};
 use tsoser::trace::Trace;
+use tsoser::{decide, Algo, Budget, Question, Semantics};
+
+/// One decider through the library's front door (the witness re-check included).
+fn violation(t: &Trace, algo: Algo) -> bool {
+    let q = Question::Tso(Semantics::Exact);
+    decide(t, q, algo, &Budget::default())
+        .unwrap()
+        .verdict
+        .is_violation()
+}
 
 fn both(
     group: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
@@ -17,20 +24,10 @@ fn both(
     t: &Trace,
 ) {
     group.bench_with_input(BenchmarkId::new("fpt", id), t, |b, t| {
-        b.iter(|| {
-            check_fpt(t, Semantics::Exact, FptOptions::default())
-                .unwrap()
-                .0
-                .is_violation()
-        })
+        b.iter(|| violation(t, Algo::Fpt { fig4: false }))
     });
     group.bench_with_input(BenchmarkId::new("sat-varisat", id), t, |b, t| {
-        b.iter(|| {
-            check_sat(t, Semantics::Exact, SolverKind::DEFAULT, None)
-                .unwrap()
-                .0
-                .is_violation()
-        })
+        b.iter(|| violation(t, Algo::Sat(SolverKind::DEFAULT)))
     });
 }
 

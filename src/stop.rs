@@ -23,6 +23,21 @@ impl Stop {
         }
     }
 
+    /// Stops at `deadline`, or once [`Stop::cancel`] is called on it or on any clone.
+    pub fn cancellable(deadline: Option<Instant>) -> Stop {
+        Stop {
+            deadline,
+            cancel: vec![Arc::new(AtomicBool::new(false))],
+        }
+    }
+
+    /// Sets every flag: the run polling this stop, or any clone of it, stops.
+    pub fn cancel(&self) {
+        for c in &self.cancel {
+            c.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Stops `timeout` from now (never when `None`).
     pub fn after(timeout: Option<Duration>) -> Stop {
         Stop::at(timeout.and_then(|t| Instant::now().checked_add(t)))

@@ -105,10 +105,10 @@ fn a_timeout_or_a_cancellation_leaves_no_thread_running() {
 /// 200 ms.
 fn cancelled_after_200ms(trace: &tsoser::trace::Trace, algo: Algo) -> Verdict {
     let budget = Budget::default();
-    let flag = budget.cancel.clone();
+    let stop = budget.stop.clone();
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(200));
-        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        stop.cancel();
     });
     let d = decide(trace, Question::Tso(Semantics::Exact), algo, &budget).unwrap();
     stopper.join().unwrap();

@@ -256,7 +256,7 @@ fn printed_witness_replays_through_check_exec() {
         env!("CARGO_MANIFEST_DIR")
     )))
     .unwrap();
-    let (v, _) = tsoser::check::brute::check_exact(&trace, u64::MAX);
+    let (v, _) = tsoser::check::brute::check_exact(&trace, u64::MAX, &tsoser::Stop::default());
     let tsoser::check::Verdict::Violation(w) = v else {
         panic!("violation expected")
     };

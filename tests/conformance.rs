@@ -64,8 +64,8 @@ fn backends() -> Vec<(&'static str, Algo, Budget)> {
 
 fn oracle(trace: &Trace, sem: Semantics) -> Verdict {
     match sem {
-        Semantics::Exact => brute::check_exact(trace, u64::MAX).0,
-        Semantics::Paper => brute::check_paper(trace, 1 << 22).0,
+        Semantics::Exact => brute::check_exact(trace, u64::MAX, &tsoser::Stop::default()).0,
+        Semantics::Paper => brute::check_paper(trace, 1 << 22, &tsoser::Stop::default()).0,
     }
 }
 

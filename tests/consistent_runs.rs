@@ -35,7 +35,13 @@ fn hb_cyclic(p: &Program, model: explore::Model, run: &[Issued]) -> bool {
 }
 
 fn consistent(run: &ValueRun, model: Model, order: WriteOrder) -> bool {
-    match consistency::check(run, model, order) {
+    match consistency::check(
+        run,
+        model,
+        order,
+        tsoser::solver::SolverKind::DEFAULT,
+        &tsoser::Stop::default(),
+    ) {
         Ok((Verdict::Consistent { .. }, _)) => true,
         Ok((Verdict::Cycle { .. } | Verdict::NoWriteOrder, _)) => false,
         other => panic!("{other:?}\n{}", run.to_yaml()),

@@ -190,7 +190,11 @@ fn enea_farzan_facts(p: &Program) -> (bool, bool, bool) {
     let tso_ser = traces(p, Model::Tso, 4, 1_000_000, usize::MAX)
         .traces
         .iter()
-        .all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
+        .all(|t| {
+            !brute::check_exact(t, u64::MAX, &tsoser::Stop::default())
+                .0
+                .is_violation()
+        });
     (robust_tso, sc_ser, tso_ser)
 }
 

@@ -209,14 +209,19 @@ fn fig4_misses(sem: Semantics, lines: &[&str]) {
         fig4_representatives: true,
         ..exact
     };
-    let full = check_fpt(&t, sem, exact).unwrap().0;
+    let full = check_fpt(&t, sem, exact, &tsoser::Stop::default())
+        .unwrap()
+        .0;
     let want = match sem {
-        Semantics::Exact => brute::check_exact(&t, u64::MAX).0,
-        Semantics::Paper => brute::check_paper(&t, u64::MAX).0,
+        Semantics::Exact => brute::check_exact(&t, u64::MAX, &tsoser::Stop::default()).0,
+        Semantics::Paper => brute::check_paper(&t, u64::MAX, &tsoser::Stop::default()).0,
     };
     assert_eq!(full.name(), want.name());
     assert!(full.is_violation());
-    assert!(check_fpt(&t, sem, literal).unwrap().0.is_serializable());
+    assert!(check_fpt(&t, sem, literal, &tsoser::Stop::default())
+        .unwrap()
+        .0
+        .is_serializable());
 }
 
 /// Fig. 4 keeps one single-event profile (a) per class and chain. Here the cycle
@@ -269,8 +274,8 @@ proptest! {
     fn fig4_representatives_are_sound_but_incomplete(trace in traces(Params { min_events: 3, max_events: 9, ..Params::default() })) {
         for sem in [Semantics::Exact, Semantics::Paper] {
             let o = FptOptions { jobs: 1, ..FptOptions::default() };
-            let full = check_fpt(&trace, sem, o).unwrap().0;
-            let lit = check_fpt(&trace, sem, FptOptions { fig4_representatives: true, ..o }).unwrap().0;
+            let full = check_fpt(&trace, sem, o, &tsoser::Stop::default()).unwrap().0;
+            let lit = check_fpt(&trace, sem, FptOptions { fig4_representatives: true, ..o }, &tsoser::Stop::default()).unwrap().0;
             prop_assert!(!lit.is_violation() || full.is_violation());
             if let Verdict::Violation(w) = &lit {
                 prop_assert_eq!(tsoser::check::verify(&trace, w), Ok(()));

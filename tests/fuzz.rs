@@ -378,12 +378,24 @@ fn fuzz_value_runs() {
             let trace = tsoser::trace::yaml::parse_trace(text)?;
             let run = ValueRun::from_trace(&trace)?;
             for model in [Model::Sc, Model::Tso] {
-                if let Err(e) = consistency::check(&run, model, WriteOrder::Simple) {
+                if let Err(e) = consistency::check(
+                    &run,
+                    model,
+                    WriteOrder::Simple,
+                    tsoser::solver::SolverKind::DEFAULT,
+                    &tsoser::Stop::default(),
+                ) {
                     panic!("{e}");
                 }
                 // Any write order, on inputs small enough to stay fast.
                 if run.events.len() <= 200 {
-                    if let Err(e) = consistency::check(&run, model, WriteOrder::Any) {
+                    if let Err(e) = consistency::check(
+                        &run,
+                        model,
+                        WriteOrder::Any,
+                        tsoser::solver::SolverKind::DEFAULT,
+                        &tsoser::Stop::default(),
+                    ) {
                         panic!("{e}");
                     }
                 }

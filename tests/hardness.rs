@@ -48,7 +48,7 @@ fn check_formula(f: &Cnf, what: &str, brute_max: usize) -> (bool, bool) {
     let t = &r.trace;
     let by_brute = r.writes <= brute_max;
     if by_brute {
-        let (brute, _) = brute::check_exact(t, u64::MAX);
+        let (brute, _) = brute::check_exact(t, u64::MAX, &tsoser::Stop::default());
         assert_eq!(
             brute.is_violation(),
             want,
@@ -202,8 +202,12 @@ fn the_trace_has_the_stated_size() {
 fn the_papers_graph_reports_unsatisfiable_formulas_too() {
     let unsat = Cnf::parse("p cnf 1 2\n1 0\n-1 0\n").unwrap();
     let t = sat_to_trace(&unsat).trace;
-    assert!(!brute::check_exact(&t, u64::MAX).0.is_violation());
-    assert!(brute::check_paper(&t, 1 << 22).0.is_violation());
+    assert!(!brute::check_exact(&t, u64::MAX, &tsoser::Stop::default())
+        .0
+        .is_violation());
+    assert!(brute::check_paper(&t, 1 << 22, &tsoser::Stop::default())
+        .0
+        .is_violation());
 }
 
 mod cli {

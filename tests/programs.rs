@@ -134,9 +134,11 @@ fn task_pool_and_its_transaction_fenced_version() {
     assert_eq!(verdict(&p, Model::Sc).0, Some(false));
     assert_eq!(verdict(&p, Model::Tso), (Some(true), Some(false), false));
     let tso = traces(&p, Model::Tso, 4, 100_000, usize::MAX).traces;
-    assert!(tso
-        .iter()
-        .any(|t| brute::check_exact(t, u64::MAX).0.is_violation()));
+    assert!(tso.iter().any(
+        |t| brute::check_exact(t, u64::MAX, &tsoser::Stop::default())
+            .0
+            .is_violation()
+    ));
     let sc_runs = traces(&p, Model::Sc, 4, 100_000, usize::MAX).traces;
     let bad = sc_runs
         .iter()
@@ -162,9 +164,11 @@ fn task_pool_and_its_transaction_fenced_version() {
         .traces
         .iter()
         .all(|t| !sc::check_sc(t).is_violation());
-    let tso_ser = tso
-        .iter()
-        .all(|t| !brute::check_exact(t, u64::MAX).0.is_violation());
+    let tso_ser = tso.iter().all(|t| {
+        !brute::check_exact(t, u64::MAX, &tsoser::Stop::default())
+            .0
+            .is_violation()
+    });
     assert!(!sc_ser);
     assert_eq!(tso_ser, sc_ser);
 }
@@ -182,7 +186,7 @@ fn theorem_2_converse_fails_on_both_programs() {
     );
     for t in traces(&left, Model::Tso, 4, 1000, usize::MAX).traces {
         assert!(matches!(
-            brute::check_exact(&t, u64::MAX).0,
+            brute::check_exact(&t, u64::MAX, &tsoser::Stop::default()).0,
             Verdict::Serializable
         ));
     }
@@ -199,7 +203,7 @@ fn theorem_2_converse_fails_on_both_programs() {
         .any(|t| sc::check_sc(t).is_violation()));
     for t in traces(&right, Model::Tso, 4, 1000, usize::MAX).traces {
         assert!(matches!(
-            brute::check_exact(&t, u64::MAX).0,
+            brute::check_exact(&t, u64::MAX, &tsoser::Stop::default()).0,
             Verdict::Serializable
         ));
     }

@@ -24,7 +24,7 @@ fn small() -> Params {
 }
 
 fn exact(trace: &Trace) -> Verdict {
-    brute::check_exact(trace, u64::MAX).0
+    brute::check_exact(trace, u64::MAX, &tsoser::Stop::default()).0
 }
 
 proptest! {
@@ -90,7 +90,7 @@ proptest! {
     /// disagrees, it reports one that no execution has.
     #[test]
     fn paper_graph_over_approximates(trace in traces(small())) {
-        let (paper, _) = brute::check_paper(&trace, 1 << 20);
+        let (paper, _) = brute::check_paper(&trace, 1 << 20, &tsoser::Stop::default());
         prop_assume!(!matches!(paper, Verdict::Unknown(_)));
         let ex = exact(&trace);
         if ex.is_violation() {

@@ -238,8 +238,14 @@ fn check_sc(yaml: &str) -> (ValueRun, Verdict) {
         .unwrap_or_else(|e| panic!("does not parse: {e}\n{yaml}"));
     let run = ValueRun::from_trace(&trace)
         .unwrap_or_else(|e| panic!("not an unambiguous run: {e}\n{yaml}"));
-    let (verdict, _) = consistency::check(&run, Model::Sc, WriteOrder::Simple)
-        .unwrap_or_else(|e| panic!("no answer: {e}\n{yaml}"));
+    let (verdict, _) = consistency::check(
+        &run,
+        Model::Sc,
+        WriteOrder::Simple,
+        tsoser::solver::SolverKind::DEFAULT,
+        &tsoser::Stop::default(),
+    )
+    .unwrap_or_else(|e| panic!("no answer: {e}\n{yaml}"));
     (run, verdict)
 }
 

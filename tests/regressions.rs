@@ -15,14 +15,16 @@ use tsoser::trace::{compact, Op};
 fn paper_false_alarm(lines: &[&str]) {
     let t = compact(lines);
     assert!(
-        brute::check_exact(&t, u64::MAX).0.is_serializable(),
+        brute::check_exact(&t, u64::MAX, &tsoser::Stop::default())
+            .0
+            .is_serializable(),
         "exact brute"
     );
     assert!(
         common::literal_violation(&t).is_none(),
         "every execution serializable"
     );
-    let (paper, _) = brute::check_paper(&t, 1 << 20);
+    let (paper, _) = brute::check_paper(&t, 1 << 20, &tsoser::Stop::default());
     let Verdict::Violation(w) = paper else {
         panic!("the paper's graph reports a violation")
     };
@@ -121,9 +123,21 @@ fn long_transaction_chains_do_not_overflow_the_stack() {
     }
     b.push("t1", Some("U"), Op::Rd, Some("y"));
     let t = b.build().unwrap();
-    let (v, _) = check_sat(&t, Semantics::Exact, SolverKind::Varisat, None).unwrap();
+    let (v, _) = check_sat(
+        &t,
+        Semantics::Exact,
+        SolverKind::Varisat,
+        &tsoser::Stop::default(),
+    )
+    .unwrap();
     assert!(v.is_serializable());
-    let (v, _) = check_fpt(&t, Semantics::Exact, FptOptions::default()).unwrap();
+    let (v, _) = check_fpt(
+        &t,
+        Semantics::Exact,
+        FptOptions::default(),
+        &tsoser::Stop::default(),
+    )
+    .unwrap();
     assert!(v.is_serializable());
     assert!(tsoser::graph::forced::forced_graph(&t)
         .find_cycle()
@@ -133,7 +147,7 @@ fn long_transaction_chains_do_not_overflow_the_stack() {
 /// The verdict of `check --algo brute` on a YAML text.
 fn yaml_verdict(src: &str) -> Verdict {
     let t = tsoser::trace::yaml::parse_trace(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    brute::check_exact(&t, u64::MAX).0
+    brute::check_exact(&t, u64::MAX, &tsoser::Stop::default()).0
 }
 
 /// Store buffering over `x`, written `x` in the mapping form and in the compact form.

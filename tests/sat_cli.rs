@@ -184,23 +184,30 @@ fn solve_dimacs(text: &str) -> bool {
 /// means serializable, a violation means satisfiable.
 fn dimacs_round_trip(trace: &Trace) -> Result<(), TestCaseError> {
     for sem in [Semantics::Exact, Semantics::Paper] {
-        let f = export_formula(trace, sem).unwrap();
+        let f = export_formula(trace, sem, &tsoser::Stop::default()).unwrap();
         let text = to_dimacs(trace, &f);
         let (vars, clauses) = parse_dimacs(&text).unwrap();
         prop_assert_eq!(vars, f.num_vars());
         let written: Vec<Vec<i32>> = f.clauses.iter().chain(&f.order_clauses).cloned().collect();
         prop_assert_eq!(&clauses, &written);
         let violation = match sem {
-            Semantics::Exact => brute::check_exact(trace, u64::MAX).0.is_violation(),
-            Semantics::Paper => brute::check_paper(trace, brute::DEFAULT_MAX)
+            Semantics::Exact => brute::check_exact(trace, u64::MAX, &tsoser::Stop::default())
                 .0
                 .is_violation(),
+            Semantics::Paper => {
+                brute::check_paper(trace, brute::DEFAULT_MAX, &tsoser::Stop::default())
+                    .0
+                    .is_violation()
+            }
         };
         // The exported formula is exact: satisfiable iff a violation (bug:
         // dimacs_export_is_equisatisfiable — it used to need the lazy cuts).
         prop_assert_eq!(violation, solve_dimacs(&text), "{:?}", sem);
         // The lazy formula the solver loop starts from only over-approximates.
-        let lazy = to_dimacs(trace, &whole_formula(trace, sem));
+        let lazy = to_dimacs(
+            trace,
+            &whole_formula(trace, sem, &tsoser::Stop::default()).unwrap(),
+        );
         prop_assert!(!violation || solve_dimacs(&lazy));
     }
     #[cfg(feature = "z3")]
@@ -209,18 +216,22 @@ fn dimacs_round_trip(trace: &Trace) -> Result<(), TestCaseError> {
         // (no cuts), paper with the eager closure; satisfiable iff a violation.
         for sem in [Semantics::Exact, Semantics::Paper] {
             let f = match sem {
-                Semantics::Exact => whole_formula(trace, sem),
-                Semantics::Paper => export_formula(trace, sem).unwrap(),
+                Semantics::Exact => whole_formula(trace, sem, &tsoser::Stop::default()).unwrap(),
+                Semantics::Paper => export_formula(trace, sem, &tsoser::Stop::default()).unwrap(),
             };
             let smt = tsoser::check::sat::export::to_smt2(trace, &f, sem);
             let s = z3::Solver::new();
             s.from_string(smt);
             let sat = s.check() == z3::SatResult::Sat;
             let want = match sem {
-                Semantics::Exact => brute::check_exact(trace, u64::MAX).0.is_violation(),
-                Semantics::Paper => brute::check_paper(trace, brute::DEFAULT_MAX)
+                Semantics::Exact => brute::check_exact(trace, u64::MAX, &tsoser::Stop::default())
                     .0
                     .is_violation(),
+                Semantics::Paper => {
+                    brute::check_paper(trace, brute::DEFAULT_MAX, &tsoser::Stop::default())
+                        .0
+                        .is_violation()
+                }
             };
             prop_assert_eq!(sat, want, "{:?}", sem);
         }
@@ -313,10 +324,19 @@ fn external_solver_agrees_with_brute_on_exported_formulas() {
         let t = strat.new_tree(&mut runner).unwrap().current();
         for sem in [Semantics::Exact, Semantics::Paper] {
             let cnf = dir.join("t.cnf");
-            std::fs::write(&cnf, to_dimacs(&t, &export_formula(&t, sem).unwrap())).unwrap();
+            std::fs::write(
+                &cnf,
+                to_dimacs(
+                    &t,
+                    &export_formula(&t, sem, &tsoser::Stop::default()).unwrap(),
+                ),
+            )
+            .unwrap();
             let want = match sem {
-                Semantics::Exact => brute::check_exact(&t, u64::MAX).0,
-                Semantics::Paper => brute::check_paper(&t, brute::DEFAULT_MAX).0,
+                Semantics::Exact => brute::check_exact(&t, u64::MAX, &tsoser::Stop::default()).0,
+                Semantics::Paper => {
+                    brute::check_paper(&t, brute::DEFAULT_MAX, &tsoser::Stop::default()).0
+                }
             };
             assert!(
                 !matches!(want, tsoser::check::Verdict::Unknown(_)),

@@ -33,8 +33,8 @@ proptest! {
         }
         for sem in [Semantics::Exact, Semantics::Paper] {
             let (x, y) = match sem {
-                Semantics::Exact => (brute::check_exact(&trace, u64::MAX).0, brute::check_exact(&back, u64::MAX).0),
-                Semantics::Paper => (brute::check_paper(&trace, 1 << 22).0, brute::check_paper(&back, 1 << 22).0),
+                Semantics::Exact => (brute::check_exact(&trace, u64::MAX, &tsoser::Stop::default()).0, brute::check_exact(&back, u64::MAX, &tsoser::Stop::default()).0),
+                Semantics::Paper => (brute::check_paper(&trace, 1 << 22, &tsoser::Stop::default()).0, brute::check_paper(&back, 1 << 22, &tsoser::Stop::default()).0),
             };
             prop_assert_eq!(x.name(), y.name(), "{:?}", sem);
         }

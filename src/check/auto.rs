@@ -89,7 +89,7 @@ pub fn check_auto(
 ) -> Result<(Verdict, AutoStats), AutoError> {
     let mut st = AutoStats::default();
     if semantics == Semantics::Paper {
-        let (v, s) = sat::check_sat_until(trace, semantics, solver, stop)?;
+        let (v, s) = sat::check_sat(trace, semantics, solver, stop)?;
         st.by_sat = s.components;
         st.sat = s;
         return Ok((v, st));

@@ -21,6 +21,7 @@
 use super::{Unknown, Verdict, Witness};
 use crate::graph::paper::PaperGraph;
 use crate::graph::Edge;
+use crate::stop::Stop;
 use crate::trace::conflict::{access, conflict_by, same_thread_conflict, thread, txn, Access};
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::{EventId, Op, Trace};
@@ -135,7 +136,7 @@ struct Search<'a> {
     trace: &'a Trace,
     max: u64,
     /// Polled every 1,024 nodes: the budget's deadline or cancellation.
-    stop: &'a dyn Fn() -> bool,
+    stop: &'a Stop,
     stats: BruteStats,
     graph: IncGraph,
     steps: Vec<Step>,
@@ -285,7 +286,7 @@ impl Search<'_> {
         if self.stats.visited > self.max {
             return Err(Found::Budget);
         }
-        if self.stats.visited.is_multiple_of(1024) && (self.stop)() {
+        if self.stats.visited.is_multiple_of(1024) && self.stop.expired() {
             return Err(Found::Stopped);
         }
         let enabled = self.enabled();
@@ -373,17 +374,9 @@ fn possible_cycle(trace: &Trace) -> bool {
     g.is_cyclic()
 }
 
-/// Decides docs/semantics.md §4 by enumerating executions, visiting at most `max` prefixes.
-pub fn check_exact(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
-    check_exact_until(trace, max, &|| false)
-}
-
-/// [`check_exact`], stopping with *unknown* when `stop()` (polled as it goes) says so.
-pub fn check_exact_until(
-    trace: &Trace,
-    max: u64,
-    stop: &dyn Fn() -> bool,
-) -> (Verdict, BruteStats) {
+/// Decides docs/semantics.md §4 by enumerating executions, visiting at most `max`
+/// prefixes; *unknown* once `stop` (polled as it goes) expires.
+pub fn check_exact(trace: &Trace, max: u64, stop: &Stop) -> (Verdict, BruteStats) {
     let mut stats = BruteStats::default();
     if !possible_cycle(trace) {
         stats.decided_by_bound = true;
@@ -417,17 +410,9 @@ pub fn check_exact_until(
 }
 
 /// Decides the paper's Thm. 5 on its Def. 4 graph by enumerating orientations of the
-/// undirected edges, checking at most `max` of them.
-pub fn check_paper(trace: &Trace, max: u64) -> (Verdict, BruteStats) {
-    check_paper_until(trace, max, &|| false)
-}
-
-/// [`check_paper`], stopping with *unknown* when `stop()` (polled as it goes) says so.
-pub fn check_paper_until(
-    trace: &Trace,
-    max: u64,
-    stop: &dyn Fn() -> bool,
-) -> (Verdict, BruteStats) {
+/// undirected edges, checking at most `max` of them; *unknown* once `stop` (polled as
+/// it goes) expires.
+pub fn check_paper(trace: &Trace, max: u64, stop: &Stop) -> (Verdict, BruteStats) {
     let mut stats = BruteStats::default();
     let g = PaperGraph::new(trace);
     let forward = |g: &PaperGraph| g.undirected.clone();
@@ -457,7 +442,7 @@ pub fn check_paper_until(
     }
     for mask in 0..(1u64 << u) {
         stats.visited += 1;
-        if mask % 1024 == 1023 && stop() {
+        if mask % 1024 == 1023 && stop.expired() {
             return (Verdict::Unknown(Unknown::Deadline), stats);
         }
         let orient: Vec<bool> = (0..u).map(|k| mask >> k & 1 == 0).collect();

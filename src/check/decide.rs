@@ -17,9 +17,8 @@ use super::fpt::{self, FptOptions, FptStats};
 use super::sat::{self, SatStats};
 use super::{brute, sc, verify, Semantics, Unknown, Verdict};
 use crate::solver::SolverKind;
+use crate::stop::Stop;
 use crate::trace::Trace;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The question asked of a trace.
@@ -69,12 +68,12 @@ impl Algo {
     }
 }
 
-/// Limits every decider polls cooperatively: a deadline, a flag another thread may set
-/// to stop the run, and each decider's own step limit.
+/// Limits every decider polls cooperatively: when to stop (a deadline, and a flag that
+/// [`Stop::cancel`] on any clone of the budget sets), and each decider's own step
+/// limit.
 #[derive(Clone, Debug)]
 pub struct Budget {
-    pub deadline: Option<Instant>,
-    pub cancel: Arc<AtomicBool>,
+    pub stop: Stop,
     /// Brute force: execution prefixes (paper mode: orientations) visited.
     pub max_executions: u64,
     /// fpt: jumps tried.
@@ -86,8 +85,7 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Budget {
         Budget {
-            deadline: None,
-            cancel: Arc::new(AtomicBool::new(false)),
+            stop: Stop::cancellable(None),
             max_executions: brute::DEFAULT_MAX,
             max_jumps: fpt::DEFAULT_MAX,
             jobs: 0,
@@ -99,28 +97,9 @@ impl Budget {
     /// A budget that ends `timeout` from now.
     pub fn with_timeout(timeout: Duration) -> Budget {
         Budget {
-            deadline: Instant::now().checked_add(timeout),
+            stop: Stop::cancellable(Instant::now().checked_add(timeout)),
             ..Budget::default()
         }
-    }
-
-    /// Whether the run must stop: the deadline passed or [`Budget::cancel`] was set.
-    pub fn expired(&self) -> bool {
-        self.stop().expired()
-    }
-
-    /// The deadline and the cancellation flag, for a decider (or a solver's callback)
-    /// to poll.
-    pub fn stop(&self) -> crate::stop::Stop {
-        crate::stop::Stop {
-            deadline: self.deadline,
-            cancel: vec![self.cancel.clone()],
-        }
-    }
-
-    /// Time left before the deadline (`None`: no deadline).
-    pub fn left(&self) -> Option<Duration> {
-        self.stop().left()
     }
 }
 
@@ -289,8 +268,6 @@ fn fpt_options(budget: &Budget, fig4: bool) -> FptOptions {
     FptOptions {
         jobs: budget.jobs,
         max_jumps: budget.max_jumps,
-        // Not read: fpt polls the budget's `Stop`.
-        timeout: None,
         search_time: None,
         fig4_representatives: fig4,
     }
@@ -305,21 +282,20 @@ fn run(
 ) -> Result<(Verdict, DeciderStats), DecideError> {
     Ok(match algo {
         Algo::Brute => {
-            let polled = budget.stop();
-            let stop = || polled.expired();
+            let stop = budget.stop.clone();
             let (v, s) = match semantics {
-                Semantics::Exact => brute::check_exact_until(trace, budget.max_executions, &stop),
-                Semantics::Paper => brute::check_paper_until(trace, budget.max_executions, &stop),
+                Semantics::Exact => brute::check_exact(trace, budget.max_executions, &stop),
+                Semantics::Paper => brute::check_paper(trace, budget.max_executions, &stop),
             };
             (v, DeciderStats::Brute(s))
         }
         Algo::Sat(solver) => {
-            let (v, s) = sat::check_sat_until(trace, semantics, solver, &budget.stop())?;
+            let (v, s) = sat::check_sat(trace, semantics, solver, &budget.stop)?;
             (v, DeciderStats::Sat(s))
         }
         Algo::Fpt { fig4 } => {
             let o = fpt_options(budget, fig4);
-            let (v, s) = fpt::check_fpt_until(trace, semantics, o, &budget.stop())?;
+            let (v, s) = fpt::check_fpt(trace, semantics, o, &budget.stop)?;
             (v, DeciderStats::Fpt(s))
         }
         Algo::Auto {
@@ -327,7 +303,7 @@ fn run(
             first_jumps,
         } => {
             let o = fpt_options(budget, false);
-            let stop = budget.stop();
+            let stop = budget.stop.clone();
             let (v, s) = super::auto::check_auto(trace, semantics, solver, first_jumps, o, &stop)?;
             (v, DeciderStats::Auto(Box::new(s)))
         }
@@ -369,9 +345,7 @@ pub fn decide(
         verify(trace, w).map_err(DecideError::Unverified)?;
     }
     let verdict = match verdict {
-        Verdict::Unknown(_) if budget.cancel.load(Ordering::Relaxed) => {
-            Verdict::Unknown(Unknown::Cancelled)
-        }
+        Verdict::Unknown(_) if budget.stop.cancelled() => Verdict::Unknown(Unknown::Cancelled),
         v => v,
     };
     Ok(Decision {

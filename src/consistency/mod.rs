@@ -111,18 +111,9 @@ pub enum CheckError {
     Solver(#[from] crate::solver::SolverError),
 }
 
-/// Decides whether `run` is consistent with `model` under the write order (for
-/// `Any`: with the default solver, without a time limit).
+/// Decides whether `run` is consistent with `model` under the write order; for `Any`
+/// with the solver `solver` until `stop` (then [`Verdict::Unknown`]).
 pub fn check(
-    run: &ValueRun,
-    model: Model,
-    order: WriteOrder,
-) -> Result<(Verdict, Stats), CheckError> {
-    check_until(run, model, order, SolverKind::DEFAULT, &Stop::default())
-}
-
-/// [`check`], `Any` with the solver `solver` until `stop` (then [`Verdict::Unknown`]).
-pub fn check_until(
     run: &ValueRun,
     model: Model,
     order: WriteOrder,

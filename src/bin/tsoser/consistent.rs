@@ -102,12 +102,12 @@ fn answer(file: &Path, cfg: &Config, timeout: Option<std::time::Duration>) -> Re
         file: file.display().to_string(),
         error,
     })?;
-    let (verdict, stats) =
-        match consistency::check_until(&run, cfg.model, cfg.write_order, solver, &stop) {
-            Ok(v) => v,
-            Err(consistency::CheckError::Solver(e)) => return Err(e.into()),
-            Err(e) => return Ok(Answer::Internal(e.to_string())),
-        };
+    let (verdict, stats) = match consistency::check(&run, cfg.model, cfg.write_order, solver, &stop)
+    {
+        Ok(v) => v,
+        Err(consistency::CheckError::Solver(e)) => return Err(e.into()),
+        Err(e) => return Ok(Answer::Internal(e.to_string())),
+    };
     let fname = file.display().to_string();
     let text = text(&run, cfg, &fname, &verdict);
     let json = serde_json::to_value(report(&run, cfg, fname, &verdict, stats))?;

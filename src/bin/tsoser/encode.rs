@@ -32,9 +32,9 @@ pub(crate) fn cmd_encode(a: &EncodeArgs) -> Result<u8> {
     let built = match (format, semantics) {
         // Exact SMT: integer positions need no cuts; otherwise the eagerly closed formula.
         (Format::Smt2, Semantics::Exact) => {
-            satcheck::encode::whole_formula_until(&trace, semantics, &stop)
+            satcheck::encode::whole_formula(&trace, semantics, &stop)
         }
-        _ => satcheck::encode::export_formula_until(&trace, semantics, &stop),
+        _ => satcheck::encode::export_formula(&trace, semantics, &stop),
     };
     let f = match built {
         Ok(f) => f,

@@ -46,12 +46,12 @@ fn graph_answer(
             let cycle = stats.time("forced cycle check", || g.forced.find_cycle());
             stats.count("forced edges", g.forced.edges().len() as u64);
             let dot = as_dot.then(|| {
-                let c = cycle
-                    .clone()
-                    .or_else(|| match brute::check_exact(&trace, max).0 {
+                let c = cycle.clone().or_else(|| {
+                    match brute::check_exact(&trace, max, &tsoser::Stop::default()).0 {
                         Verdict::Violation(w) => Some(w.cycle().to_vec()),
                         _ => None,
-                    });
+                    }
+                });
                 dot::exact_dot(&trace, &g, c.as_deref())
             });
             (
@@ -68,12 +68,12 @@ fn graph_answer(
                 g.directed_conflicts(&trace).find_cycle()
             });
             let dot = as_dot.then(|| {
-                let c = cycle
-                    .clone()
-                    .or_else(|| match brute::check_paper(&trace, max).0 {
+                let c = cycle.clone().or_else(|| {
+                    match brute::check_paper(&trace, max, &tsoser::Stop::default()).0 {
                         Verdict::Violation(w) => Some(w.cycle().to_vec()),
                         _ => None,
-                    });
+                    }
+                });
                 dot::paper_dot(&trace, &g, c.as_deref())
             });
             (

@@ -50,7 +50,6 @@ pub struct FptOptions {
     pub jobs: usize,
     /// Budget of jumps tried; beyond it the answer is unknown.
     pub max_jumps: u64,
-    pub timeout: Option<Duration>,
     /// Time the enumeration of each component may take from its start (the chain
     /// partition and the jumps before it are not counted): `auto`'s first phase.
     pub search_time: Option<Duration>,
@@ -64,7 +63,6 @@ impl Default for FptOptions {
         FptOptions {
             jobs: 0,
             max_jumps: DEFAULT_MAX,
-            timeout: None,
             search_time: None,
             fig4_representatives: false,
         }
@@ -128,18 +126,8 @@ pub enum FptError {
 }
 
 /// Decides trace TSO-serializability by Fig. 3's enumeration (exact: docs/semantics.md §4;
-/// paper: Thm. 5).
+/// paper: Thm. 5), until `stop` says so (its flags polled every jump, its clock every 64).
 pub fn check_fpt(
-    trace: &Trace,
-    semantics: Semantics,
-    opts: FptOptions,
-) -> Result<(Verdict, FptStats), FptError> {
-    check_fpt_until(trace, semantics, opts, &Stop::after(opts.timeout))
-}
-
-/// [`check_fpt`] until `stop` says so (its flags polled every jump, its clock every 64);
-/// `opts.timeout` is not read.
-pub fn check_fpt_until(
     trace: &Trace,
     semantics: Semantics,
     opts: FptOptions,

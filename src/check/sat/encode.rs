@@ -689,14 +689,9 @@ pub fn close_paper_eagerly(
 }
 
 /// The formula over every component at once: satisfiable iff some component has a
-/// cycle, modulo the lazy cuts the solver loop adds (see [`export_formula`]).
-pub fn whole_formula(trace: &Trace, semantics: crate::check::Semantics) -> Formula {
-    whole(trace, semantics, false, &Stop::default()).expect("lazy encoding has no budget")
-}
-
-/// [`whole_formula`], given up (`Err(Stopped)`) once `stop` expired, polled between
-/// its phases.
-pub fn whole_formula_until(
+/// cycle, modulo the lazy cuts the solver loop adds (see [`export_formula`]); given up
+/// (`Err(Stopped)`) once `stop` expired, polled between its phases.
+pub fn whole_formula(
     trace: &Trace,
     semantics: crate::check::Semantics,
     stop: &Stop,
@@ -706,17 +701,9 @@ pub fn whole_formula_until(
 
 /// What `tsoser encode` writes: the whole formula made exact without lazy cuts, so
 /// any external solver's answer is the verdict (satisfiable iff not serializable).
-/// `Err` when the eager closure would pass [`EAGER_MAX_CLAUSES`].
+/// `Err` when the eager closure would pass [`EAGER_MAX_CLAUSES`], or once `stop`
+/// expired (polled between its phases and inside the eager closure).
 pub fn export_formula(
-    trace: &Trace,
-    semantics: crate::check::Semantics,
-) -> Result<Formula, ExportError> {
-    whole(trace, semantics, true, &Stop::default())
-}
-
-/// [`export_formula`], given up (`Err(Stopped)`) once `stop` expired, polled between
-/// its phases and inside the eager closure.
-pub fn export_formula_until(
     trace: &Trace,
     semantics: crate::check::Semantics,
     stop: &Stop,

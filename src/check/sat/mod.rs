@@ -22,7 +22,6 @@ use crate::trace::exec::{Node, Step};
 use crate::trace::Trace;
 use encode::{Atom, Formula, VarRole};
 use std::collections::HashMap;
-use std::time::Duration;
 
 /// Counters and phase times of one run (the counters are `stats.counts` of
 /// `check --json`, docs/json.md).
@@ -92,19 +91,10 @@ fn make_solver(
     Ok(s)
 }
 
-/// Decides trace TSO-serializability (exact: docs/semantics.md §4; paper: Thm. 5).
+/// Decides trace TSO-serializability (exact: docs/semantics.md §4; paper: Thm. 5)
+/// until `stop` says so (polled between solver calls, and inside them by every
+/// backend: CaDiCaL's terminator, varisat's proof output, z3's watcher).
 pub fn check_sat(
-    trace: &Trace,
-    semantics: Semantics,
-    solver: SolverKind,
-    timeout: Option<Duration>,
-) -> Result<(Verdict, SatStats), SatError> {
-    check_sat_until(trace, semantics, solver, &Stop::after(timeout))
-}
-
-/// [`check_sat`] until `stop` says so (polled between solver calls, and inside them by
-/// every backend: CaDiCaL's terminator, varisat's proof output, z3's watcher).
-pub fn check_sat_until(
     trace: &Trace,
     semantics: Semantics,
     solver: SolverKind,

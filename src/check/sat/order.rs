@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn an_atom_closing_a_cycle_gives_its_clause_and_backtracking_removes_it() {
         let trace = gen::generate(&gen::Shape::dense(40, 5, 2), 1);
-        let f = whole_formula(&trace, Semantics::Exact);
+        let f = whole_formula(&trace, Semantics::Exact, &crate::stop::Stop::default()).unwrap();
         let mut by_commit: HashMap<EventId, Vec<(EventId, Lit)>> = HashMap::new();
         for (a, &l) in &f.atoms {
             if let Atom::CommitBeforeEvent(w, p) = *a {

@@ -14,14 +14,13 @@ use crate::args::{CheckArgs, WitnessArg};
 use crate::out::{self, load, warn, INTERNAL, USAGE};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::Instant;
 use tsoser::check::decide::{self, Budget, DeciderStats, Decision};
 use tsoser::check::Unknown;
 use tsoser::check::Verdict;
 use tsoser::output::witness;
 use tsoser::output::witness::Stats;
+use tsoser::stop::Stop;
 use tsoser::trace::{Trace, TxnId};
 pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
     let mut cfg = checked(&a)?;
@@ -60,8 +59,7 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
         .phases
         .push(("parse".into(), started.elapsed().as_secs_f64()));
     let budget = Budget {
-        deadline: cfg.timeout.and_then(|t| started.checked_add(t)),
-        cancel: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        stop: Stop::cancellable(cfg.timeout.and_then(|t| started.checked_add(t))),
         ..cfg.budget.clone()
     };
     let t = Instant::now();
@@ -179,7 +177,7 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
         }
         Ok(_) | Err(Wait::Gone) => return gone(),
         Err(Wait::Deadline) => {
-            cancel.store(true, Ordering::Relaxed);
+            cancel.cancel();
             let reason = timed_out(" while reading the trace");
             let ans = Answer {
                 file: &fname,
@@ -205,7 +203,7 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
         }
         Ok(_) | Err(Wait::Gone) => return gone(),
         Err(Wait::Deadline) => {
-            cancel.store(true, Ordering::Relaxed);
+            cancel.cancel();
             drawing = false;
             why = Some(timed_out(""));
             Ok(Decision {
@@ -238,7 +236,7 @@ fn check_single(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> Result<u8> {
                 .with_context(|| format!("cannot write {}", path.display()))?,
             Ok(_) | Err(Wait::Gone) => return gone(),
             Err(Wait::Deadline) => {
-                cancel.store(true, Ordering::Relaxed);
+                cancel.cancel();
                 warn(&format!(
                     "tsoser: --timeout reached while drawing the graph: {} not written",
                     path.display()

@@ -12,6 +12,7 @@ use tsoser::check::decide::{self, DecideError, Decision, Question};
 use tsoser::check::{Semantics, Verdict};
 use tsoser::graph::{exact::ExactGraph, paper::PaperGraph};
 use tsoser::output::dot;
+use tsoser::stop::Stop;
 use tsoser::trace::Trace;
 
 /// answers *unknown* without it.
@@ -46,10 +47,10 @@ pub(super) fn start_worker(
     cfg: &CheckConfig,
     deadline: Option<Instant>,
     dot: Option<WitnessArg>,
-) -> Result<(Receiver<Progress>, Arc<std::sync::atomic::AtomicBool>)> {
+) -> Result<(Receiver<Progress>, Stop)> {
     let mut budget = cfg.budget.clone();
-    budget.deadline = deadline;
-    let cancel = budget.cancel.clone();
+    budget.stop = Stop::cancellable(deadline);
+    let cancel = budget.stop.clone();
     let (q, algo) = (cfg.question, cfg.algo);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
