@@ -8,6 +8,15 @@ use tsoser::consistency::{self, brute, cycle, gen, Model, ValueRun, Verdict, Wri
 use tsoser::solver::SolverKind;
 use tsoser::stop::Stop;
 
+/// `run` under the run's own write order (no solver, no time limit).
+fn simple(
+    run: &ValueRun,
+    model: Model,
+) -> Result<(Verdict, consistency::Stats), consistency::CheckError> {
+    let never = tsoser::Stop::default();
+    consistency::check(run, model, WriteOrder::Simple, SolverKind::DEFAULT, &never)
+}
+
 /// The run with read `k`'s value (cyclically among the reads) changed to the value of
 /// another write of its location, or the initial value.
 fn mutate(run: &ValueRun, k: usize, pick: usize) -> Option<ValueRun> {
@@ -48,14 +57,7 @@ fn mutate_rmw(run: &ValueRun, k: usize, pick: usize) -> Option<ValueRun> {
 /// runs of the machines have them: Qadeer's model has no rmw). Counts the cycles per model.
 fn agree(run: &ValueRun, qadeer: bool, cycles: &mut [usize; 2]) -> Result<(), TestCaseError> {
     for (m, model) in [Model::Sc, Model::Tso].into_iter().enumerate() {
-        let (verdict, _) = consistency::check(
-            run,
-            model,
-            WriteOrder::Simple,
-            SolverKind::DEFAULT,
-            &tsoser::Stop::default(),
-        )
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let (verdict, _) = simple(run, model).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let oracle =
             brute::search(run, model, Some(&run.writes)).expect("small runs fit the budget");
         match &verdict {
@@ -119,14 +121,7 @@ fn simple_write_order_agrees_with_brute_force_on_machine_runs_and_their_mutants(
             let cycles = &mut *cycles.borrow_mut();
             let run = gen::run(&gen::Params::new(model, threads, locs, per), seed);
             // A run of the machine is consistent with it (and TSO holds every SC run).
-            let (v, _) = consistency::check(
-                &run,
-                model,
-                WriteOrder::Simple,
-                SolverKind::DEFAULT,
-                &tsoser::Stop::default(),
-            )
-            .unwrap();
+            let (v, _) = simple(&run, model).unwrap();
             prop_assert!(matches!(v, Verdict::Consistent { .. }), "{}", run.to_yaml());
             agree(&run, true, cycles)?;
             if let Some(m) = mutate(&run, k, pick) {
@@ -180,14 +175,7 @@ fn rmw_reading_a_write_ordered_after_its_own_closes_a_cycle_that_rechecks() {
     let text = "events:\n  - \"a rmw x 2/1\"\n  - \"b wr x 2\"\n";
     let run = ValueRun::from_trace(&tsoser::trace::yaml::parse_trace(text).unwrap()).unwrap();
     for model in [Model::Sc, Model::Tso] {
-        let (v, _) = consistency::check(
-            &run,
-            model,
-            WriteOrder::Simple,
-            SolverKind::DEFAULT,
-            &tsoser::Stop::default(),
-        )
-        .unwrap();
+        let (v, _) = simple(&run, model).unwrap();
         let Verdict::Cycle { edges, .. } = v else {
             panic!("{model:?}: no cycle");
         };
@@ -198,34 +186,13 @@ fn rmw_reading_a_write_ordered_after_its_own_closes_a_cycle_that_rechecks() {
 #[test]
 fn every_sc_run_is_tso_and_store_buffering_is_tso_only() {
     let sb = consistency::gen::run(&gen::Params::new(Model::Sc, 2, 2, 3), 1);
-    let (v, _) = consistency::check(
-        &sb,
-        Model::Tso,
-        WriteOrder::Simple,
-        SolverKind::DEFAULT,
-        &tsoser::Stop::default(),
-    )
-    .unwrap();
+    let (v, _) = simple(&sb, Model::Tso).unwrap();
     assert!(matches!(v, Verdict::Consistent { .. }));
     let text = "events:\n  - \"a wr x 1\"\n  - \"a rd y 0\"\n  - \"b wr y 1\"\n  - \"b rd x 0\"\n";
     let trace = tsoser::trace::yaml::parse_trace(text).unwrap();
     let run = ValueRun::from_trace(&trace).unwrap();
-    let (sc, _) = consistency::check(
-        &run,
-        Model::Sc,
-        WriteOrder::Simple,
-        SolverKind::DEFAULT,
-        &tsoser::Stop::default(),
-    )
-    .unwrap();
-    let (tso, _) = consistency::check(
-        &run,
-        Model::Tso,
-        WriteOrder::Simple,
-        SolverKind::DEFAULT,
-        &tsoser::Stop::default(),
-    )
-    .unwrap();
+    let (sc, _) = simple(&run, Model::Sc).unwrap();
+    let (tso, _) = simple(&run, Model::Tso).unwrap();
     assert!(matches!(sc, Verdict::Cycle { nice: true, .. }));
     assert!(matches!(tso, Verdict::Consistent { .. }));
 }
@@ -262,14 +229,7 @@ fn any_write_order_agrees_with_brute_force_for_every_solver() {
             for r in &runs {
                 for model in [Model::Sc, Model::Tso] {
                     let oracle = brute::search(r, model, None).expect("small runs fit the budget");
-                    let (simple, _) = consistency::check(
-                        r,
-                        model,
-                        WriteOrder::Simple,
-                        SolverKind::DEFAULT,
-                        &tsoser::Stop::default(),
-                    )
-                    .unwrap();
+                    let (simple, _) = simple(r, model).unwrap();
                     for solver in solvers() {
                         let (v, st) =
                             consistency::check(r, model, WriteOrder::Any, solver, &Stop::default())
