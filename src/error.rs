@@ -4,6 +4,7 @@
 use thiserror::Error;
 
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The file is not valid YAML.
     #[error("{}YAML syntax: {message}", at(*.line, Some(*.column)))]

@@ -29,6 +29,43 @@ pub fn default_budget() -> usize {
 pub const DEFAULT_BUDGET: &str =
     "by default half the available memory, within ulimit -v and the cgroup limit";
 
+/// Why a search answers *unknown* before it allocates: what it would hold passes the
+/// memory budget (bytes, estimated).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OverBudget {
+    /// The conflict graph's cross-thread edges (`graph::forced::within_memory`).
+    #[error("its conflict graph would need about {} ({threads} threads), more than the memory budget of {} ({DEFAULT_BUDGET})", gib(*bytes), gib(*budget as u128))]
+    ConflictGraph {
+        bytes: u128,
+        threads: usize,
+        budget: usize,
+    },
+    /// The monitors' state (`monitor::check_memory`).
+    #[error("the monitors would need {} for {threads} threads and {vars} variables, more than the memory budget of {} ({DEFAULT_BUDGET})", gib(*bytes), gib(*budget as u128))]
+    Monitors {
+        bytes: u128,
+        threads: usize,
+        vars: usize,
+        budget: usize,
+    },
+    /// The SAT encoding's varying pairs: more than `max` of them.
+    #[error("more than {max} pairs of events whose order varies: their encoding would pass the memory budget ({DEFAULT_BUDGET})")]
+    VaryingPairs { max: usize },
+}
+
+/// In JSON, the sentence the error displays.
+impl serde::Serialize for OverBudget {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Bytes in GiB, to one decimal.
+fn gib(bytes: u128) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
 /// A `Key:  N kB` line of a `/proc` file, in KiB.
 fn meminfo_kib(path: &str, key: &str) -> Option<usize> {
     std::fs::read_to_string(path).ok()?.lines().find_map(|l| {

@@ -91,8 +91,8 @@ pub enum Unknown {
     MaxJumps,
     /// The SAT solver stopped without an answer (its deadline or cancellation).
     SolverGaveUp,
-    /// A graph or an encoding would pass the memory budget: why.
-    Memory { why: String },
+    /// A graph or an encoding would pass the memory budget (in JSON, `why` in words).
+    Memory { why: crate::mem::OverBudget },
     /// `consistent --write-order any`: more pairs of writes to order than `max`.
     WritePairs { pairs: usize, max: usize },
 }

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 /// The library's top-level modules, from the bottom floor up: a module may import only
 /// modules on lower floors (and its own). The binary sits above all of them.
 const FLOORS: &[&[&str]] = &[
-    &["error", "mem", "text", "stop"],
+    &["error", "mem", "text"],
+    &["stop"],
     &["trace", "cnf", "solver"],
     &["graph", "reduction"],
     &["analysis"],
@@ -409,4 +410,39 @@ fn the_reader_finds_grouped_and_relative_imports() {
     g.insert("y".to_string(), BTreeSet::from(["z".to_string()]));
     g.insert("z".to_string(), BTreeSet::from(["x".to_string()]));
     assert_eq!(circles(&g), vec![vec!["x", "y", "z"]]);
+}
+
+/// The public functions of `text` (signatures up to their body) whose error is a bare
+/// `String`: `pub fn f(..) -> Result<T, String>`.
+fn string_errors(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("pub fn ") {
+        let sig = &text[i..text[i..].find('{').map_or(text.len(), |j| i + j)];
+        let sig: String = sig.split_whitespace().collect::<Vec<_>>().join(" ");
+        if sig.contains("Result<") && sig.trim_end().ends_with(", String>") {
+            out.push(sig);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_public_library_function_returns_a_string_error() {
+    let mut found = Vec::new();
+    for (module, path) in files() {
+        let text = code(&std::fs::read_to_string(&path).unwrap());
+        for sig in string_errors(&text) {
+            found.push(format!("{module}: {sig}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "library errors are thiserror types (docs/architecture.md), not strings:\n{}",
+        found.join("\n")
+    );
+    // The reader sees the forms it must catch, and leaves the crate's own alone.
+    let caught = string_errors(
+        "pub fn a(x: u8) -> Result<(), String> { }\npub fn b(\n    x: u8,\n) -> Result<Vec<u8>, String> {}\npub(crate) fn c() -> Result<(), String> {}\npub fn d() -> Result<String, E> {}",
+    );
+    assert_eq!(caught.len(), 2, "{caught:?}");
 }

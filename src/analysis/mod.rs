@@ -3,10 +3,10 @@
 //! which orders are fixed ([`fixed_order`]), the *varying pairs* whose order depends on
 //! the commit placement, the graph of possible conflicts and its components, what a
 //! conflict requires of a placement ([`requirement`]), and the topological sort that
-//! turns chosen orders into an execution ([`sort`]). `--algo sat` and `--algo fpt` build
+//! turns chosen orders into an execution (`sort`). `--algo sat` and `--algo fpt` build
 //! on it; the `brute` oracle does not (it enumerates executions from the definitions).
 
-pub mod sort;
+pub(crate) mod sort;
 
 use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;

@@ -60,6 +60,7 @@ pub struct AutoStats {
 
 /// Why `auto` gave no verdict.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AutoError {
     #[error(transparent)]
     Fpt(#[from] FptError),

@@ -217,7 +217,7 @@ impl DeciderStats {
 pub enum DecideError {
     /// A witness failed its re-check from the definitions: a bug, never printed.
     #[error("internal error: the witness found does not re-check ({0}); please report this trace")]
-    Unverified(String),
+    Unverified(super::Rejected),
     /// Two deciders of a portfolio answered differently: a bug, never printed as a verdict.
     #[error("{0}")]
     Disagree(String),

@@ -79,10 +79,7 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
                 return Err(forced_cycle(cycle));
             }
             return Err(Verdict::Unknown(Unknown::Memory {
-                why: format!(
-                    "more than {n} pairs of events whose order varies: their encoding would pass the memory budget ({})",
-                    crate::mem::DEFAULT_BUDGET
-                ),
+                why: crate::mem::OverBudget::VaryingPairs { max: n },
             }));
         }
     };

@@ -160,31 +160,29 @@ impl<'a> Relations<'a> {
 
     /// Re-checks a printed cycle: it closes, its vertices are distinct, and every edge
     /// is in the relation its label names.
-    pub fn recheck(&self, edges: &[Edge]) -> Result<(), String> {
+    pub fn recheck(&self, edges: &[Edge]) -> Result<(), super::Rejected> {
         if edges.is_empty() {
-            return Err("the cycle is empty".into());
+            return Err(super::Rejected::EmptyCycle);
         }
         let mut seen = std::collections::HashSet::new();
         for (i, e) in edges.iter().enumerate() {
             let next = &edges[(i + 1) % edges.len()];
             if e.to != next.from {
-                return Err(format!(
-                    "edge {} ends at #{} but the next starts at #{}",
-                    i + 1,
-                    e.to,
-                    next.from
-                ));
+                return Err(super::Rejected::NotClosed {
+                    edge: i + 1,
+                    end: e.to,
+                    next: next.from,
+                });
             }
             if !seen.insert(e.from) {
-                return Err(format!("event #{} is visited twice", e.from));
+                return Err(super::Rejected::VisitedTwice { event: e.from });
             }
             if !self.holds(e) {
-                return Err(format!(
-                    "edge {} (#{} → #{}) is not in the relation its label names",
-                    i + 1,
-                    e.from,
-                    e.to
-                ));
+                return Err(super::Rejected::NotInRelation {
+                    edge: i + 1,
+                    from: e.from,
+                    to: e.to,
+                });
             }
         }
         Ok(())

@@ -5,28 +5,30 @@
 //! writes; the run is SC under it iff the constraint graph of §5 is acyclic
 //! (Theorem 5.3), and a cycle shrinks to a *nice* one (§6, Theorem 6.1). The *simple*
 //! write order is the writes' order in the run (§5's end): with it the question is
-//! a linear-time graph search ([`graph`], [`cycle`]). "Yes" answers carry a serial
-//! order (SC) or commit order (TSO), re-checked by running it ([`replay`]); "no"
+//! a linear-time graph search (`graph`, [`cycle`]). "Yes" answers carry a serial
+//! order (SC) or commit order (TSO), re-checked by running it (`replay`); "no"
 //! answers a cycle, re-checked edge by edge against the relations' definitions.
 //! With *any* write order the question is NP-complete and goes to a SAT solver
-//! ([`any`]); its "yes" is the write order found, checked as a given one.
+//! (`any`); its "yes" is the write order found, checked as a given one.
 //! [`brute`] searches the machines themselves: the oracle of the tests.
 
-pub mod any;
+pub(crate) mod any;
 pub mod brute;
 pub mod cycle;
 pub mod gen;
-pub mod graph;
-pub mod replay;
+pub(crate) mod graph;
+pub(crate) mod replay;
 pub mod run;
 
 pub use cycle::Edge;
 pub use graph::Label;
 pub use run::ValueRun;
 
+pub use any::SatStats;
+pub use graph::Which;
+
 use crate::solver::SolverKind;
 use crate::stop::Stop;
-use graph::Which;
 
 /// The memory model a run is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -99,11 +101,54 @@ pub struct Stats {
 #[error("internal error: the {what} did not re-check ({why}); please report this run")]
 pub struct Unverified {
     pub what: &'static str,
-    pub why: String,
+    pub why: Rejected,
+}
+
+/// Why a cycle or an order does not re-check: the rule it breaks. Edges are numbered
+/// from 1; events are named by index, or as the run shows them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Rejected {
+    #[error("the cycle is empty")]
+    EmptyCycle,
+    #[error("edge {edge} ends at #{end} but the next starts at #{next}")]
+    NotClosed {
+        edge: usize,
+        end: usize,
+        next: usize,
+    },
+    #[error("event #{event} is visited twice")]
+    VisitedTwice { event: usize },
+    #[error("edge {edge} (#{from} → #{to}) is not in the relation its label names")]
+    NotInRelation { edge: usize, from: usize, to: usize },
+    #[error("a step of the graph's cycle is in neither relation")]
+    InNeitherRelation,
+    /// The solver's write order closes a cycle of the constraint graph.
+    #[error("its constraint graph has a cycle")]
+    CyclicConstraints,
+    #[error("the order has {order} events, the run {run}")]
+    WrongLength { order: usize, run: usize },
+    #[error("event #{event} is missing from the run or placed twice")]
+    MissingOrTwice { event: usize },
+    #[error("#{event} is placed after #{later}, which follows it in its thread")]
+    OutOfProgramOrder { event: usize, later: usize },
+    #[error("{event} reads {read}, but {there} is the value there")]
+    WrongValue {
+        event: String,
+        read: String,
+        there: String,
+    },
+    /// x86-TSO: a write commits before an earlier event of its thread executes.
+    #[error("{write} leaves the buffer before {earlier} executes")]
+    CommitsEarly { write: String, earlier: String },
+    /// x86-TSO: a fence or rmw executes while its thread's buffer holds a write.
+    #[error("{event} executes while {write} is still in its buffer")]
+    BufferNotDrained { event: String, write: String },
 }
 
 /// Why a check gave no answer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CheckError {
     #[error(transparent)]
     Unverified(#[from] Unverified),
@@ -130,7 +175,7 @@ pub fn check(
                     (Verdict::Cycle { .. }, _) => {
                         return Err(Unverified {
                             what: "solver's write order",
-                            why: "its constraint graph has a cycle".into(),
+                            why: Rejected::CyclicConstraints,
                         }
                         .into())
                     }
@@ -178,9 +223,9 @@ pub fn check_order(
                 stats.cycle_found = Some(found.len());
                 let vertices: Vec<usize> = found.iter().map(|e| e.0).collect();
                 let rel = cycle::Relations::new(run, co, which);
-                let edges = rel.shorten(&vertices).ok_or_else(|| Unverified {
+                let edges = rel.shorten(&vertices).ok_or(Unverified {
                     what: "cycle",
-                    why: "a step of the graph's cycle is in neither relation".into(),
+                    why: Rejected::InNeitherRelation,
                 })?;
                 rel.recheck(&edges)
                     .map_err(|why| Unverified { what: "cycle", why })?;

@@ -5,31 +5,31 @@
 //! of its location if there is one, else memory).
 
 use super::run::{Kind, ValueRun};
+use super::Rejected;
 
 /// Checks that `order` lists every event once and each thread's events in program order
 /// (`writes_apart`: a thread's writes in order among themselves, its other events
 /// among themselves).
-fn permutation(run: &ValueRun, order: &[usize], writes_apart: bool) -> Result<(), String> {
+fn permutation(run: &ValueRun, order: &[usize], writes_apart: bool) -> Result<(), Rejected> {
     let n = run.events.len();
     if order.len() != n {
-        return Err(format!("the order has {} events, the run {n}", order.len()));
+        return Err(Rejected::WrongLength {
+            order: order.len(),
+            run: n,
+        });
     }
     let mut seen = vec![false; n];
     // Per thread: the last event placed (per class when writes are apart).
     let mut last: Vec<[Option<usize>; 2]> = vec![[None; 2]; run.threads.len()];
     for &e in order {
         if e >= n || std::mem::replace(&mut seen[e], true) {
-            return Err(format!(
-                "event #{e} is missing from the run or placed twice"
-            ));
+            return Err(Rejected::MissingOrTwice { event: e });
         }
         let ev = &run.events[e];
         let class = usize::from(writes_apart && ev.kind == Kind::Write);
         if let Some(p) = last[ev.thread][class] {
             if p > e {
-                return Err(format!(
-                    "#{e} is placed after #{p}, which follows it in its thread"
-                ));
+                return Err(Rejected::OutOfProgramOrder { event: e, later: p });
             }
         }
         last[ev.thread][class] = Some(e);
@@ -37,16 +37,16 @@ fn permutation(run: &ValueRun, order: &[usize], writes_apart: bool) -> Result<()
     Ok(())
 }
 
-fn mismatch(run: &ValueRun, e: usize, got: &str) -> String {
-    format!(
-        "{} reads {}, but {got} is the value there",
-        run.show(e),
-        run.read_value(e).unwrap_or("?")
-    )
+fn mismatch(run: &ValueRun, e: usize, got: &str) -> Rejected {
+    Rejected::WrongValue {
+        event: run.show(e),
+        read: run.read_value(e).unwrap_or("?").to_string(),
+        there: got.to_string(),
+    }
 }
 
 /// Re-checks a serial order: program order kept, every read returns the latest write.
-pub fn serial(run: &ValueRun, order: &[usize]) -> Result<(), String> {
+pub fn serial(run: &ValueRun, order: &[usize]) -> Result<(), Rejected> {
     permutation(run, order, false)?;
     let mut mem: Vec<&str> = vec![run.init.as_str(); run.locs.len()];
     for &e in order {
@@ -67,7 +67,7 @@ pub fn serial(run: &ValueRun, order: &[usize]) -> Result<(), String> {
 /// Re-checks a commit order under x86-TSO: each thread's writes in program order, its
 /// other events too; a write leaves the buffer after the events before it in its thread;
 /// fences and rmws find the buffer empty; reads return the buffered or memory value.
-pub fn commit_order(run: &ValueRun, order: &[usize]) -> Result<(), String> {
+pub fn commit_order(run: &ValueRun, order: &[usize]) -> Result<(), Rejected> {
     permutation(run, order, true)?;
     let n = run.events.len();
     let mut pos = vec![0usize; n];
@@ -105,21 +105,19 @@ pub fn commit_order(run: &ValueRun, order: &[usize]) -> Result<(), String> {
             // Issued only after the thread executed everything before it.
             let b = prev_other[e];
             if b != none && pos[b] > p {
-                return Err(format!(
-                    "{} leaves the buffer before {} executes",
-                    run.show(e),
-                    run.show(b)
-                ));
+                return Err(Rejected::CommitsEarly {
+                    write: run.show(e),
+                    earlier: run.show(b),
+                });
             }
             mem[ev.loc.unwrap()] = &ev.val;
             continue;
         }
         if ev.kind != Kind::Read && !committed(prev_write[e], p) {
-            return Err(format!(
-                "{} executes while {} is still in its buffer",
-                run.show(e),
-                run.show(prev_write[e])
-            ));
+            return Err(Rejected::BufferNotDrained {
+                event: run.show(e),
+                write: run.show(prev_write[e]),
+            });
         }
         let Some(x) = ev.loc else { continue };
         let w = prev_write_loc[e];

@@ -241,15 +241,20 @@ impl Config {
                 message,
             }
         })?;
-        c.check().map_err(|message| Error::Format {
+        c.rules().map_err(|message| Error::Format {
             line: named(&message).unwrap_or(0),
             message,
         })?;
         Ok(c)
     }
 
-    /// The checks TOML's types cannot say.
-    pub fn check(&self) -> Result<(), String> {
+    /// The checks TOML's types cannot say (an [`Error::Format`] at line 0).
+    pub fn check(&self) -> Result<(), Error> {
+        self.rules()
+            .map_err(|message| Error::Format { line: 0, message })
+    }
+
+    fn rules(&self) -> Result<(), String> {
         if !(self.timeout > 0.0 && self.timeout <= 1e6) {
             return Err(format!(
                 "`timeout` {} is not in (0, 10⁶] seconds",
@@ -292,12 +297,16 @@ impl Config {
         for (i, f) in self.families.iter().enumerate() {
             f.check().map_err(|m| format!("family {}: {m}", i + 1))?;
         }
-        too_many_runs(self.runs())
+        runs_within_cap(self.runs())
     }
 }
 
 /// The error of a matrix of `runs` runs past [`MAX_RUNS`] (none within it).
-pub fn too_many_runs(runs: u128) -> Result<(), String> {
+pub fn too_many_runs(runs: u128) -> Result<(), Error> {
+    runs_within_cap(runs).map_err(|message| Error::Format { line: 0, message })
+}
+
+fn runs_within_cap(runs: u128) -> Result<(), String> {
     if runs <= MAX_RUNS {
         return Ok(());
     }

@@ -86,8 +86,7 @@ pub struct Run {
 /// then their parameters, then seeds, then deciders × semantics innermost.
 pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
     // Before anything is expanded; the directories' files are counted below.
-    super::config::too_many_runs(config.runs())
-        .map_err(|message| Error::Format { line: 0, message })?;
+    super::config::too_many_runs(config.runs())?;
     let mut traces: Vec<Spec> = Vec::new();
     for f in &config.families {
         family(f, base, &mut traces)?;
@@ -95,7 +94,7 @@ pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
     let n = (traces.len() as u128)
         .saturating_mul(config.deciders.len() as u128)
         .saturating_mul(config.semantics.len() as u128);
-    super::config::too_many_runs(n).map_err(|message| Error::Format { line: 0, message })?;
+    super::config::too_many_runs(n)?;
     let mut runs = Vec::new();
     for (family, key, params, source) in traces {
         for d in &config.deciders {

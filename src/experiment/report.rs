@@ -264,10 +264,22 @@ fn colour(i: usize) -> RGBColor {
     C[i % C.len()]
 }
 
-type PlotResult = Result<(), String>;
+/// Why a plot was not drawn.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlotError {
+    /// No measured run of the plot's family says the size on its x axis.
+    #[error("{title}: {NO_VALUES} {x}")]
+    NoValues { title: String, x: String },
+    /// The plotting library failed (its message).
+    #[error("{0}")]
+    Drawing(String),
+}
 
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
+type PlotResult = Result<(), PlotError>;
+
+fn err<E: std::fmt::Display>(e: E) -> PlotError {
+    PlotError::Drawing(e.to_string())
 }
 
 /// A tick label only on whole numbers (thread counts, runs).
@@ -320,7 +332,10 @@ pub fn plot_against<DB: DrawingBackend>(
         dots.push((name, x, t, answered));
     }
     if dots.is_empty() {
-        return Err(format!("{title}: {NO_VALUES} {x_desc}"));
+        return Err(PlotError::NoValues {
+            title: title.to_string(),
+            x: x_desc.to_string(),
+        });
     }
     let (xmin, xmax) = dots
         .iter()
@@ -465,7 +480,7 @@ pub type Plots = (Vec<(String, String)>, Vec<String>);
 
 /// Every plot of a records file as SVG text, (file name, SVG), and why a plot was left
 /// out (a family none of whose measured runs says its size).
-pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Plots, String> {
+pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Plots, PlotError> {
     let timeout = header.config.timeout;
     let mut families: Vec<&str> = records.iter().map(|r| r.family.as_str()).collect();
     families.sort_unstable();
@@ -480,10 +495,10 @@ pub fn svg_plots(header: &Header, records: &[Record]) -> Result<Plots, String> {
         };
         match drawn {
             Ok(()) => out.push((name, s)),
-            Err(e) if e.contains(NO_VALUES) => skipped.push(format!("{name}: {e}")),
+            Err(e @ PlotError::NoValues { .. }) => skipped.push(format!("{name}: {e}")),
             Err(e) => return Err(e),
         }
-        Ok::<(), String>(())
+        Ok::<(), PlotError>(())
     };
     for fam in &families {
         let rs: Vec<&Record> = records.iter().filter(|r| r.family == *fam).collect();

@@ -228,13 +228,14 @@ impl Report {
 
 /// Why [`run`] could not report.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     /// The robustness witness does not re-check: a bug of the search.
     #[error("internal error: the robustness witness does not re-check: {0}")]
-    Witness(String),
+    Witness(replay::NotReplayable),
     /// A schedule the exploration returned does not replay.
     #[error("{0}")]
-    Replay(String),
+    Replay(replay::NotReplayable),
 }
 
 /// Explores `p` with the engine of `o` and checks every piece of evidence.

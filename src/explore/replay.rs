@@ -32,24 +32,49 @@ pub fn schedule_text(p: &Program, steps: &[Step]) -> String {
         .join(" ")
 }
 
+/// Why a schedule's text (`--replay`) does not read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScheduleError {
+    #[error("unknown thread `{0}` in the schedule")]
+    UnknownThread(String),
+    #[error("`{0}`: a commit is `c:THREAD:LOCATION`")]
+    NotACommit(String),
+    #[error("unknown location `{0}` in the schedule")]
+    UnknownLocation(String),
+}
+
+/// Why a schedule does not replay; steps are numbered from 1.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotReplayable {
+    #[error("step {step} comes after the run ended")]
+    AfterTheEnd { step: usize },
+    #[error("step {step} (`{text}`) is not enabled")]
+    NotEnabled { step: usize, text: String },
+    /// A robustness witness whose run has no happens-before cycle.
+    #[error("the run's happens-before is acyclic")]
+    Acyclic,
+}
+
 /// Reads a schedule written by [`schedule_text`].
-pub fn parse_schedule(p: &Program, text: &str) -> Result<Vec<Step>, String> {
+pub fn parse_schedule(p: &Program, text: &str) -> Result<Vec<Step>, ScheduleError> {
     text.split_whitespace()
         .map(|w| {
             let th = |n: &str| {
                 p.thread_ix(n)
-                    .ok_or_else(|| format!("unknown thread `{n}` in the schedule"))
+                    .ok_or_else(|| ScheduleError::UnknownThread(n.to_string()))
             };
             match w.strip_prefix("c:") {
                 Some(rest) => {
                     let (t, x) = rest
                         .split_once(':')
-                        .ok_or_else(|| format!("`{w}`: a commit is `c:THREAD:LOCATION`"))?;
+                        .ok_or_else(|| ScheduleError::NotACommit(w.to_string()))?;
                     let x = p
                         .locs
                         .iter()
                         .position(|l| l == x)
-                        .ok_or_else(|| format!("unknown location `{x}` in the schedule"))?;
+                        .ok_or_else(|| ScheduleError::UnknownLocation(x.to_string()))?;
                     Ok(Step::Commit(th(t)?, x))
                 }
                 None => Ok(Step::Exec(th(w)?)),
@@ -164,29 +189,28 @@ impl RunBuilder {
 }
 
 /// Replays `steps` from the initial state; Err names the first step that is not enabled.
-pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, String> {
+pub fn replay(m: &Machine, steps: &[Step]) -> Result<Run, NotReplayable> {
     replay_with(m, steps, true)
 }
 
 /// [`replay`] without the steps' and events' text (left empty): for deciding, not showing.
-pub fn replay_bare(m: &Machine, steps: &[Step]) -> Result<Run, String> {
+pub fn replay_bare(m: &Machine, steps: &[Step]) -> Result<Run, NotReplayable> {
     replay_with(m, steps, false)
 }
 
-fn replay_with(m: &Machine, steps: &[Step], describe: bool) -> Result<Run, String> {
+fn replay_with(m: &Machine, steps: &[Step], describe: bool) -> Result<Run, NotReplayable> {
     // The register-only steps may end the run before any step (an `assert 0` first).
     let (mut s, mut last) = m.initial();
     let mut run = RunBuilder::new(m);
     for (i, &step) in steps.iter().enumerate() {
         if last != Settled::Ok {
-            return Err(format!("step {} comes after the run ended", i + 1));
+            return Err(NotReplayable::AfterTheEnd { step: i + 1 });
         }
         if !m.is_enabled(&s, step) {
-            return Err(format!(
-                "step {} (`{}`) is not enabled",
-                i + 1,
-                schedule_text(m.p, &[step])
-            ));
+            return Err(NotReplayable::NotEnabled {
+                step: i + 1,
+                text: schedule_text(m.p, &[step]),
+            });
         }
         let text = if describe {
             let text = describe_step(m, &s, step);

@@ -13,7 +13,7 @@
 //! its new predecessors. Search by breadth gives a shortest run with a cycle.
 
 use super::machine::{Effect, Machine, Model, Settled, State, Step, MAX_BUFFER};
-use super::replay::{replay, Run};
+use super::replay::{replay, NotReplayable, Run};
 use super::states::{Config, Incomplete};
 use crate::program::Program;
 pub use crate::trace::model::HbKind;
@@ -392,9 +392,9 @@ pub fn check_witness(
     model: Model,
     unroll: u32,
     steps: &[Step],
-) -> Result<(Run, Cycle), String> {
+) -> Result<(Run, Cycle), NotReplayable> {
     let m = Machine::new(p, model, unroll);
     let run = replay(&m, steps)?;
-    let cyc = hb_cycle(&run).ok_or("the run's happens-before is acyclic")?;
+    let cyc = hb_cycle(&run).ok_or(NotReplayable::Acyclic)?;
     Ok((run, cyc))
 }

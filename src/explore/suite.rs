@@ -82,7 +82,7 @@ pub struct Row {
     pub ms: f64,
     /// What the `herd` hook of [`run`] made of the test (herd7's report), when given;
     /// Err says why not.
-    pub herd: Option<Result<String, String>>,
+    pub herd: Option<Result<String, Unfinished>>,
 }
 
 impl Row {
@@ -133,7 +133,13 @@ impl Summary {
 
 /// What a row keeps of a test explored: from the program, its exploration and the
 /// seconds it took, a report (herd7's) or why there is none.
-pub type Herd = dyn Fn(&Program, &Exploration, f64) -> Result<String, String> + Sync;
+pub type Herd = dyn Fn(&Program, &Exploration, f64) -> Result<String, Unfinished> + Sync;
+
+/// The exploration stopped at a bound: herd's format, which has no *unknown*, cannot
+/// report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the exploration did not finish within its bounds: herd's format cannot say unknown")]
+pub struct Unfinished;
 
 /// Explores every `.litmus` file of `dir` under `o`; with `herd`, each row keeps what
 /// it makes of its test.

@@ -40,10 +40,21 @@ pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crat
     b.build()
 }
 
+/// Why a run is not an execution of its trace (a bug of the explorer or of the
+/// execution rules, never of the input).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotAnExecutionRun {
+    #[error("a commit of thread {thread} with nothing buffered")]
+    NothingBuffered { thread: usize },
+    #[error("the run is not an execution of its trace: {0}")]
+    NotAnExecution(#[from] crate::trace::exec::NotAnExecution),
+}
+
 /// A run (with its commits) as an execution of its trace (docs/semantics.md §2): each
 /// store's commit placed where the run committed it. Err says why (a bug of the
 /// explorer or of the execution rules, never of the input).
-pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, String> {
+pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, NotAnExecutionRun> {
     if run.iter().all(|e| !matches!(e.0, Effect::Commit { .. })) {
         // An SC run commits each store at its issue.
         return Ok(Execution::sc(trace));
@@ -62,7 +73,7 @@ pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, String>
             Effect::Commit { t, index, .. } => {
                 buffer(&mut pending, t);
                 if index >= pending[t].len() {
-                    return Err(format!("a commit of thread {t} with nothing buffered"));
+                    return Err(NotAnExecutionRun::NothingBuffered { thread: t });
                 }
                 steps.push(ExecStep::Commit(pending[t].remove(index)));
             }
@@ -76,8 +87,7 @@ pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, String>
             }
         }
     }
-    Execution::new(trace, steps)
-        .map_err(|m| format!("the run is not an execution of its trace: {m}"))
+    Ok(Execution::new(trace, steps)?)
 }
 
 /// Why [`traces`] stopped.

@@ -131,17 +131,15 @@ pub fn estimated_cross_edges(trace: &Trace) -> u128 {
 /// Bytes the event graphs keep per edge, for [`estimated_cross_edges`].
 pub const BYTES_PER_EDGE: u128 = 48;
 
-/// `Err` with the reason when the estimated edges would pass `budget` bytes.
-pub fn within_memory(trace: &Trace, budget: usize) -> Result<(), String> {
-    let need = estimated_cross_edges(trace) * BYTES_PER_EDGE;
-    if need > budget as u128 {
-        return Err(format!(
-            "its conflict graph would need about {:.1} GiB ({} threads), more than the memory budget of {:.1} GiB ({})",
-            need as f64 / (1u64 << 30) as f64,
-            trace.threads.len(),
-            budget as f64 / (1u64 << 30) as f64,
-            crate::mem::DEFAULT_BUDGET
-        ));
+/// `Err` when the estimated edges would pass `budget` bytes.
+pub fn within_memory(trace: &Trace, budget: usize) -> Result<(), crate::mem::OverBudget> {
+    let bytes = estimated_cross_edges(trace) * BYTES_PER_EDGE;
+    if bytes > budget as u128 {
+        return Err(crate::mem::OverBudget::ConflictGraph {
+            bytes,
+            threads: trace.threads.len(),
+            budget,
+        });
     }
     Ok(())
 }

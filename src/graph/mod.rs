@@ -2,11 +2,11 @@
 //! and the two event graphs of a trace: the paper's (Def. 4) and the exact one
 //! (docs/semantics.md §5).
 
-pub mod csr;
+pub(crate) mod csr;
 pub mod exact;
 pub mod forced;
 pub mod paper;
-pub mod path;
+pub(crate) mod path;
 
 use crate::trace::conflict::Rule;
 use crate::trace::exec::Node;

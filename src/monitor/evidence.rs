@@ -8,6 +8,7 @@ use super::burnim::{BurnimReport, Model};
 use super::fenced::{theorem3, Theorem3};
 use super::hb::{self, HbKind};
 use super::sober::SoberReport;
+use super::unconfirmed::Unconfirmed;
 use super::{replay, Outcome};
 use crate::check::{self, Verdict};
 use crate::trace::exec::Step;
@@ -55,7 +56,7 @@ pub enum Evidence<'a> {
 }
 
 /// The evidence of `outcome` on `trace`, re-checked.
-pub fn evidence<'a>(trace: &Trace, outcome: &'a Outcome) -> Result<Evidence<'a>, String> {
+pub fn evidence<'a>(trace: &Trace, outcome: &'a Outcome) -> Result<Evidence<'a>, Unconfirmed> {
     Ok(match outcome {
         Outcome::Clean => Evidence::Clean,
         Outcome::ScSer(at) => Evidence::ScSer(sc_ser(trace, *at)?),
@@ -75,8 +76,8 @@ pub fn evidence<'a>(trace: &Trace, outcome: &'a Outcome) -> Result<Evidence<'a>,
 }
 
 /// The ⊙SC cycle of the prefix that ends at `at`, verified.
-pub fn sc_ser(trace: &Trace, at: EventId) -> Result<ScSerEvidence, String> {
-    let violation = super::sc_ser_witness(trace, at).ok_or("the prefix has no ⊙SC cycle")?;
+pub fn sc_ser(trace: &Trace, at: EventId) -> Result<ScSerEvidence, Unconfirmed> {
+    let violation = super::sc_ser_witness(trace, at).ok_or(Unconfirmed::NoScCycle)?;
     let Verdict::Violation(w) = &violation else {
         unreachable!("sc_ser_witness gives violations")
     };
@@ -85,22 +86,26 @@ pub fn sc_ser(trace: &Trace, at: EventId) -> Result<ScSerEvidence, String> {
 }
 
 /// The hb path of Lemma 1 (1) of a SOBER report, re-checked.
-pub fn sober<'a>(trace: &Trace, r: &'a SoberReport) -> Result<SoberEvidence<'a>, String> {
-    let path = hb::path(trace, r.load, r.write, r.last)
-        .ok_or_else(|| format!("no hb path from #{} to #{}", r.write, r.last))?;
+pub fn sober<'a>(trace: &Trace, r: &'a SoberReport) -> Result<SoberEvidence<'a>, Unconfirmed> {
+    let path = hb::path(trace, r.load, r.write, r.last).ok_or(Unconfirmed::NoHbPath {
+        from: r.write,
+        to: r.last,
+    })?;
     hb::check_path(trace, r.write, r.last, &path)?;
     Ok(SoberEvidence { report: r, path })
 }
 
 /// `e →*hb prev`, the replayed run and its hb cycle of a Burnim report, re-checked.
-pub fn burnim<'a>(trace: &Trace, r: &'a BurnimReport) -> Result<BurnimEvidence<'a>, String> {
-    let path = hb::path(trace, r.ei, r.e, r.prev)
-        .ok_or_else(|| format!("no hb path from #{} to #{}", r.e, r.prev))?;
+pub fn burnim<'a>(trace: &Trace, r: &'a BurnimReport) -> Result<BurnimEvidence<'a>, Unconfirmed> {
+    let path = hb::path(trace, r.ei, r.e, r.prev).ok_or(Unconfirmed::NoHbPath {
+        from: r.e,
+        to: r.prev,
+    })?;
     hb::check_path(trace, r.e, r.prev, &path)?;
     let run = replay::replay(trace, r);
     let cycle = replay::check_run(trace, r, &run)?;
     if r.model == Model::Sc {
-        return Err("a monitor_TSO/PSO report cannot come from an SC automaton".into());
+        return Err(Unconfirmed::ScAutomaton);
     }
     Ok(BurnimEvidence {
         report: r,

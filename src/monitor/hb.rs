@@ -192,28 +192,46 @@ pub fn path(
     })
 }
 
+/// Why a path is not a `→hb` path between its ends.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BrokenPath {
+    #[error("the path breaks at #{at}")]
+    Breaks { at: EventId },
+    #[error("#{from} -{kind}-> #{to} is not an hb edge of that kind")]
+    NotHbEdge {
+        from: EventId,
+        to: EventId,
+        kind: HbKind,
+    },
+    #[error("the path ends at #{end}, not #{to}")]
+    Ends { end: EventId, to: EventId },
+}
+
 /// Re-checks a path: consecutive, each edge a `→hb` edge of its stated kind ([`holds`]).
 pub fn check_path(
     trace: &Trace,
     from: EventId,
     to: EventId,
     path: &[(EventId, EventId, HbKind)],
-) -> Result<(), String> {
+) -> Result<(), BrokenPath> {
     let mut at = from;
     for &(a, b, kind) in path {
         if a != at {
-            return Err(format!("the path breaks at #{a}"));
+            return Err(BrokenPath::Breaks { at: a });
         }
         let ok = holds(trace, a, b, kind);
         if !ok {
-            return Err(format!(
-                "#{a} -{kind}-> #{b} is not an hb edge of that kind"
-            ));
+            return Err(BrokenPath::NotHbEdge {
+                from: a,
+                to: b,
+                kind,
+            });
         }
         at = b;
     }
     if at != to {
-        return Err(format!("the path ends at #{at}, not #{to}"));
+        return Err(BrokenPath::Ends { end: at, to });
     }
     Ok(())
 }

@@ -23,6 +23,9 @@ pub mod replay;
 pub mod sc_ser;
 pub mod sober;
 mod stream;
+mod unconfirmed;
+
+pub use unconfirmed::Unconfirmed;
 
 pub use stream::{stopped, stream, Streamed};
 
@@ -179,27 +182,33 @@ pub fn bytes_needed(kinds: &[Kind], k: usize, m: usize) -> u128 {
 /// Refuses monitors whose state for `k` threads and `m` variables would pass `budget`
 /// bytes: the message says how much they need (the command answers *unknown*, exit 3,
 /// instead of letting the allocator abort).
-pub fn check_memory(kinds: &[Kind], k: usize, m: usize, budget: usize) -> Result<(), String> {
-    let need = bytes_needed(kinds, k, m);
-    if need > budget as u128 {
-        return Err(format!(
-            "the monitors would need {:.1} GiB for {k} threads and {m} variables, more than the memory budget of {:.1} GiB ({})",
-            need as f64 / (1u64 << 30) as f64,
-            budget as f64 / (1u64 << 30) as f64,
-            crate::mem::DEFAULT_BUDGET
-        ));
+pub fn check_memory(
+    kinds: &[Kind],
+    k: usize,
+    m: usize,
+    budget: usize,
+) -> Result<(), crate::mem::OverBudget> {
+    let bytes = bytes_needed(kinds, k, m);
+    if bytes > budget as u128 {
+        return Err(crate::mem::OverBudget::Monitors {
+            bytes,
+            threads: k,
+            vars: m,
+            budget,
+        });
     }
     Ok(())
 }
 
 /// Why a streamed run gave no outcome.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StreamError {
     #[error(transparent)]
     Input(#[from] crate::FileError),
     /// The monitors' state would not fit the memory budget ([`check_memory`]).
-    #[error("{0}")]
-    Memory(String),
+    #[error(transparent)]
+    Memory(crate::mem::OverBudget),
     /// The stop came first (a time limit): how far the monitors got.
     #[error("{0}")]
     Stopped(String),

@@ -7,6 +7,7 @@
 
 use super::burnim::{Burnim, BurnimReport, Model};
 use super::hb::HbKind;
+use super::unconfirmed::Unconfirmed;
 use crate::trace::exec::Step;
 use crate::trace::ThreadId;
 use crate::trace::TiVec;
@@ -89,7 +90,7 @@ pub fn check_run(
     trace: &Trace,
     report: &BurnimReport,
     steps: &[Step],
-) -> Result<Vec<(EventId, EventId, HbKind)>, String> {
+) -> Result<Vec<(EventId, EventId, HbKind)>, Unconfirmed> {
     let (model, ei) = (report.model, report.ei);
     let upto = ei + 1;
     let mut next = 0;
@@ -105,7 +106,7 @@ pub fn check_run(
         match *s {
             Step::Event(e) => {
                 if e != next || e >= upto {
-                    return Err(format!("step {i}: event #{e} out of order"));
+                    return Err(Unconfirmed::OutOfOrder { step: i, event: e });
                 }
                 next += 1;
                 let ev = &trace.events[e];
@@ -115,7 +116,7 @@ pub fn check_run(
                     _ => false,
                 };
                 if blocks(&pending[ev.thread]) {
-                    return Err(format!("step {i}: #{e} with its buffer not drained"));
+                    return Err(Unconfirmed::NotDrained { step: i, event: e });
                 }
                 if let Some(x) = ev.var {
                     if matches!(ev.op, Op::Rd | Op::Rmw) {
@@ -137,20 +138,20 @@ pub fn check_run(
             }
             Step::Commit(w) => {
                 if w >= next || trace.events[w].op != Op::Wr || committed[w] {
-                    return Err(format!("step {i}: commit of #{w} is not a pending store"));
+                    return Err(Unconfirmed::NotPending { step: i, write: w });
                 }
                 let q = &mut pending[trace.events[w].thread];
                 let pos = q
                     .iter()
                     .position(|&v| v == w)
-                    .ok_or("commit of a store not buffered")?;
+                    .ok_or(Unconfirmed::NotPending { step: i, write: w })?;
                 let older = q.iter().take(pos);
                 let fifo = match model {
                     Model::Sc | Model::Tso => pos == 0,
                     Model::Pso => older.clone().all(|&v| var_of(v) != var_of(w)),
                 };
                 if !fifo {
-                    return Err(format!("step {i}: commit of #{w} overtakes an older store"));
+                    return Err(Unconfirmed::Overtakes { step: i, write: w });
                 }
                 q.remove(pos);
                 committed[w] = true;
@@ -160,14 +161,15 @@ pub fn check_run(
         }
     }
     if next != upto || pending.iter().any(|q| !q.is_empty()) {
-        return Err("the run does not issue the prefix and commit every store".into());
+        return Err(Unconfirmed::Unfinished);
     }
     let sc = sc_sources(trace, upto);
     if let Some(r) = (0..ei).find(|&r| src[r] != sc[r]) {
-        return Err(format!(
-            "#{r} reads from {:?}, not {:?} as in the SC run",
-            src[r], sc[r]
-        ));
+        return Err(Unconfirmed::OtherSource {
+            read: r,
+            found: src[r],
+            sc: sc[r],
+        });
     }
     // The happens-before graph of the run.
     let mut succ: Vec<Vec<(EventId, HbKind)>> = vec![Vec::new(); upto];
@@ -201,12 +203,7 @@ pub fn check_run(
             }
         }
     }
-    cycle_through(&succ, report.e).ok_or_else(|| {
-        format!(
-            "no happens-before cycle of the run goes through #{}",
-            report.e
-        )
-    })
+    cycle_through(&succ, report.e).ok_or(Unconfirmed::NoHbCycle { store: report.e })
 }
 
 /// A shortest cycle through `start` of a graph given by successor lists, as edges.

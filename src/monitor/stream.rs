@@ -114,7 +114,7 @@ pub fn stopped(events: usize) -> String {
 /// How a streaming pass ended.
 enum Pass {
     Done(Streamed),
-    TooBig(String),
+    TooBig(crate::mem::OverBudget),
     /// The stop came first.
     Stopped(String),
     /// A monitor grew after forgetting what a new thread could need.

@@ -445,7 +445,7 @@ pub fn replay_text(
     model: Model,
     unroll: u32,
     steps: &[Step],
-) -> Result<String, String> {
+) -> Result<String, crate::explore::replay::NotReplayable> {
     let m = Machine::new(p, model, unroll);
     let run = replay(&m, steps)?;
     let mut s = format!(

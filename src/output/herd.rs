@@ -20,6 +20,7 @@
 //! interleavings, whose counts are in its own report), so `Ok`/`No` and
 //! `Never`/`Sometimes`/`Always` agree with herd7's whenever the states do.
 
+use crate::explore::suite::Unfinished;
 use crate::explore::Exploration;
 use crate::program::{Cond, Place, Program, Quantifier};
 
@@ -80,12 +81,9 @@ pub fn states(p: &Program, e: &Exploration) -> Vec<String> {
 
 /// herd7's report of the exploration `e` of `p`; Err when the exploration did not
 /// finish (herd's format has no *unknown*).
-pub fn herd(p: &Program, e: &Exploration, seconds: f64) -> Result<String, String> {
+pub fn herd(p: &Program, e: &Exploration, seconds: f64) -> Result<String, Unfinished> {
     if !e.complete {
-        return Err(
-            "the exploration did not finish within its bounds: herd's format cannot say unknown"
-                .into(),
-        );
+        return Err(Unfinished);
     }
     let (quantifier, c) = match &p.final_cond {
         Some(f) => (f.quantifier, f.cond.clone()),

@@ -213,7 +213,11 @@ fn sc_ser_text(trace: &Trace, x: &ScSerEvidence) -> (String, WitnessJson) {
 }
 
 /// Explains an outcome; `Err` when its evidence does not re-check (an internal error).
-pub fn explain(trace: &Trace, kind: Kind, outcome: &Outcome) -> Result<Explained, String> {
+pub fn explain(
+    trace: &Trace,
+    kind: Kind,
+    outcome: &Outcome,
+) -> Result<Explained, crate::monitor::Unconfirmed> {
     let evidence = evidence::evidence(trace, outcome)?;
     let q = format!(
         "{} [monitor {}, trace read as an SC run]",

@@ -25,7 +25,7 @@ pub fn unknown_text(u: &Unknown) -> String {
         }
         Unknown::MaxJumps => "the --max-jumps budget ran out".into(),
         Unknown::SolverGaveUp => "the solver gave up (--timeout)".into(),
-        Unknown::Memory { why } => why.clone(),
+        Unknown::Memory { why } => why.to_string(),
         Unknown::WritePairs { pairs, max } => {
             format!("{pairs} pairs of writes to order, more than the {max} tsoser tries")
         }

@@ -4,7 +4,7 @@
 //! (non-serializability is NP-complete, serializability coNP-complete). The
 //! construction, its size and the proof of both directions are in `docs/hardness.md`.
 
-pub mod sat;
+pub(crate) mod sat;
 
 pub use crate::cnf::{Cnf, Lit};
 pub use sat::{decode, sat_to_trace, Reduction};

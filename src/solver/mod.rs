@@ -96,6 +96,7 @@ impl SolverKind {
 
 /// Why no solver could be made.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SolverError {
     #[error("tsoser was built without the z3 backend (cargo feature `z3`)")]
     NoZ3,

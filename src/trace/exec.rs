@@ -17,6 +17,30 @@ pub enum Step {
     Commit(EventId),
 }
 
+/// Why steps are not an execution of a trace: the rule of docs/semantics.md §2 they
+/// break, at a 0-based step. Events are named by index, or by their description.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotAnExecution {
+    #[error("step {step}: event #{event} out of trace order (expected #{expected})")]
+    OutOfTraceOrder {
+        step: usize,
+        event: EventId,
+        expected: EventId,
+    },
+    /// A fence or rmw issued while its thread's buffer holds writes.
+    #[error("step {step}: `{event}` with a non-empty buffer")]
+    DrainsNonEmptyBuffer { step: usize, event: String },
+    #[error("step {step}: commit of #{event}, which is not a write")]
+    CommitOfNonWrite { step: usize, event: EventId },
+    #[error("step {step}: commit of `{write}` out of FIFO order or before its issue")]
+    CommitOutOfFifoOrder { step: usize, write: String },
+    #[error("the execution stops after {issued} of {events} events")]
+    Incomplete { issued: usize, events: usize },
+    #[error("`{write}` never commits")]
+    NeverCommits { write: String },
+}
+
 /// A node of an execution's event graph: an event or a commit. Same shape as [`Step`].
 pub type Node = Step;
 
@@ -31,7 +55,7 @@ pub struct Execution {
 
 impl Execution {
     /// Checks the rules of docs/semantics.md §2 and indexes positions.
-    pub fn new(trace: &Trace, steps: Vec<Step>) -> Result<Execution, String> {
+    pub fn new(trace: &Trace, steps: Vec<Step>) -> Result<Execution, NotAnExecution> {
         let n = trace.len();
         let mut event_pos = vec![usize::MAX; n];
         let mut commit_pos = vec![usize::MAX; n];
@@ -42,17 +66,19 @@ impl Execution {
             match *s {
                 Step::Event(e) => {
                     if e != next {
-                        return Err(format!(
-                            "step {p}: event #{e} out of trace order (expected #{next})"
-                        ));
+                        return Err(NotAnExecution::OutOfTraceOrder {
+                            step: p,
+                            event: e,
+                            expected: next,
+                        });
                     }
                     next += 1;
                     let ev = &trace.events[e];
                     if ev.op.drains() && !pending[ev.thread].is_empty() {
-                        return Err(format!(
-                            "step {p}: `{}` with a non-empty buffer",
-                            trace.describe(e)
-                        ));
+                        return Err(NotAnExecution::DrainsNonEmptyBuffer {
+                            step: p,
+                            event: trace.describe(e),
+                        });
                     }
                     if ev.op == Op::Wr {
                         pending[ev.thread].push_back(e);
@@ -61,14 +87,14 @@ impl Execution {
                 }
                 Step::Commit(w) => {
                     if w >= n || trace.events[w].op != Op::Wr {
-                        return Err(format!("step {p}: commit of #{w}, which is not a write"));
+                        return Err(NotAnExecution::CommitOfNonWrite { step: p, event: w });
                     }
                     let t = trace.events[w].thread;
                     if pending[t].front() != Some(&w) {
-                        return Err(format!(
-                            "step {p}: commit of `{}` out of FIFO order or before its issue",
-                            trace.describe(w)
-                        ));
+                        return Err(NotAnExecution::CommitOutOfFifoOrder {
+                            step: p,
+                            write: trace.describe(w),
+                        });
                     }
                     pending[t].pop_front();
                     commit_pos[w] = p;
@@ -76,10 +102,15 @@ impl Execution {
             }
         }
         if next != n {
-            return Err(format!("the execution stops after {next} of {n} events"));
+            return Err(NotAnExecution::Incomplete {
+                issued: next,
+                events: n,
+            });
         }
         if let Some(w) = pending.iter().find_map(|q| q.front()) {
-            return Err(format!("`{}` never commits", trace.describe(*w)));
+            return Err(NotAnExecution::NeverCommits {
+                write: trace.describe(*w),
+            });
         }
         Ok(Execution {
             steps,

@@ -4,7 +4,7 @@
 pub mod conflict;
 pub mod exec;
 pub mod gen;
-pub mod model;
+pub(crate) mod model;
 pub mod std_format;
 #[cfg(feature = "proptest")]
 pub mod strategy;

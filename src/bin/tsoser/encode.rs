@@ -46,6 +46,7 @@ pub(crate) fn cmd_encode(a: &EncodeArgs) -> Result<u8> {
         Err(ExportError::TooLarge(e)) => {
             bail!("{}: the formula is too large to write ({e})", file.display())
         }
+        Err(e) => bail!("{}: {e}", file.display()),
     };
     let text = match format {
         Format::Dimacs => satcheck::export::to_dimacs(&trace, &f),

@@ -261,7 +261,7 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
         },
         families: vec![family],
     };
-    c.check().map_err(anyhow::Error::msg)?;
+    c.check()?;
     Ok(c)
 }
 

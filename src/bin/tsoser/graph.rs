@@ -32,13 +32,15 @@ fn graph_answer(
     let trace = stats.time("parse", || load(file))?;
     // The undirected pairs can be quadratic in the threads: bounded as the deciders' are.
     let budget = tsoser::mem::default_budget();
-    let too_big = tsoser::graph::forced::within_memory(&trace, budget).err().or_else(|| {
-        tsoser::analysis::varying_pairs_within(&trace, tsoser::analysis::max_pairs(budget))
-            .err()
-            .map(|n| format!("more than {n} pairs of events whose order varies would pass the memory budget ({})", tsoser::mem::DEFAULT_BUDGET))
-    });
+    let too_big = tsoser::graph::forced::within_memory(&trace, budget)
+        .err()
+        .or_else(|| {
+            tsoser::analysis::varying_pairs_within(&trace, tsoser::analysis::max_pairs(budget))
+                .err()
+                .map(|max| tsoser::mem::OverBudget::VaryingPairs { max })
+        });
     if let Some(why) = too_big {
-        return Ok(GraphAnswer::TooBig(why));
+        return Ok(GraphAnswer::TooBig(why.to_string()));
     }
     let (nodes, directed, undirected, forced_cycle, dot) = match semantics {
         Semantics::Exact => {

@@ -136,10 +136,10 @@ fn streamed(
         monitor::stream(file, kinds, budget, stop)
     }) {
         Ok(s) => s,
-        Err(monitor::StreamError::Memory(why) | monitor::StreamError::Stopped(why)) => {
-            return Ok(Err(Answer::TooBig(why)))
-        }
+        Err(monitor::StreamError::Memory(why)) => return Ok(Err(Answer::TooBig(why.to_string()))),
+        Err(monitor::StreamError::Stopped(why)) => return Ok(Err(Answer::TooBig(why))),
         Err(monitor::StreamError::Input(e)) => return Err(e.into()),
+        Err(e) => return Err(e.into()),
     };
     // The explanation needs the events up to the last one a report names: only that
     // prefix is built, never the whole trace.
@@ -207,7 +207,7 @@ fn in_memory(
     let trace = stats.time("parse", || load(file))?;
     let (k, m) = (trace.threads.len(), trace.vars.len());
     if let Err(why) = monitor::check_memory(kinds, k, m, tsoser::mem::default_budget()) {
-        return Ok(Err(Answer::TooBig(why)));
+        return Ok(Err(Answer::TooBig(why.to_string())));
     }
     // Set-up (allocating the state) is timed apart: right after a large parse, the
     // allocator's deferred clean-up lands on the first allocations.

@@ -7,16 +7,18 @@
 //! 2. varying conflicts (exact) or undirected edges (paper); the possible graph and its
 //!    strongly connected components — a cycle lies inside one;
 //! 3. per component: the chain partition of the forced order ≤τ (Thm. 8,
-//!    [`chains`]), the jumps, and the enumeration of simple cycles of Fig. 3
-//!    ([`search`]), each candidate checked for validity — by a commit placement in
+//!    `chains`), the jumps, and the enumeration of simple cycles of Fig. 3
+//!    (`search`), each candidate checked for validity — by a commit placement in
 //!    exact mode ([`place`]), by acyclicity of the used orientation in paper mode.
 //!
 //! What changed from the paper, and why, is written down in `encodings/fpt.md`.
 
-pub mod chains;
-pub mod place;
-pub mod profile;
-pub mod search;
+pub(crate) mod chains;
+pub(crate) mod place;
+pub(crate) mod profile;
+pub(crate) mod search;
+
+pub use profile::ChainProfile;
 
 use super::{verify, verify_execution_cycle, Semantics, Unknown, Verdict, Witness};
 use crate::analysis::requirement;
@@ -116,11 +118,12 @@ impl FptStats {
 
 /// Why `--algo fpt` could not answer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FptError {
     #[error(
         "internal error: a cycle found did not re-check on its witness ({0}); please report this trace"
     )]
-    Unverified(String),
+    Unverified(crate::check::Rejected),
     #[error("cannot start {0} worker threads: {1}")]
     Threads(usize, String),
 }
@@ -437,9 +440,8 @@ pub(crate) fn exact_components(
         };
         let Some(f) = found else { continue };
         let orient: Vec<(Node, Node, Lit)> = f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
-        let execution = crate::analysis::sort::sort_exact(trace, &orient).map_err(|_| {
-            FptError::Unverified("the placement orders of the cycle are cyclic".into())
-        })?;
+        let execution = crate::analysis::sort::sort_exact(trace, &orient)
+            .map_err(|_| FptError::Unverified(crate::check::Rejected::CyclicPlacementOrders))?;
         let mut cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::WriteWrite);
         for e in &mut cycle {
             e.rule = conflict(trace, &execution, e.src, e.dst).unwrap_or(e.rule);
@@ -535,7 +537,7 @@ fn paper(
             })
             .collect();
         let oriented = crate::analysis::sort::orient_paper(&g, trace.len(), &used)
-            .map_err(|_| FptError::Unverified("the used orientation is cyclic".into()))?;
+            .map_err(|_| FptError::Unverified(crate::check::Rejected::CyclicOrientation))?;
         let cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::PaperOriented);
         let w = Witness::Orientation { oriented, cycle };
         verify(trace, &w).map_err(FptError::Unverified)?;

@@ -32,6 +32,7 @@ pub struct Scratch {
 }
 
 /// Whether the orders `cons` ("u precedes v") hold together in some execution.
+#[cfg(test)]
 pub fn consistent(trace: &Trace, cons: &[(Node, Node)]) -> bool {
     check(trace, cons, &mut Scratch::default())
 }

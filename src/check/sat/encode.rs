@@ -245,6 +245,7 @@ pub const EAGER_MAX_CLAUSES: usize = 50_000_000;
 
 /// Why an exported formula was not built.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ExportError {
     /// The eager closure would pass [`EAGER_MAX_CLAUSES`].
     TooLarge(String),

@@ -89,8 +89,8 @@ pub fn to_dimacs(trace: &Trace, f: &Formula) -> String {
 
 /// Reads DIMACS CNF: (number of variables, clauses) — [`crate::cnf::Cnf::parse`]'s
 /// formula with DIMACS literals.
-pub fn parse_dimacs(text: &str) -> Result<(usize, Vec<Vec<Lit>>), String> {
-    let f = crate::cnf::Cnf::parse(text).map_err(|e| e.to_string())?;
+pub fn parse_dimacs(text: &str) -> Result<(usize, Vec<Vec<Lit>>), crate::Error> {
+    let f = crate::cnf::Cnf::parse(text)?;
     let lit = |l: crate::cnf::Lit| {
         let v = l.var as Lit;
         if l.positive {

@@ -10,7 +10,7 @@
 
 pub mod encode;
 pub mod export;
-pub mod order;
+pub(crate) mod order;
 
 use super::{verify, verify_execution_cycle, Semantics, Unknown, Verdict, Witness};
 use crate::analysis::sort::{orient_paper, sort_exact};
@@ -57,13 +57,14 @@ impl SatStats {
 
 /// Why the SAT route could not answer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SatError {
     #[error(transparent)]
     Solver(#[from] SolverError),
     #[error(
         "internal error: a model did not re-check on its execution ({0}); please report this trace"
     )]
-    Unverified(String),
+    Unverified(crate::check::Rejected),
 }
 
 /// A solver of `kind` on `f`, told what its order atoms mean in `trace` in the way

@@ -9,8 +9,6 @@
 mod read;
 mod write;
 
-pub use read::{
-    is_op_word, parse_compact, parse_execution, parse_trace, read_execution, read_trace, RawItem,
-    RawOp,
-};
+pub use read::{is_op_word, parse_execution, parse_trace, read_execution, read_trace};
+pub(crate) use read::{parse_compact, RawOp};
 pub use write::{document, event, quote, write, write_execution, Fields, Form};

@@ -69,7 +69,7 @@ fn near_op(w: &str) -> Option<&'static str> {
 }
 
 /// Parses the compact form `thread txn op [var] [val]` or `thread op [var] [val]`.
-pub fn parse_compact(s: &str) -> Result<RawItem, String> {
+pub(crate) fn parse_compact(s: &str) -> Result<RawItem, String> {
     let words: Vec<&str> = s.split_whitespace().collect();
     if words.len() < 2 {
         return Err(format!("compact event `{s}` needs at least `thread op`"));
@@ -574,7 +574,7 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
     }
     let exec = Execution::new(&trace, steps).map_err(|m| Error::Format {
         line: 1,
-        message: m,
+        message: m.to_string(),
     })?;
     Ok((trace, exec))
 }

@@ -36,7 +36,7 @@ pub(super) struct Answer<'a> {
     pub(super) reason: Option<&'a str>,
     pub(super) realizable: Option<bool>,
     pub(super) stats: &'a Stats,
-    pub(super) chains: Option<&'a [fpt::profile::ChainProfile]>,
+    pub(super) chains: Option<&'a [fpt::ChainProfile]>,
 }
 
 /// The words of an unknown verdict.
@@ -174,7 +174,7 @@ pub(super) fn print_verdict(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> R
 }
 
 /// The chain partition of `--algo fpt --stats`: one line a chain (at most 32).
-pub(super) fn chains_text(chains: &[fpt::profile::ChainProfile]) -> String {
+pub(super) fn chains_text(chains: &[fpt::ChainProfile]) -> String {
     let mut s = format!(
         "chain partition of the widest component (Thm. 8): {} chains\n",
         chains.len()
