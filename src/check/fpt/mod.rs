@@ -9,7 +9,7 @@
 //! 3. per component: the chain partition of the forced order ≤τ (Thm. 8,
 //!    `chains`), the jumps, and the enumeration of simple cycles of Fig. 3
 //!    (`search`), each candidate checked for validity — by a commit placement in
-//!    exact mode ([`place`]), by acyclicity of the used orientation in paper mode.
+//!    exact mode (`place`), by acyclicity of the used orientation in paper mode.
 //!
 //! What changed from the paper, and why, is written down in `encodings/fpt.md`.
 
@@ -56,7 +56,7 @@ pub struct FptOptions {
     /// partition and the jumps before it are not counted): `auto`'s first phase.
     pub search_time: Option<Duration>,
     /// Keep only one entry and one exit event per (operation, variable) class and chain,
-    /// as Fig. 4 taken literally does: *not exact* (see [`profile`]); for measurement.
+    /// as Fig. 4 taken literally does: *not exact* (see `profile`); for measurement.
     pub fig4_representatives: bool,
 }
 
