@@ -56,12 +56,13 @@
 //! - [`explore`]: their exact exploration under SC / TSO / PSO by two
 //!   engines behind one trait (state memoisation, source-DPOR), robustness with a
 //!   witness, litmus suites.
-//! - [`output`]: what is printed — witnesses as text and JSON, the documented `--json`
-//!   objects as serde structs, Graphviz, the monitors' outcomes, the explorer's reports
-//!   and herd7's format.
 //! - [`crosscheck`]: the monitors, the explorer and the theorems against each other on
-//!   a program, over all of its runs. [`experiment`]: declared matrices of runs as
-//!   child processes, resumable JSON-lines records, shards, and their report.
+//!   a program, over all of its runs or over random SC runs. [`experiment`]: declared
+//!   matrices of runs as child processes, resumable JSON-lines records, shards, and
+//!   their report.
+//! - [`output`]: what is printed — witnesses as text and JSON, the documented `--json`
+//!   objects as serde structs, Graphviz, the monitors' outcomes, the explorer's reports,
+//!   herd7's format, the random-run table.
 
 pub mod analysis;
 pub mod check;

@@ -18,8 +18,8 @@ const FLOORS: &[&[&str]] = &[
     &["check", "consistency"],
     &["monitor", "program"],
     &["explore"],
-    &["output"],
     &["crosscheck", "experiment"],
+    &["output"],
     &["lib"],
 ];
 

@@ -26,6 +26,7 @@ mod programs;
 mod props;
 mod qadeer_cache;
 mod regressions;
+mod sample;
 mod sat_cli;
 mod solver;
 mod std_format;

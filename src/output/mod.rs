@@ -9,4 +9,5 @@ pub mod explore;
 pub mod herd;
 pub mod json;
 pub mod monitor;
+pub mod sample;
 pub mod witness;

@@ -137,6 +137,9 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     if !(a.timeout > 0.0 && a.timeout <= crate::check::MAX_TIMEOUT) {
         bail!("--timeout takes a positive number of seconds");
     }
+    if let Some(runs) = a.runs {
+        return crate::sample::cmd_sample(a, runs);
+    }
     // Count flags are capped, as explore's are (bug: count_flags_are_capped).
     use crate::explore::MAX_STATES;
     if a.max_states > MAX_STATES || a.max_traces > MAX_STATES {
@@ -151,7 +154,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         WeakModel::Pso => Model::Pso,
     });
     let config = Config {
-        unroll: a.unroll,
+        unroll: a.unroll.unwrap_or(4),
         max_states: a.max_states,
         max_traces: a.max_traces,
         timeout: Duration::from_secs_f64(a.timeout),

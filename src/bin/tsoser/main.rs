@@ -19,6 +19,7 @@ mod graph;
 mod inputs;
 mod monitor;
 mod report;
+mod sample;
 mod suite;
 mod traces;
 

@@ -44,9 +44,10 @@ pub(crate) struct CrosscheckArgs {
     /// Programs (`.prog`, `.litmus`) and directories of them (recursively).
     #[arg(required = true, value_name = "PROG")]
     pub(crate) programs: Vec<PathBuf>,
-    /// Times a backward branch may be taken per thread.
-    #[arg(long, default_value_t = 4)]
-    pub(crate) unroll: u32,
+    /// Times a backward branch may be taken per thread (default 4; 100 with --runs,
+    /// whose runs spin in their waiting loops).
+    #[arg(long)]
+    pub(crate) unroll: Option<u32>,
     /// States of each robustness search.
     #[arg(long, default_value_t = 1_000_000)]
     pub(crate) max_states: usize,
@@ -62,6 +63,14 @@ pub(crate) struct CrosscheckArgs {
     /// One JSON object a program, then a summary.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Instead of every run: the monitors and `check` on N random SC runs of each
+    /// program (Burnim et al.'s evaluation), violations keyed by the source lines
+    /// blamed, the weak-model ones confirmed by the explorer.
+    #[arg(long, value_name = "N")]
+    pub(crate) runs: Option<usize>,
+    /// The seed of the random runs (with --runs).
+    #[arg(long, default_value_t = 0, requires = "runs")]
+    pub(crate) seed: u64,
 }
 
 /// The weak models of `crosscheck --model`.

@@ -23,8 +23,14 @@
 //!
 //! [`Config::model`] restricts the questions to those of one model.
 //!
+//! [`sample`] asks the monitors instead on random SC runs, as Burnim et al. do.
+//!
 //! Runs are deduplicated by their trace (a program has far fewer distinct traces than
 //! runs); every budget gives *unknown*, never a hang.
+
+pub mod sample;
+
+pub use sample::{sample, SampleConfig, SampleReport, SampleRow};
 
 use crate::check::decide::{decide, Algo, Budget, Question};
 use crate::check::execution::tso_cycle;
