@@ -185,3 +185,134 @@ fn a_benchexec_run_reports_tsosers_verdicts() {
         "{out}"
     );
 }
+
+/// The program explorer's module (`tsoser_info.tsoser_programs`): BenchExec's
+/// `test_tool_info` reads each kind of answer — an assertion failure, every run
+/// explored, a run cut by the loop bound, a budget that ran out.
+#[test]
+fn benchexec_accepts_the_program_module() {
+    if !have_benchexec() {
+        return;
+    }
+    let out = root().join("benchexec/outputs");
+    let files: Vec<String> = [
+        "program-true",
+        "program-fails",
+        "program-bound",
+        "program-unknown",
+    ]
+    .iter()
+    .map(|f| out.join(format!("{f}.txt")).display().to_string())
+    .collect();
+    let dir = bin_dir().display().to_string();
+    let mut args = vec![
+        "-m",
+        "benchexec.test_tool_info",
+        "tsoser_info.tsoser_programs",
+        "--no-container",
+        "--tool-directory",
+        &dir,
+        "--tool-output",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let o = python(&args, &root());
+    let err = String::from_utf8_lossy(&o.stderr).replace(['“', '”'], "\"");
+    assert!(o.status.success(), "{err}");
+    let results: Vec<&str> = err
+        .lines()
+        .skip_while(|l| !l.starts_with("Result of analyzing"))
+        .filter(|l| !l.starts_with("Result of analyzing"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "\"true\"",
+            "\"false(unreach-call)\"",
+            "\"unknown\"",
+            "\"unknown\""
+        ],
+        "{err}"
+    );
+}
+
+/// A `benchexec` run of two SV-COMP-style tasks (a `.yml` naming a program and its
+/// expected unreach-call verdict): tsoser's verdicts, counted correct.
+#[test]
+fn a_benchexec_run_answers_svcomp_tasks() {
+    if !have_benchexec() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tsoser-svcomp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tasks")).unwrap();
+    std::fs::create_dir_all(dir.join("properties")).unwrap();
+    std::fs::copy(
+        root().join("benchexec/svcomp/properties/unreach-call.prp"),
+        dir.join("properties/unreach-call.prp"),
+    )
+    .unwrap();
+    for (name, verdict) in [("peterson", "true"), ("stack_unsafe", "false")] {
+        std::fs::copy(
+            root().join(format!("examples/tacas15/{name}.prog")),
+            dir.join(format!("tasks/{name}.prog")),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join(format!("tasks/{name}.yml")),
+            format!(
+                "format_version: '2.0'\ninput_files: '{name}.prog'\nproperties:\n  - property_file: ../properties/unreach-call.prp\n    expected_verdict: {verdict}\n"
+            ),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("run.xml"),
+        r#"<?xml version="1.0"?>
+<!DOCTYPE benchmark PUBLIC "+//IDN sosy-lab.org//DTD BenchExec benchmark 3.30//EN" "https://www.sosy-lab.org/benchexec/benchmark-3.30.dtd">
+<benchmark tool="tsoser_info.tsoser_programs" timelimit="30 s" memlimit="1 GB" cpuCores="1">
+  <option name="--engine">dpor</option>
+  <rundefinition name="sc"><option name="--model">sc</option></rundefinition>
+  <tasks name="svcomp">
+    <include>tasks/*.yml</include>
+    <propertyfile>properties/unreach-call.prp</propertyfile>
+  </tasks>
+</benchmark>
+"#,
+    )
+    .unwrap();
+    let bin = bin_dir().display().to_string();
+    let o = python(
+        &[
+            "-m",
+            "benchexec.benchexec",
+            "run.xml",
+            "--tool-directory",
+            &bin,
+            "--no-container",
+            "--outputpath",
+            "results/",
+        ],
+        &dir,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}\n{err}");
+    let line = |task: &str| {
+        out.lines()
+            .find(|l| l.contains(task))
+            .unwrap_or_else(|| panic!("{task} in\n{out}\n{err}"))
+            .to_string()
+    };
+    assert!(line("peterson.yml").contains("true"), "{out}");
+    assert!(
+        line("stack_unsafe.yml").contains("false(unreach-call)"),
+        "{out}"
+    );
+    let correct = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("correct:"))
+        .map(str::trim);
+    assert_eq!(correct, Some("2"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
