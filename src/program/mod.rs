@@ -5,10 +5,12 @@
 //!
 //! - [`parse`]: tsoser's own program text format (`.prog`).
 //! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
-//! - [`read_program`]: a file in either format, by its extension.
+//! - [`c`]: C programs (`.c`, `.i`), lowered to the same [`Program`].
+//! - [`read_program`]: a file in any of these formats, by its extension.
 //! - [`print`](mod@print): a program as `.prog` text; [`gen`]: seeded program families;
 //!   `strategy`: proptest strategies (feature `proptest`).
 
+pub mod c;
 pub mod gen;
 pub mod litmus;
 pub mod parse;
@@ -543,9 +545,31 @@ impl fmt::Display for Quantifier {
     }
 }
 
-/// Reads a program file: `.litmus` files as herd X86 litmus tests, others as `.prog`.
+/// How to read a program file: what `-D` and `-I` pass to the C preprocessor.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// `NAME` or `NAME=VALUE`.
+    pub defines: Vec<String>,
+    pub includes: Vec<std::path::PathBuf>,
+}
+
+/// Reads a program file: `.litmus` files as herd X86 litmus tests, `.c` files through
+/// the C preprocessor and `.i` files as they are as C, others as `.prog`.
 pub fn read_program(path: &std::path::Path) -> Result<Program, crate::error::FileError> {
+    read_program_with(path, &ReadOptions::default())
+}
+
+/// [`read_program`] with options for C files.
+pub fn read_program_with(
+    path: &std::path::Path,
+    options: &ReadOptions,
+) -> Result<Program, crate::error::FileError> {
     use crate::error::{Error, FileError};
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("c") => return c::read_c(path, options, false),
+        Some("i") => return c::read_c(path, options, true),
+        _ => {}
+    }
     let file = path.display().to_string();
     let wrap = |error| FileError {
         file: file.clone(),
