@@ -139,6 +139,35 @@ fn bad_c_is_an_input_error_with_its_place() {
     assert!(e.contains("cannot preprocess: the preprocessor"), "{e}");
     assert!(e.contains("no-such-header.h"), "{e}");
 
+    let p = source("goto.c", "int main(void) {\n  goto out;\n  return 0;\n}\n");
+    let e = error(&p);
+    assert!(
+        e.contains("goto.c:2:3: `goto out`: `main` has no label `out`"),
+        "{e}"
+    );
+
+    // Threads made in a loop whose bound is only known at run time.
+    let p = source(
+        "unbounded.c",
+        "#include <pthread.h>\nvolatile int n;\nvoid *f(void *a) { return 0; }\nint main(void) {\n  \
+         pthread_t t[4];\n  int i;\n  for (i = 0; i < n; i++)\n    pthread_create(&t[i], 0, f, 0);\n}\n",
+    );
+    let e = error(&p);
+    assert!(
+        e.contains("unbounded.c:8:5: `pthread_create` in a loop not unrolled when read"),
+        "{e}"
+    );
+    let p = source(
+        "forever.c",
+        "#include <pthread.h>\nvoid *f(void *a) { pthread_t t; pthread_create(&t, 0, f, 0); return 0; }\n\
+         int main(void) { pthread_t t; pthread_create(&t, 0, f, 0); }\n",
+    );
+    let e = error(&p);
+    assert!(
+        e.contains("forever.c:2:") && e.contains("more than 64 threads"),
+        "{e}"
+    );
+
     let missing = Path::new("no/such/file.c");
     let e = error(missing);
     assert!(e.starts_with("no/such/file.c: cannot read"), "{e}");

@@ -80,8 +80,14 @@ impl<'a> Lower<'a> {
             }
             "pthread_create" => {
                 arity(4)?;
+                if self.runtime_loops > 0 {
+                    return err(
+                        span,
+                        "`pthread_create` in a loop not unrolled when read (only a `for` counting a local between constants is): each pass would need a thread of its own",
+                    );
+                }
                 let h = self.rvalue(&args[0])?;
-                let Operand::Const(h) = self.b.resolve(h.op) else {
+                let (Operand::Const(h @ 1..), Type::Ptr(_)) = (self.b.resolve(h.op), &h.ty) else {
                     return err(
                         args[0].span,
                         "a `pthread_t` not known when the program is read",
@@ -421,6 +427,7 @@ impl<'a> Lower<'a> {
             ret: ret.clone(),
             end,
             labels: HashMap::new(),
+            gotos: Vec::new(),
             loops: Vec::new(),
             addressed: addressed(&f.statement),
         });
@@ -442,6 +449,12 @@ impl<'a> Lower<'a> {
             }
         }
         self.stmt(&f.statement)?;
+        for (l, at) in std::mem::take(&mut self.frame().gotos) {
+            let lab = self.frame().labels[&l];
+            if !self.b.is_placed(lab) {
+                return err(at, format!("`goto {l}`: `{name}` has no label `{l}`"));
+            }
+        }
         self.b.place(end);
         self.frames.pop();
         Ok(match ret {

@@ -185,6 +185,10 @@ impl Builder {
         self.known = Some(HashMap::new());
     }
 
+    pub fn is_placed(&self, l: usize) -> bool {
+        self.labels[l].pc.is_some()
+    }
+
     pub fn reachable(&self) -> bool {
         self.known.is_some()
     }
@@ -229,6 +233,8 @@ pub struct Frame {
     pub end: usize,
     /// C labels of the function, by name.
     pub labels: HashMap<String, usize>,
+    /// The `goto`s lowered, with their places (each must find its label).
+    pub gotos: Vec<(String, Span)>,
     /// Per enclosing loop (or `switch`): where `break` and `continue` go.
     pub loops: Vec<(usize, Option<usize>)>,
     /// Names whose address the function takes (they live in memory).
@@ -265,6 +271,8 @@ pub struct Lower<'a> {
     pub frames: Vec<Frame>,
     /// The end of the current thread (`pthread_exit`).
     pub thread_end: usize,
+    /// Loops of backward branches around the code being lowered.
+    pub runtime_loops: usize,
 }
 
 /// Lowers a translation unit: `main` and the threads it creates.
@@ -304,6 +312,7 @@ impl<'a> Lower<'a> {
             b: Builder::new("main"),
             frames: Vec::new(),
             thread_end: 0,
+            runtime_loops: 0,
         };
         for d in &unit.0 {
             match &d.node {
@@ -515,6 +524,12 @@ impl<'a> Lower<'a> {
             }
             let base = self.types.base(type_specs(specs), d.span)?;
             let (_, ty) = self.types.declared(base, decl)?;
+            if self.types.cells(&ty) == 0 {
+                return err(
+                    i.span,
+                    format!("`{name}` has no cells (a `void`, empty or unsized type)"),
+                );
+            }
             let obj = match self.globals.get(&name) {
                 Some(Global::Obj(o)) => *o,
                 _ => {

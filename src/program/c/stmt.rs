@@ -61,7 +61,7 @@ impl<'a> Lower<'a> {
                 let (head, end) = (self.b.label(), self.b.label());
                 self.b.place_head(head);
                 self.jump_if(&w.node.expression, false, end)?;
-                self.body(&w.node.statement, end, Some(head))?;
+                self.body(&w.node.statement, end, Some(head), true)?;
                 self.b.jump(head);
                 self.b.place(end);
                 Ok(None)
@@ -69,7 +69,7 @@ impl<'a> Lower<'a> {
             Statement::DoWhile(d) => {
                 let (head, cont, end) = (self.b.label(), self.b.label(), self.b.label());
                 self.b.place_head(head);
-                self.body(&d.node.statement, end, Some(cont))?;
+                self.body(&d.node.statement, end, Some(cont), true)?;
                 self.b.place(cont);
                 self.jump_if(&d.node.expression, true, head)?;
                 self.b.place(end);
@@ -82,6 +82,7 @@ impl<'a> Lower<'a> {
                 Ok(None)
             }
             Statement::Goto(id) => {
+                self.frame().gotos.push((id.node.name.clone(), s.span));
                 let l = self.c_label(&id.node.name);
                 self.b.jump(l);
                 Ok(None)
@@ -117,6 +118,12 @@ impl<'a> Lower<'a> {
             Statement::Labeled(l) => match &l.node.label.node {
                 Label::Identifier(id) => {
                     let lab = self.c_label(&id.node.name);
+                    if self.b.is_placed(lab) {
+                        return err(
+                            s.span,
+                            format!("the label `{}` is defined twice", id.node.name),
+                        );
+                    }
                     self.b.place_head(lab);
                     self.stmt(&l.node.statement)
                 }
@@ -147,9 +154,18 @@ impl<'a> Lower<'a> {
     }
 
     /// A loop body, with `break` and `continue` going to `end` and `cont`.
-    fn body(&mut self, s: &'a Node<Statement>, end: usize, cont: Option<usize>) -> R<()> {
+    /// `runtime`: a loop of backward branches (not unrolled when read).
+    fn body(
+        &mut self,
+        s: &'a Node<Statement>,
+        end: usize,
+        cont: Option<usize>,
+        runtime: bool,
+    ) -> R<()> {
         self.frame().loops.push((end, cont));
+        self.runtime_loops += runtime as usize;
         self.stmt(s)?;
+        self.runtime_loops -= runtime as usize;
         self.frame().loops.pop();
         Ok(())
     }
@@ -176,7 +192,7 @@ impl<'a> Lower<'a> {
                     break;
                 }
                 let cont = self.b.label();
-                self.body(&f.statement, end, Some(cont))?;
+                self.body(&f.statement, end, Some(cont), false)?;
                 self.b.place(cont);
                 if let Some(st) = &f.step {
                     if self.b.reachable() {
@@ -192,7 +208,7 @@ impl<'a> Lower<'a> {
         if let Some(c) = &f.condition {
             self.jump_if(c, false, end)?;
         }
-        self.body(&f.statement, end, Some(cont))?;
+        self.body(&f.statement, end, Some(cont), true)?;
         self.b.place(cont);
         if let Some(st) = &f.step {
             if self.b.reachable() {
@@ -309,6 +325,12 @@ impl<'a> Lower<'a> {
             let base = self.types.base(type_specs(specs), d.span)?;
             let (name, ty) = self.types.declared(base, decl)?;
             let name = name.unwrap_or_default();
+            if self.types.cells(&ty) == 0 {
+                return err(
+                    i.span,
+                    format!("`{name}` has no cells (a `void`, empty or unsized type)"),
+                );
+            }
             let fname = self.frame().name.clone();
             if storage.contains(&StorageClassSpecifier::Static) {
                 let key = (fname.clone(), name.clone());

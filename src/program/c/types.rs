@@ -287,6 +287,9 @@ impl<'a> Types<'a> {
                         }
                         _ => 0,
                     };
+                    if self.cells(&t).checked_mul(n).is_none_or(|c| c > MAX_ARRAY) {
+                        return err(x.span, format!("an object of more than {MAX_ARRAY} cells"));
+                    }
                     Type::Array(Box::new(t), n)
                 }
                 // A function's own type: only its return type matters here.
