@@ -435,3 +435,27 @@ fn mutated_c_is_read_or_refused_without_panics() {
     }
     assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
 }
+
+/// A pointer known only at run time is dereferenced by comparing it with every cell of
+/// its type whose address the program takes — also where the address is taken in a
+/// thread lowered after the dereference (a second lowering pass) — and NULL fails.
+#[test]
+fn a_run_time_pointer_reaches_cells_whose_address_is_taken_later() {
+    let text = "#include <pthread.h>\n#include <assert.h>\nint a, b;\nint *volatile p;\n\
+                void *reader(void *x) { int *q = p; if (q) *q = 5; return 0; }\n\
+                void *writer(void *x) { p = &b; return 0; }\n\
+                int main(void) {\n  pthread_t r, w;\n  pthread_create(&r, 0, reader, 0);\n  \
+                pthread_create(&w, 0, writer, 0);\n  pthread_join(r, 0);\n  pthread_join(w, 0);\n  \
+                assert(a == 0);\n  return 0;\n}\n";
+    let p = read_c(&source("later.c", text), &[]);
+    for m in MODELS {
+        let e = explore(&p, &Config::new(m));
+        assert!(e.complete && e.failure.is_none(), "{m:?}: {:?}", e.failure);
+        // (a, b, p) at the end: b is 5 when the reader follows the writer's pointer.
+        let b: Vec<i64> = e.outcomes.iter().map(|o| o.0[1]).collect();
+        assert!(b.contains(&0) && b.contains(&5), "{m:?}: {:?}", e.outcomes);
+    }
+    let null = "int *volatile p;\nint main(void) {\n  int *q = p;\n  return *q;\n}\n";
+    let p = read_c(&source("null.c", null), &[]);
+    assert!(explore(&p, &Config::new(Model::Sc)).failure.is_some());
+}

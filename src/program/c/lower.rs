@@ -261,6 +261,9 @@ pub struct Lower<'a> {
     /// point into.
     pub escaped: Vec<bool>,
     pub escaped_count: usize,
+    /// The objects a first pass found escaped, by index (objects are laid out in the
+    /// same order on every pass).
+    seed: Vec<bool>,
     /// The fewest escaped objects a run-time dereference was lowered with.
     pub deref_seen: Option<usize>,
     pub statics: HashMap<(String, String), usize>,
@@ -305,6 +308,7 @@ impl<'a> Lower<'a> {
             objects: Vec::new(),
             escaped: Vec::new(),
             escaped_count: 0,
+            seed: seed.to_vec(),
             deref_seen: None,
             statics: HashMap::new(),
             handles: HashMap::new(),
@@ -323,12 +327,6 @@ impl<'a> Lower<'a> {
                     }
                 }
                 ExternalDeclaration::StaticAssert(_) => {}
-            }
-        }
-        for (i, &e) in seed.iter().enumerate() {
-            if e && i < l.escaped.len() && !l.escaped[i] {
-                l.escaped[i] = true;
-                l.escaped_count += 1;
             }
         }
         let Some(main) = l.funcs.get("main").copied() else {
@@ -427,7 +425,11 @@ impl<'a> Lower<'a> {
             ty: ty.clone(),
         });
         self.escaped.push(false);
-        self.objects.len() - 1
+        let id = self.objects.len() - 1;
+        if self.seed.get(id).copied().unwrap_or(false) {
+            self.escape(id);
+        }
+        id
     }
 
     fn cells(&mut self, name: &str, ty: &Type) {
