@@ -36,7 +36,7 @@ pub fn read_c(
     let text = if preprocessed {
         raw.clone()
     } else {
-        preprocess::preprocess(path, defines).map_err(|m| wrap(Error::Preprocess(m)))?
+        preprocess::preprocess(path, defines).map_err(|e| wrap(Error::Preprocess(e.to_string())))?
     };
     let map = preprocess::SourceMap::new(&text, &file);
     let at = |offset: usize, message: String| {

@@ -6,10 +6,25 @@ use std::process::Command;
 
 use crate::program::ReadOptions;
 
-/// Runs the preprocessor on `path`: its output, or why there is none (no preprocessor
-/// found, or its own messages when the file does not preprocess).
-pub fn preprocess(path: &Path, d: &ReadOptions) -> Result<String, String> {
-    let mut tried = Vec::new();
+/// Why a file has no preprocessed text.
+#[derive(Debug, thiserror::Error)]
+pub enum PreprocessError {
+    #[error("no C preprocessor: neither `cpp` nor `gcc` is on the PATH")]
+    Missing,
+    #[error("cannot run `{cmd}`: {error}")]
+    Run {
+        cmd: &'static str,
+        error: std::io::Error,
+    },
+    /// The file does not preprocess: the preprocessor's own messages.
+    #[error("the preprocessor (`{cmd}`) failed:\n{messages}")]
+    Failed { cmd: &'static str, messages: String },
+    #[error("`{0}` wrote text that is not UTF-8")]
+    NotUtf8(&'static str),
+}
+
+/// Runs the preprocessor on `path`: its output, or why there is none.
+pub fn preprocess(path: &Path, d: &ReadOptions) -> Result<String, PreprocessError> {
     for (cmd, pre) in [("cpp", &[][..]), ("gcc", &["-E"][..])] {
         let mut c = Command::new(cmd);
         c.args(pre);
@@ -21,25 +36,18 @@ pub fn preprocess(path: &Path, d: &ReadOptions) -> Result<String, String> {
         }
         c.arg(path);
         match c.output() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => tried.push(cmd),
-            Err(e) => return Err(format!("cannot run `{cmd}`: {e}")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(PreprocessError::Run { cmd, error }),
             Ok(out) if !out.status.success() => {
-                let msg = String::from_utf8_lossy(&out.stderr);
-                return Err(format!(
-                    "the preprocessor (`{cmd}`) failed:\n{}",
-                    msg.trim_end()
-                ));
+                let messages = String::from_utf8_lossy(&out.stderr).trim_end().to_string();
+                return Err(PreprocessError::Failed { cmd, messages });
             }
             Ok(out) => {
-                return String::from_utf8(out.stdout)
-                    .map_err(|_| format!("`{cmd}` wrote text that is not UTF-8"))
+                return String::from_utf8(out.stdout).map_err(|_| PreprocessError::NotUtf8(cmd))
             }
         }
     }
-    Err(format!(
-        "no C preprocessor: neither `{}` nor `{}` is on the PATH",
-        tried[0], tried[1]
-    ))
+    Err(PreprocessError::Missing)
 }
 
 /// File and line of each line of preprocessed text, from its line markers.
