@@ -30,6 +30,19 @@ pub enum Error {
     #[error("cannot read: {0}")]
     Io(#[from] std::io::Error),
 
+    /// A C file the system preprocessor could not turn into C (or no preprocessor).
+    #[error("cannot preprocess: {0}")]
+    Preprocess(String),
+
+    /// An error in C source, at the file and line the preprocessor's markers name.
+    #[error("{file}:{line}:{column}: {message}")]
+    Source {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+
     /// Writing the file failed ([`FileError`] shows `cannot write FILE: cause`).
     #[error("cannot write: {0}")]
     Write(std::io::Error),
@@ -51,7 +64,7 @@ impl Error {
             Error::Syntax { line, .. }
             | Error::Format { line, .. }
             | Error::Malformed { line, .. } => (*line > 0).then_some(*line),
-            Error::Io(_) | Error::Write(_) => None,
+            Error::Io(_) | Error::Write(_) | Error::Preprocess(_) | Error::Source { .. } => None,
         }
     }
 }
@@ -68,6 +81,8 @@ impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.error {
             Error::Write(e) => write!(f, "cannot write {}: {e}", self.file),
+            // It names its own file (maybe a header the input includes).
+            Error::Source { .. } => write!(f, "{}", self.error),
             e if e.line().is_some() => write!(f, "{}:{e}", self.file),
             e => write!(f, "{}: {e}", self.file),
         }

@@ -89,7 +89,7 @@ proptest! {
 proptest! {
     #![proptest_config(config(1500))]
 
-    /// With locks, joins and arrays indexed by loaded values (out of bounds too).
+    /// With locks, joins, spawns and arrays indexed by loaded values (out of bounds too).
     #[test]
     fn dpor_matches_the_states_engine_with_sync(p in programs(ProgParams { threads: 3, locs: 2, max_len: 3, control: 1, sync: 2, ..ProgParams::default() })) {
         for model in [Model::Sc, Model::Tso, Model::Pso] {

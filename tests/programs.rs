@@ -511,3 +511,36 @@ fn reports_never_name_line_0() {
         }
     }
 }
+
+/// `spawn T` starts T only then, after draining the spawning thread's buffer as a fence
+/// does (Nidhugg's `pthread_create`): T always reads the store made before the spawn,
+/// under every model and with both engines; the program prints and reads back, and a
+/// thread that spawns itself, or that a spawn starts at an `assume`, is refused.
+#[test]
+fn spawn_starts_a_thread_after_a_drain() {
+    use tsoser::explore::dpor::explore_dpor;
+    use tsoser::program::parse::parse_program;
+    let text = "program spawn\nthread main {\n  [x] = 1\n  spawn T\n  [y] = 1\n}\n\
+                thread T {\n  a = [x]\n  b = [y]\n}\n";
+    let p = parse_program(text).unwrap();
+    for m in [Model::Sc, Model::Tso, Model::Pso] {
+        // Outcomes (T:a, T:b, x, y): T reads y before or after main's store.
+        let e = explore(&p, &Config::new(m));
+        let d = explore_dpor(&p, &Config::new(m), false);
+        for o in [&e.outcomes, &d.exploration.outcomes] {
+            assert_eq!(o.len(), 2, "{m:?}");
+            assert!(o.iter().all(|(v, _)| v[0] == 1), "{m:?}: {o:?}");
+        }
+        assert_eq!(d.stats.complete, 2, "{m:?}");
+    }
+    assert_round_trip(&p, &[Model::Sc, Model::Tso, Model::Pso]);
+    let own = "program s\nthread T {\n  spawn T\n}\n";
+    assert!(parse_program(own)
+        .unwrap_err()
+        .to_string()
+        .contains("cannot start itself"));
+    let early =
+        "program s\nthread main {\n  spawn T\n}\nthread T {\n  assume a == 0\n  [x] = 1\n}\n";
+    let e = parse_program(early).unwrap_err().to_string();
+    assert!(e.starts_with("6: thread `T` is spawned"), "{e}");
+}

@@ -11,7 +11,7 @@ use tsoser::program::read_program;
 
 /// File, then whether Table 1 marks an error (`*`) under SC, TSO and PSO (Nidhugg's
 /// columns; the fence column is the file's `.tso`/`.pso` suffix).
-const TABLE: &[(&str, [bool; 3])] = &[
+pub(crate) const TABLE: &[(&str, [bool; 3])] = &[
     ("dcl_singleton", [false, false, true]),
     ("dcl_singleton.pso", [false, false, false]),
     ("dekker", [false, true, true]),

@@ -9,6 +9,7 @@ mod common;
 mod architecture;
 mod batch;
 mod benchexec;
+mod c;
 mod cli;
 mod conformance;
 mod consistent;

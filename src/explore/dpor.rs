@@ -633,6 +633,11 @@ impl Dpor<'_, '_> {
                 }
             }
             Effect::Fence { t } => drain(&mut preds, aux, t),
+            // Drains like a fence; the child's first event follows it in program order.
+            Effect::Spawn { t, of } => {
+                drain(&mut preds, aux, t);
+                aux.last[of] = Some(n);
+            }
             // After every event of the joined thread and its commits.
             Effect::Join { of, .. } => {
                 preds.extend(aux.last[of].map(|e| (e, false)));

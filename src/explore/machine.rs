@@ -19,6 +19,9 @@ use crate::program::*;
 /// leaves the answer unknown instead of using memory without bound.
 pub const MAX_BUFFER: usize = 64;
 
+/// The program counter of a thread that a `spawn` has not started yet.
+pub const NOT_STARTED: u32 = u32::MAX;
+
 /// The memory model of an exploration (the crate's one [`MemoryModel`]).
 pub use crate::trace::model::MemoryModel;
 pub use crate::trace::model::MemoryModel as Model;
@@ -26,6 +29,7 @@ pub use crate::trace::model::MemoryModel as Model;
 /// A machine state (after the register-only steps have run).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
+    /// Per thread: its next instruction ([`NOT_STARTED`] before its `spawn`).
     pub pc: Vec<u32>,
 
     /// All threads' registers, thread after thread.
@@ -86,8 +90,13 @@ pub enum Effect {
     Fence {
         t: usize,
     },
-    /// `join` in thread t of thread `of`, which has finished.
+    /// `join` in thread t of thread `of`, which has finished (or not started).
     Join {
+        t: usize,
+        of: usize,
+    },
+    /// `spawn` in thread t of thread `of`, after t's buffers drained.
+    Spawn {
         t: usize,
         of: usize,
     },
@@ -119,6 +128,7 @@ impl Effect {
             | Effect::Store { t, .. }
             | Effect::Fence { t }
             | Effect::Join { t, .. }
+            | Effect::Spawn { t, .. }
             | Effect::Rmw { t, .. }
             | Effect::Commit { t, .. } => t,
         }
@@ -136,7 +146,7 @@ pub enum Settled {
     /// exploration is complete only up to the bound.
     Bound,
     /// `assert` failed in thread t at instruction pc (or an array index there was out
-    /// of bounds).
+    /// of bounds, or a `spawn` there named a started thread).
     Failed(usize, usize),
     /// More than [`MAX_LOCAL_STEPS`] register-only steps in a row (a register-only loop
     /// under a huge `--unroll`): the search cannot say what follows.
@@ -152,6 +162,7 @@ pub struct Machine<'p> {
     pub model: Model,
     pub unroll: u32,
     offset: Vec<usize>,
+    spawned: Vec<bool>,
 }
 
 impl<'p> Machine<'p> {
@@ -167,6 +178,7 @@ impl<'p> Machine<'p> {
             model,
             unroll,
             offset,
+            spawned: p.spawned(),
         }
     }
 
@@ -176,7 +188,11 @@ impl<'p> Machine<'p> {
     pub fn initial(&self) -> (State, Settled) {
         let k = self.p.threads.len();
         let mut s = State {
-            pc: vec![0; k],
+            pc: self
+                .spawned
+                .iter()
+                .map(|&w| if w { NOT_STARTED } else { 0 })
+                .collect(),
             regs: self
                 .p
                 .threads
@@ -285,19 +301,24 @@ impl<'p> Machine<'p> {
                         _ => Settled::Ok,
                     }
                 }
-                Instr::Fence | Instr::Join(_) => return Settled::Ok,
+                Instr::Fence | Instr::Join(_) | Instr::Spawn(_) => return Settled::Ok,
             }
             s.pc[t] += 1;
         }
     }
 
-    /// Whether every thread is done and every buffer empty.
+    /// Whether every thread is done (or was never started) and every buffer empty.
     pub fn is_final(&self, s: &State) -> bool {
         s.buf.iter().all(|b| b.is_empty())
             && s.pc
                 .iter()
                 .enumerate()
-                .all(|(t, &pc)| pc as usize == self.p.threads[t].code.len())
+                .all(|(t, &pc)| self.done(s, t) || pc == NOT_STARTED)
+    }
+
+    /// Whether thread t has run its last instruction.
+    fn done(&self, s: &State, t: usize) -> bool {
+        s.pc[t] as usize == self.p.threads[t].code.len()
     }
 
     /// Whether thread t has a memory instruction next that the model lets run in s
@@ -309,10 +330,10 @@ impl<'p> Machine<'p> {
         };
         match (self.model, i) {
             (_, Instr::Join(u)) => {
-                s.pc[*u] as usize == self.p.threads[*u].code.len() && s.buf[*u].is_empty()
+                (self.done(s, *u) && s.buf[*u].is_empty()) || s.pc[*u] == NOT_STARTED
             }
             (Model::Sc, _) => true,
-            (_, Instr::Fence | Instr::Lock(_) | Instr::Unlock(_))
+            (_, Instr::Fence | Instr::Lock(_) | Instr::Unlock(_) | Instr::Spawn(_))
             | (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
             (Model::Pso, Instr::Rmw(_, a, ..)) => {
                 let x = self.loc(s, t, a);
@@ -407,6 +428,12 @@ impl<'p> Machine<'p> {
                     }
                     Instr::Fence => Effect::Fence { t },
                     Instr::Join(of) => Effect::Join { t, of },
+                    Instr::Spawn(of) => {
+                        if s.pc[of] != NOT_STARTED {
+                            return (Effect::Spawn { t, of }, Settled::Failed(t, pc));
+                        }
+                        Effect::Spawn { t, of }
+                    }
                     i @ (Instr::Lock(a) | Instr::Unlock(a)) => {
                         let x = self.loc(s, t, &a);
                         let (old, new) = (s.mem[x], matches!(i, Instr::Lock(_)) as Val);
@@ -453,6 +480,12 @@ impl<'p> Machine<'p> {
                 s.pc[t] += 1;
                 if taken {
                     return (eff, Settled::Cut(t, pc));
+                }
+                if let Effect::Spawn { of, .. } = eff {
+                    s.pc[of] = 0;
+                    // Never stops: [`Program::spawn_error`] holds for the program.
+                    let started = self.settle(s, of);
+                    debug_assert_eq!(started, Settled::Ok, "a spawned thread's start stops");
                 }
                 (eff, self.settle(s, t))
             }

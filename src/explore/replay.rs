@@ -170,7 +170,7 @@ impl RunBuilder {
                 self.run.events[w].committed = Some(step);
                 return;
             }
-            Effect::Fence { .. } | Effect::Join { .. } => {}
+            Effect::Fence { .. } | Effect::Join { .. } | Effect::Spawn { .. } => {}
         }
         self.run.events.push(RunEvent {
             step,

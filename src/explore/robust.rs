@@ -34,6 +34,10 @@ pub fn hb_edges(run: &Run) -> Vec<(usize, usize, HbKind)> {
             out.push((j, i, HbKind::Po));
         }
         last.insert(t, i);
+        // A spawned thread's first event follows its spawn.
+        if let Effect::Spawn { of, .. } = e.effect {
+            last.insert(of, i);
+        }
     }
     for co in &run.co {
         for w in co.windows(2) {
@@ -254,6 +258,8 @@ impl Frontier {
             // such an edge is never on a cycle (nothing after the join reaches back into
             // a thread that has finished and drained), so it is left out.
             Effect::Fence { .. } | Effect::Join { .. } => {}
+            // The child's first event follows the parent's events so far.
+            Effect::Spawn { t, of } => self.last[of] = self.last[t],
             Effect::Rmw { t, x, .. } => {
                 let mut srcs = vec![self.last[t], self.latest[x]];
                 srcs.extend_from_slice(&self.readers[x * k..(x + 1) * k]);

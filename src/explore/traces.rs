@@ -22,7 +22,8 @@ pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crat
         let (t, op, x, val) = match effect {
             Effect::Load { t, x, val, .. } => (t, Op::Rd, Some(x), Some(val)),
             Effect::Store { t, x, val } => (t, Op::Wr, Some(x), Some(val)),
-            Effect::Fence { t } => (t, Op::Fence, None, None),
+            // A spawn drains its thread's buffer, as a fence does.
+            Effect::Fence { t } | Effect::Spawn { t, .. } => (t, Op::Fence, None, None),
             Effect::Rmw { t, x, old, .. } => (t, Op::Rmw, Some(x), Some(old)),
             Effect::Commit { .. } | Effect::Join { .. } => continue,
         };
@@ -202,7 +203,7 @@ pub fn traces_with(
                 let (t, kind, x, v) = match e {
                     Effect::Load { t, x, val, .. } => (t, 0, x, val),
                     Effect::Store { t, x, val } => (t, 1, x, val),
-                    Effect::Fence { t } => (t, 2, 0, 0),
+                    Effect::Fence { t } | Effect::Spawn { t, .. } => (t, 2, 0, 0),
                     Effect::Rmw { t, x, old, .. } => (t, 3, x, old),
                     Effect::Commit { .. } | Effect::Join { .. } => continue,
                 };

@@ -5,10 +5,12 @@
 //!
 //! - [`parse`]: tsoser's own program text format (`.prog`).
 //! - [`litmus`]: herd's X86 litmus format, imported into the same [`Program`].
-//! - [`read_program`]: a file in either format, by its extension.
+//! - [`c`]: C programs (`.c`, `.i`), lowered to the same [`Program`].
+//! - [`read_program`]: a file in any of these formats, by its extension.
 //! - [`print`](mod@print): a program as `.prog` text; [`gen`]: seeded program families;
 //!   `strategy`: proptest strategies (feature `proptest`).
 
+pub mod c;
 pub mod gen;
 pub mod litmus;
 pub mod parse;
@@ -33,12 +35,18 @@ pub enum Operand {
     Reg(Reg),
 }
 
-/// Binary register operations; comparisons give 1 or 0.
+/// Binary register operations; comparisons give 1 or 0. Division and remainder by 0
+/// give 0 (the C front end asserts a divisor is not 0 first); shifts take the amount
+/// modulo 64, and `>>` is arithmetic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     Add,
     Sub,
     Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
     And,
     Or,
     Xor,
@@ -56,6 +64,12 @@ impl BinOp {
             BinOp::Add => a.wrapping_add(b),
             BinOp::Sub => a.wrapping_sub(b),
             BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => a
+                .checked_div(b)
+                .unwrap_or(if b == 0 { 0 } else { a.wrapping_div(b) }),
+            BinOp::Rem => a.checked_rem(b).unwrap_or(0),
+            BinOp::Shl => a.wrapping_shl(b as u32),
+            BinOp::Shr => a.wrapping_shr(b as u32),
             BinOp::And => a & b,
             BinOp::Or => a | b,
             BinOp::Xor => a ^ b,
@@ -73,6 +87,10 @@ impl BinOp {
             BinOp::Add => "+",
             BinOp::Sub => "-",
             BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
             BinOp::And => "&",
             BinOp::Or => "|",
             BinOp::Xor => "^",
@@ -90,6 +108,10 @@ impl BinOp {
             "+" => BinOp::Add,
             "-" => BinOp::Sub,
             "*" => BinOp::Mul,
+            "/" => BinOp::Div,
+            "%" => BinOp::Rem,
+            "<<" => BinOp::Shl,
+            ">>" => BinOp::Shr,
             "&" => BinOp::And,
             "|" => BinOp::Or,
             "^" => BinOp::Xor,
@@ -165,8 +187,12 @@ pub enum Instr {
     /// `unlock [m]`: waits for the thread's buffers to drain, then atomically sets m to 0.
     Unlock(Addr),
     /// `join T`: waits until thread T has run its last instruction and its buffers have
-    /// drained.
+    /// drained (at once if T has not been started: pthread_join's `ESRCH`).
     Join(usize),
+    /// `spawn T`: waits for the thread's buffers to drain (a fence, as Nidhugg treats
+    /// `pthread_create`), then starts thread T. A thread some `spawn` names does not
+    /// start with the program; a second `spawn` of a started thread fails the run.
+    Spawn(usize),
     /// `r = e`
     Assign(Reg, Expr),
     /// `if e goto L` (taken when e ≠ 0); `goto L` is `Branch(Op(Const(1)), L)`.
@@ -367,6 +393,7 @@ impl Program {
     pub fn failure_reason(&self, t: usize, pc: usize) -> String {
         match self.threads[t].code[pc] {
             Instr::Assert(_) => "assert fails".into(),
+            Instr::Spawn(u) => format!("`spawn {}`: already started", self.threads[u].name),
             _ => format!("`{}`: index out of bounds", self.show_instr(t, pc)),
         }
     }
@@ -379,6 +406,55 @@ impl Program {
         self.locs.push(name.to_string());
         self.init.push(0);
         self.locs.len() - 1
+    }
+
+    /// Per thread, whether some `spawn` names it (it does not start with the program).
+    pub fn spawned(&self) -> Vec<bool> {
+        let mut out = vec![false; self.threads.len()];
+        for th in &self.threads {
+            for i in &th.code {
+                if let Instr::Spawn(u) = i {
+                    out[*u] = true;
+                }
+            }
+        }
+        out
+    }
+
+    /// A spawned thread that could stop before its first memory instruction (at a
+    /// reachable `assume`, `assert`, backward branch, or indexed memory operand): its
+    /// index and that instruction's. A `spawn` starts its thread in one step, which
+    /// must not fail, cut or bound the run.
+    pub fn spawn_error(&self) -> Option<(usize, usize)> {
+        let spawned = self.spawned();
+        for (t, th) in self.threads.iter().enumerate().filter(|(t, _)| spawned[*t]) {
+            let mut seen = vec![false; th.code.len() + 1];
+            let mut todo = vec![0];
+            while let Some(pc) = todo.pop() {
+                if std::mem::replace(&mut seen[pc], true) {
+                    continue;
+                }
+                let next = match th.code.get(pc) {
+                    None => continue,
+                    Some(Instr::Assign(..) | Instr::Begin | Instr::End) => pc + 1,
+                    Some(Instr::Branch(_, to)) if *to > pc => {
+                        todo.push(*to);
+                        pc + 1
+                    }
+                    Some(
+                        Instr::Load(_, a)
+                        | Instr::Store(a, _)
+                        | Instr::Rmw(_, a, ..)
+                        | Instr::Lock(a)
+                        | Instr::Unlock(a),
+                    ) if a.index.is_none() => continue,
+                    Some(Instr::Fence | Instr::Join(_) | Instr::Spawn(_)) => continue,
+                    Some(_) => return Some((t, pc)),
+                };
+                todo.push(next);
+            }
+        }
+        None
     }
 
     /// The thread named `name`, if any.
@@ -433,6 +509,7 @@ impl Program {
             Instr::Lock(x) => format!("lock [{}]", addr(x)),
             Instr::Unlock(x) => format!("unlock [{}]", addr(x)),
             Instr::Join(u) => format!("join {}", self.threads[*u].name),
+            Instr::Spawn(u) => format!("spawn {}", self.threads[*u].name),
             Instr::Rmw(r, x, k, _) => match k {
                 RmwKind::Xchg(v) => {
                     format!("{} = xchg [{}], {}", th.regs[*r], addr(x), op(v))
@@ -468,9 +545,31 @@ impl fmt::Display for Quantifier {
     }
 }
 
-/// Reads a program file: `.litmus` files as herd X86 litmus tests, others as `.prog`.
+/// How to read a program file: what `-D` and `-I` pass to the C preprocessor.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// `NAME` or `NAME=VALUE`.
+    pub defines: Vec<String>,
+    pub includes: Vec<std::path::PathBuf>,
+}
+
+/// Reads a program file: `.litmus` files as herd X86 litmus tests, `.c` files through
+/// the C preprocessor and `.i` files as they are as C, others as `.prog`.
 pub fn read_program(path: &std::path::Path) -> Result<Program, crate::error::FileError> {
+    read_program_with(path, &ReadOptions::default())
+}
+
+/// [`read_program`] with options for C files.
+pub fn read_program_with(
+    path: &std::path::Path,
+    options: &ReadOptions,
+) -> Result<Program, crate::error::FileError> {
     use crate::error::{Error, FileError};
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("c") => return c::read_c(path, options, false),
+        Some("i") => return c::read_c(path, options, true),
+        _ => {}
+    }
     let file = path.display().to_string();
     let wrap = |error| FileError {
         file: file.clone(),

@@ -112,7 +112,7 @@ struct Reader<'t> {
     /// `thread T[N] {`: the copies' base name, their number, the copy being read, and
     /// the index of the body's first line (read again for each copy).
     group: Option<(String, usize, usize, usize)>,
-    /// `join T`: (thread, instruction, name, line), resolved once every thread is read.
+    /// `join T` and `spawn T`: (thread, instruction, name, line), resolved once every thread is read.
     joins: Vec<(usize, usize, String, usize)>,
 }
 
@@ -165,6 +165,16 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
         return Err(fmt_err(1, "a program needs at least one thread".into()));
     }
     resolve_joins(&mut p, &r.joins)?;
+    if let Some((t, pc)) = p.spawn_error() {
+        return Err(fmt_err(
+            p.threads[t].lines[pc],
+            format!(
+                "thread `{}` is spawned, so its first memory instruction must come before any \
+                 `assume`, `assert`, backward branch or indexed operand",
+                p.threads[t].name
+            ),
+        ));
+    }
     Ok(p)
 }
 
@@ -442,12 +452,16 @@ impl Reader<'_> {
                     Instr::Lock(x)
                 }
             }
-            "join" if matches!(c.toks.get(c.i + 1), Some(Tok::Ident(_))) => {
+            "join" | "spawn" if matches!(c.toks.get(c.i + 1), Some(Tok::Ident(_))) => {
                 c.i += 1;
                 let name = c.ident()?.to_string();
                 self.joins
                     .push((p.threads.len(), th.code.len(), name, line));
-                Instr::Join(usize::MAX)
+                if w == "join" {
+                    Instr::Join(usize::MAX)
+                } else {
+                    Instr::Spawn(usize::MAX)
+                }
             }
             "assert" => {
                 c.i += 1;
@@ -497,14 +511,31 @@ fn assignment(c: &mut Cur, p: &mut Program, th: &mut Thread) -> Result<Instr, Er
 pub const MAX_COPIES: usize = 64;
 pub const MAX_ARRAY: usize = 1 << 16;
 
-/// Points each `join T` at thread T; a thread may not join itself, nor threads that
-/// (through their joins) join it: such a program could never finish.
+/// Points each `join T` and `spawn T` at thread T; a thread may not start itself, nor
+/// join itself or threads that (through their joins) join it: such a program could
+/// never finish.
 fn resolve_joins(p: &mut Program, joins: &[(usize, usize, String, usize)]) -> Result<(), Error> {
     for (t, at, name, line) in joins {
+        let code = &p.threads[*t].code;
+        let what = if matches!(code[*at], Instr::Spawn(_)) {
+            "spawn"
+        } else {
+            "join"
+        };
         let u = p
             .thread_ix(name)
-            .ok_or_else(|| fmt_err(*line, format!("`join {name}`: no thread `{name}`")))?;
-        p.threads[*t].code[*at] = Instr::Join(u);
+            .ok_or_else(|| fmt_err(*line, format!("`{what} {name}`: no thread `{name}`")))?;
+        if what == "spawn" {
+            if u == *t {
+                return Err(fmt_err(
+                    *line,
+                    format!("`spawn {name}`: a thread cannot start itself"),
+                ));
+            }
+            p.threads[*t].code[*at] = Instr::Spawn(u);
+        } else {
+            p.threads[*t].code[*at] = Instr::Join(u);
+        }
     }
     // A cycle of joins, by depth-first search over "t joins u".
     let k = p.threads.len();

@@ -236,6 +236,7 @@ pub fn to_prog(p: &Program) -> String {
                 Instr::Lock(x) => format!("lock [{}]", names.addr(t, x)),
                 Instr::Unlock(x) => format!("unlock [{}]", names.addr(t, x)),
                 Instr::Join(u) => format!("join {}", names.threads[*u]),
+                Instr::Spawn(u) => format!("spawn {}", names.threads[*u]),
                 Instr::Rmw(r, x, k, flag) => {
                     let (f, args) = match k {
                         RmwKind::Xchg(v) => ("xchg", op(v)),

@@ -23,8 +23,9 @@ pub struct ProgParams {
     /// none, so every run prefix extends to a complete run.
     pub control: u32,
     /// Weight of each synchronisation instruction: `lock`/`unlock` of one mutex `m`,
-    /// `join` of an earlier thread, and a load or store of `a[r]` (an array of two,
-    /// indexed by the last loaded register: out of bounds when it is not 0 or 1). 0: none.
+    /// `join` of an earlier thread, `spawn` of a later one, and a load or store of `a[r]`
+    /// (an array of two, indexed by the last loaded register: out of bounds when it is
+    /// not 0 or 1). 0: none.
     pub sync: u32,
 }
 
@@ -58,8 +59,10 @@ enum Gen {
     Retry(i64),
     Lock,
     Unlock,
-    /// `join` thread u, when it comes before this one.
+    /// `join` thread u, when it comes before this one and no thread spawns it.
     Join(usize),
+    /// `spawn` thread u, when it comes after this one and no thread spawns it yet.
+    Spawn(usize),
     /// Load or store (the value) `a[r]`, r the last loaded register (`a[0]` without one).
     LoadIdx,
     StoreIdx(i64),
@@ -83,6 +86,7 @@ fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
         Just(Gen::Lock),
         Just(Gen::Unlock),
         (0..p.threads).prop_map(Gen::Join),
+        (0..p.threads).prop_map(Gen::Spawn),
         Just(Gen::LoadIdx),
         (1..3i64).prop_map(Gen::StoreIdx),
     ];
@@ -113,6 +117,8 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
     } else {
         (0, 0)
     };
+    // Threads some `spawn` names (each at most once).
+    let mut spawned = vec![false; p.threads];
     for (t, (gens, cut)) in ths.iter().enumerate() {
         let mut th = Thread::new(&format!("P{t}"));
         // Transaction boundaries: before the first instruction and at `cut`.
@@ -172,8 +178,14 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
                 Gen::Lock => th.push(Instr::Lock(m.into()), i + 1),
                 Gen::Unlock => th.push(Instr::Unlock(m.into()), i + 1),
                 Gen::Join(u) => {
-                    if u < t {
+                    if u < t && !spawned[u] {
                         th.push(Instr::Join(u), i + 1);
+                    }
+                }
+                Gen::Spawn(u) => {
+                    if u > t && !spawned[u] {
+                        spawned[u] = true;
+                        th.push(Instr::Spawn(u), i + 1);
                     }
                 }
                 Gen::LoadIdx | Gen::StoreIdx(_) => {
@@ -216,6 +228,17 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
             }
         }
         prog.threads.push(th);
+    }
+    // A thread that could stop before its first memory instruction starts with the
+    // program: its `spawn` becomes a fence.
+    while let Some((u, _)) = prog.spawn_error() {
+        for th in &mut prog.threads {
+            for i in th.code.iter_mut() {
+                if *i == Instr::Spawn(u) {
+                    *i = Instr::Fence;
+                }
+            }
+        }
     }
     prog
 }

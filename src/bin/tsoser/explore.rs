@@ -81,6 +81,7 @@ pub(crate) struct Emit<'a> {
 
 pub(crate) fn cmd_explore(
     file: &Path,
+    read: &program::ReadOptions,
     o: Options,
     replay: Option<&str>,
     emit_to: &Emit,
@@ -95,7 +96,7 @@ pub(crate) fn cmd_explore(
     if !(1..=MAX_TRACES).contains(&max_traces) {
         bail!("--max-traces takes 1 to {MAX_TRACES} (each trace is a file)");
     }
-    let p = program::read_program(file)?;
+    let p = program::read_program_with(file, read)?;
     let o = o.for_program(&p);
     if format == ExploreFormat::Prog {
         if replay.is_some() || emitting.is_some() || want_stats {
@@ -302,5 +303,17 @@ pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
         runs: a.emit_runs.as_deref(),
         max_traces: a.max_traces,
     };
-    cmd_explore(&a.file, o, a.replay.as_deref(), &emit, format, a.stats)
+    let read = program::ReadOptions {
+        defines: a.define.clone(),
+        includes: a.include.clone(),
+    };
+    cmd_explore(
+        &a.file,
+        &read,
+        o,
+        a.replay.as_deref(),
+        &emit,
+        format,
+        a.stats,
+    )
 }

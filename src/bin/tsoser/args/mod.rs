@@ -64,8 +64,9 @@ pub(crate) enum Cmd {
     /// The monitors, the explorer and the theorems against each other on programs
     /// (`.prog`, `.litmus`, or directories of them), over all of their runs.
     Crosscheck(CrosscheckArgs),
-    /// Explore every run of a program (`.prog`) or X86 litmus test (`.litmus`) under
-    /// SC, TSO or PSO: outcomes, the final condition, assertions, robustness.
+    /// Explore every run of a program (`.prog`), X86 litmus test (`.litmus`) or C file
+    /// (`.c`, `.i`; docs/c.md) under SC, TSO or PSO: outcomes, the final condition,
+    /// assertions, robustness.
     Explore(ExploreArgs),
     /// Explore every `.litmus` test of a directory in one process and compare the final
     /// conditions with an expected-verdict CSV (`path,0|1`, as Dat3M's).

@@ -204,6 +204,12 @@ pub(crate) struct ExploreArgs {
     pub(crate) json: bool,
     #[arg(long)]
     pub(crate) stats: bool,
+    /// C files: define a macro for the preprocessor (`NAME` or `NAME=VALUE`).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub(crate) define: Vec<String>,
+    /// C files: a directory the preprocessor searches for `#include` files.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub(crate) include: Vec<PathBuf>,
 }
 
 // The flags of `suite`.

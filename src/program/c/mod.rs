@@ -1,0 +1,89 @@
+//! C programs read directly (docs/c.md): `.c` files through the system preprocessor,
+//! `.i` files as they are, parsed by `lang-c` (C11 with GNU extensions) and lowered to
+//! the program IR of [`crate::program`]: globals become locations, locals registers,
+//! calls are inlined, and each `pthread_create` starts a thread with `spawn`.
+//!
+//! - `preprocess`: the preprocessor, and preprocessed positions mapped to source lines.
+//! - `types`: C types as cells.
+//! - `lower`: the translation unit (globals, threads) and the code builder.
+//! - `stmt`, `expr`, `calls`: statements, expressions, and calls (builtins, pthreads,
+//!   inlining); `error`: their errors, at a span of the preprocessed text.
+
+mod calls;
+mod error;
+mod expr;
+mod lower;
+pub mod preprocess;
+mod stmt;
+mod types;
+
+use crate::error::{Error, FileError};
+use crate::program::{Program, ReadOptions};
+use std::path::Path;
+
+/// Reads a C file: preprocessed first unless `preprocessed` (a `.i` file).
+pub fn read_c(
+    path: &Path,
+    defines: &ReadOptions,
+    preprocessed: bool,
+) -> Result<Program, FileError> {
+    let file = path.display().to_string();
+    let wrap = |error| FileError {
+        file: file.clone(),
+        error,
+    };
+    let raw = std::fs::read_to_string(path).map_err(|e| wrap(Error::Io(e)))?;
+    let text = if preprocessed {
+        raw.clone()
+    } else {
+        preprocess::preprocess(path, defines).map_err(|e| wrap(Error::Preprocess(e.to_string())))?
+    };
+    let map = preprocess::SourceMap::new(&text, &file);
+    let at = |offset: usize, message: String| {
+        let (f, line, column) = map.locate(offset);
+        wrap(Error::Source {
+            file: f.to_string(),
+            line,
+            column,
+            message,
+        })
+    };
+    let config = lang_c::driver::Config::with_gcc();
+    let unit = lang_c::driver::parse_preprocessed(&config, text.clone()).map_err(|e| {
+        let mut expected: Vec<_> = e.expected.iter().copied().collect();
+        expected.sort();
+        at(
+            e.offset,
+            format!("syntax error: expected one of {}", expected.join(" ")),
+        )
+    })?;
+    let name = path
+        .file_stem()
+        .map_or("c".into(), |s| s.to_string_lossy().into_owned());
+    let mut p = lower::lower(&unit.unit, &name, &map).map_err(|e| {
+        let offset = if e.span.is_none() { 0 } else { e.span.start };
+        at(offset, e.msg)
+    })?;
+    p.unroll = bound_comment(&raw);
+    Ok(p)
+}
+
+/// The benchmark's own loop bound, from a `/* BOUND N */` comment.
+fn bound_comment(text: &str) -> Option<u32> {
+    text.match_indices("/*").find_map(|(i, _)| {
+        let body = text[i + 2..].split("*/").next()?.trim();
+        body.strip_prefix("BOUND")?.trim().parse().ok()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_bound_comment_is_read() {
+        assert_eq!(
+            super::bound_comment("/* x */\n/* BOUND 7 */ int a;"),
+            Some(7)
+        );
+        assert_eq!(super::bound_comment("/* BOUNDS */"), None);
+    }
+}

@@ -1,0 +1,436 @@
+//! C types as the front end models them: every scalar (integer, `_Bool`, pointer,
+//! mutex) is one cell, a location of the program; structs and arrays are consecutive
+//! cells. Typedefs and struct tags are resolved when first used, so the many types
+//! of system headers that a program never uses are never looked at.
+
+use super::error::{err, CErr, R};
+use crate::program::Val;
+use lang_c::ast::*;
+use lang_c::span::{Node, Span};
+use std::collections::HashMap;
+
+/// A C type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    Void,
+    /// Every integer type (as a 64-bit machine integer).
+    Int,
+    /// `_Bool`: stores turn a value into 0 or 1.
+    Bool,
+    Ptr(Box<Type>),
+    Array(Box<Type>, u32),
+    /// Index into [`Types::structs`].
+    Struct(usize),
+    /// `pthread_mutex_t`: one cell, 0 when free.
+    Mutex,
+    /// `pthread_t`: known when the program is read; its cell is never accessed.
+    Handle,
+    /// A function designator (a thread's start routine).
+    Func(String),
+}
+
+impl Type {
+    pub fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Type::Int | Type::Bool | Type::Ptr(_) | Type::Mutex | Type::Handle
+        )
+    }
+
+    /// Whether pointers to `self` may point at a cell of type `other` (integer types
+    /// and pointer types are each one kind).
+    pub fn same_kind(&self, other: &Type) -> bool {
+        match (self, other) {
+            (Type::Int | Type::Bool, Type::Int | Type::Bool) => true,
+            (Type::Ptr(_), Type::Ptr(_)) => true,
+            (a, b) => a == b,
+        }
+    }
+
+    /// The element type of an array or the target of a pointer.
+    pub fn pointee(&self) -> Option<&Type> {
+        match self {
+            Type::Ptr(t) | Type::Array(t, _) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// A struct: its fields with their offsets in cells.
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    pub name: String,
+    pub fields: Vec<(String, Type, u32)>,
+    pub cells: u32,
+}
+
+/// The translation unit's types, enumeration constants and typedefs.
+#[derive(Default)]
+pub struct Types<'a> {
+    pub structs: Vec<StructDef>,
+    tags: HashMap<String, usize>,
+    /// Tags named before their definition (a pointer to an incomplete struct).
+    pending: HashMap<String, &'a Node<StructType>>,
+    typedefs: HashMap<String, Typedef<'a>>,
+    pub enums: HashMap<String, Val>,
+}
+
+enum Typedef<'a> {
+    Resolved(Type),
+    Pending(&'a [Node<DeclarationSpecifier>], &'a Node<Declarator>),
+}
+
+/// The names of the special types: `pthread_mutex_t` and `pthread_t`.
+fn special(name: &str) -> Option<Type> {
+    match name {
+        "pthread_mutex_t" => Some(Type::Mutex),
+        "pthread_t" => Some(Type::Handle),
+        _ => None,
+    }
+}
+
+impl<'a> Types<'a> {
+    /// Cells of a type (a struct's sum of fields).
+    pub fn cells(&self, t: &Type) -> u32 {
+        match t {
+            Type::Array(e, n) => self.cells(e) * n,
+            Type::Struct(s) => self.structs[*s].cells,
+            Type::Void | Type::Func(_) => 0,
+            _ => 1,
+        }
+    }
+
+    /// Records a `typedef` declaration's names, to be resolved on first use.
+    pub fn typedef(&mut self, d: &'a Declaration) {
+        for i in &d.declarators {
+            if let Some(name) = declarator_name(&i.node.declarator.node) {
+                let t = match special(&name) {
+                    Some(t) => Typedef::Resolved(t),
+                    None => Typedef::Pending(&d.specifiers, &i.node.declarator),
+                };
+                self.typedefs.insert(name, t);
+            }
+        }
+    }
+
+    /// The type named by declaration specifiers (registering struct tags and
+    /// enumeration constants they define).
+    pub fn base(
+        &mut self,
+        specs: impl Iterator<Item = &'a Node<TypeSpecifier>>,
+        span: Span,
+    ) -> R<Type> {
+        let mut ints = 0;
+        let mut out = None;
+        for s in specs {
+            let t = match &s.node {
+                TypeSpecifier::Void => Type::Void,
+                TypeSpecifier::Char
+                | TypeSpecifier::Short
+                | TypeSpecifier::Int
+                | TypeSpecifier::Long
+                | TypeSpecifier::Signed
+                | TypeSpecifier::Unsigned => {
+                    ints += 1;
+                    continue;
+                }
+                TypeSpecifier::Bool => Type::Bool,
+                TypeSpecifier::Float
+                | TypeSpecifier::Double
+                | TypeSpecifier::Complex
+                | TypeSpecifier::TS18661Float(_) => {
+                    return err(s.span, "floating-point types are not supported")
+                }
+                TypeSpecifier::Atomic(_) => {
+                    return err(
+                        s.span,
+                        "`_Atomic` types are not supported (use the `__atomic_*` builtins)",
+                    )
+                }
+                TypeSpecifier::TypeOf(_) => return err(s.span, "`typeof` is not supported"),
+                TypeSpecifier::Enum(e) => self.enumeration(&e.node)?,
+                TypeSpecifier::Struct(st) => self.structure(st)?,
+                TypeSpecifier::TypedefName(id) => self.named(&id.node.name, id.span)?,
+            };
+            out = Some(t);
+        }
+        match (out, ints) {
+            (Some(t), 0) => Ok(t),
+            (None, n) if n > 0 => Ok(Type::Int),
+            (None, _) => err(span, "a declaration without a type"),
+            (Some(_), _) => err(span, "conflicting type specifiers"),
+        }
+    }
+
+    fn named(&mut self, name: &str, span: Span) -> R<Type> {
+        match self.typedefs.get(name) {
+            Some(Typedef::Resolved(t)) => Ok(t.clone()),
+            Some(Typedef::Pending(specs, decl)) => {
+                let (specs, decl) = (*specs, *decl);
+                let base = self.base(type_specs(specs), span)?;
+                let t = self.declared(base, &decl.node)?.1;
+                self.typedefs
+                    .insert(name.to_string(), Typedef::Resolved(t.clone()));
+                Ok(t)
+            }
+            None => err(span, format!("unknown type `{name}`")),
+        }
+    }
+
+    fn enumeration(&mut self, e: &EnumType) -> R<Type> {
+        let mut next = 0;
+        for en in &e.enumerators {
+            if let Some(x) = &en.node.expression {
+                next = self.constant(x)?;
+            }
+            self.enums
+                .insert(en.node.identifier.node.name.clone(), next);
+            next += 1;
+        }
+        Ok(Type::Int)
+    }
+
+    fn structure(&mut self, st: &'a Node<StructType>) -> R<Type> {
+        if st.node.kind.node == StructKind::Union {
+            return err(st.span, "unions are not supported");
+        }
+        let tag = st.node.identifier.as_ref().map(|i| i.node.name.clone());
+        let Some(decls) = &st.node.declarations else {
+            let tag = tag.expect("a struct without fields has a tag");
+            if let Some(&i) = self.tags.get(&tag) {
+                return Ok(Type::Struct(i));
+            }
+            if let Some(def) = self.pending.get(&tag).copied() {
+                return self.structure(def);
+            }
+            return err(st.span, format!("struct `{tag}` has no definition"));
+        };
+        if let Some(t) = &tag {
+            if let Some(&i) = self.tags.get(t) {
+                return Ok(Type::Struct(i));
+            }
+        }
+        let id = self.structs.len();
+        let name = tag.clone().unwrap_or_else(|| format!("<anonymous {id}>"));
+        self.structs.push(StructDef {
+            name,
+            fields: Vec::new(),
+            cells: 0,
+        });
+        if let Some(t) = tag {
+            self.tags.insert(t, id);
+        }
+        let mut fields = Vec::new();
+        let mut off = 0;
+        for d in decls {
+            let StructDeclaration::Field(f) = &d.node else {
+                continue;
+            };
+            let specs = f.node.specifiers.iter().filter_map(|s| match &s.node {
+                SpecifierQualifier::TypeSpecifier(t) => Some(t),
+                _ => None,
+            });
+            let base = self.base(specs, f.span)?;
+            for sd in &f.node.declarators {
+                if sd.node.bit_width.is_some() {
+                    return err(sd.span, "bit fields are not supported");
+                }
+                let Some(decl) = &sd.node.declarator else {
+                    return err(sd.span, "anonymous struct members are not supported");
+                };
+                let (name, t) = self.declared(base.clone(), &decl.node)?;
+                let name = name.unwrap_or_default();
+                let c = self.cells(&t);
+                fields.push((name, t, off));
+                off += c;
+            }
+        }
+        self.structs[id].fields = fields;
+        self.structs[id].cells = off;
+        Ok(Type::Struct(id))
+    }
+
+    /// Remembers a struct tag's definition met inside a declaration of other names,
+    /// so that a later `struct tag` finds it.
+    pub fn note_tags(&mut self, specs: &'a [Node<DeclarationSpecifier>]) {
+        for s in type_specs(specs) {
+            if let TypeSpecifier::Struct(st) = &s.node {
+                if let (Some(t), Some(_)) = (&st.node.identifier, &st.node.declarations) {
+                    self.pending.insert(t.node.name.clone(), st);
+                }
+            }
+        }
+    }
+
+    /// The name and type a declarator gives to `base`: pointers wrap the base, then
+    /// array and function parts apply from the innermost out.
+    pub fn declared(&mut self, base: Type, d: &'a Declarator) -> R<(Option<String>, Type)> {
+        let mut t = base;
+        let mut rest = Vec::new();
+        for x in &d.derived {
+            match &x.node {
+                DerivedDeclarator::Pointer(_) if rest.is_empty() => t = Type::Ptr(Box::new(t)),
+                _ => rest.push(x),
+            }
+        }
+        for x in rest.into_iter().rev() {
+            t = match &x.node {
+                DerivedDeclarator::Pointer(_) => Type::Ptr(Box::new(t)),
+                DerivedDeclarator::Array(a) => {
+                    let n = match &a.node.size {
+                        ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => {
+                            let n = self.constant(e)?;
+                            u32::try_from(n)
+                                .ok()
+                                .filter(|&n| n <= MAX_ARRAY)
+                                .ok_or_else(|| CErr::new(e.span, format!("array size {n}")))?
+                        }
+                        _ => 0,
+                    };
+                    if self.cells(&t).checked_mul(n).is_none_or(|c| c > MAX_ARRAY) {
+                        return err(x.span, format!("an object of more than {MAX_ARRAY} cells"));
+                    }
+                    Type::Array(Box::new(t), n)
+                }
+                // A function's own type: only its return type matters here.
+                DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_) => t,
+                DerivedDeclarator::Block(_) => return err(x.span, "blocks are not supported"),
+            };
+        }
+        match &d.kind.node {
+            DeclaratorKind::Identifier(i) => Ok((Some(i.node.name.clone()), t)),
+            DeclaratorKind::Abstract => Ok((None, t)),
+            DeclaratorKind::Declarator(inner) => self.declared(t, &inner.node),
+        }
+    }
+
+    /// A type name (of a cast).
+    pub fn type_name(&mut self, tn: &'a Node<TypeName>) -> R<Type> {
+        let specs = tn.node.specifiers.iter().filter_map(|s| match &s.node {
+            SpecifierQualifier::TypeSpecifier(t) => Some(t),
+            _ => None,
+        });
+        let base = self.base(specs, tn.span)?;
+        match &tn.node.declarator {
+            Some(d) => Ok(self.declared(base, &d.node)?.1),
+            None => Ok(base),
+        }
+    }
+
+    /// An integer constant expression (array sizes, enumerators, case labels).
+    pub fn constant(&mut self, e: &Node<Expression>) -> R<Val> {
+        use BinaryOperator as B;
+        match &e.node {
+            Expression::Constant(c) => literal(c),
+            Expression::Identifier(i) => {
+                self.enums.get(&i.node.name).copied().ok_or_else(|| {
+                    CErr::new(e.span, format!("`{}` is not a constant", i.node.name))
+                })
+            }
+            Expression::Cast(c) => self.constant(&c.node.expression),
+            Expression::UnaryOperator(u) => {
+                let v = self.constant(&u.node.operand)?;
+                match u.node.operator.node {
+                    UnaryOperator::Minus => Ok(v.wrapping_neg()),
+                    UnaryOperator::Plus => Ok(v),
+                    UnaryOperator::Complement => Ok(!v),
+                    UnaryOperator::Negate => Ok((v == 0) as Val),
+                    _ => err(e.span, "not a constant expression"),
+                }
+            }
+            Expression::BinaryOperator(b) => {
+                let x = self.constant(&b.node.lhs)?;
+                let y = self.constant(&b.node.rhs)?;
+                let op = match b.node.operator.node {
+                    B::Plus => crate::program::BinOp::Add,
+                    B::Minus => crate::program::BinOp::Sub,
+                    B::Multiply => crate::program::BinOp::Mul,
+                    B::Divide | B::Modulo if y == 0 => return err(e.span, "division by 0"),
+                    B::Divide => crate::program::BinOp::Div,
+                    B::Modulo => crate::program::BinOp::Rem,
+                    B::ShiftLeft => crate::program::BinOp::Shl,
+                    B::ShiftRight => crate::program::BinOp::Shr,
+                    B::BitwiseAnd => crate::program::BinOp::And,
+                    B::BitwiseOr => crate::program::BinOp::Or,
+                    B::BitwiseXor => crate::program::BinOp::Xor,
+                    B::Less => crate::program::BinOp::Lt,
+                    B::LessOrEqual => crate::program::BinOp::Le,
+                    B::Greater => crate::program::BinOp::Gt,
+                    B::GreaterOrEqual => crate::program::BinOp::Ge,
+                    B::Equals => crate::program::BinOp::Eq,
+                    B::NotEquals => crate::program::BinOp::Ne,
+                    B::LogicalAnd => return Ok((x != 0 && y != 0) as Val),
+                    B::LogicalOr => return Ok((x != 0 || y != 0) as Val),
+                    _ => return err(e.span, "not a constant expression"),
+                };
+                Ok(op.apply(x, y))
+            }
+            Expression::Conditional(c) => {
+                if self.constant(&c.node.condition)? != 0 {
+                    self.constant(&c.node.then_expression)
+                } else {
+                    self.constant(&c.node.else_expression)
+                }
+            }
+            _ => err(e.span, "not a constant expression"),
+        }
+    }
+}
+
+/// The longest array the front end lays out.
+pub const MAX_ARRAY: u32 = 1 << 16;
+
+/// The type specifiers among declaration specifiers.
+pub fn type_specs(
+    specs: &[Node<DeclarationSpecifier>],
+) -> impl Iterator<Item = &Node<TypeSpecifier>> {
+    specs.iter().filter_map(|s| match &s.node {
+        DeclarationSpecifier::TypeSpecifier(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// The name a declarator declares, if any.
+pub fn declarator_name(d: &Declarator) -> Option<String> {
+    match &d.kind.node {
+        DeclaratorKind::Identifier(i) => Some(i.node.name.clone()),
+        DeclaratorKind::Abstract => None,
+        DeclaratorKind::Declarator(inner) => declarator_name(&inner.node),
+    }
+}
+
+/// The value of an integer or character literal.
+pub fn literal(c: &Node<Constant>) -> R<Val> {
+    match &c.node {
+        Constant::Integer(i) => {
+            let radix = match i.base {
+                IntegerBase::Decimal => 10,
+                IntegerBase::Octal => 8,
+                IntegerBase::Hexadecimal => 16,
+                IntegerBase::Binary => 2,
+            };
+            let digits = i.number.trim_start_matches("0x").trim_start_matches("0X");
+            let digits = match i.base {
+                IntegerBase::Binary => digits.trim_start_matches("0b").trim_start_matches("0B"),
+                _ => digits,
+            };
+            u64::from_str_radix(if digits.is_empty() { "0" } else { digits }, radix)
+                .map(|v| v as Val)
+                .map_err(|_| CErr::new(c.span, format!("integer literal `{}`", i.number)))
+        }
+        Constant::Character(s) => {
+            let inner = s.trim_start_matches(['L', 'u', 'U']).trim_matches('\'');
+            let v = match inner {
+                "\\0" => 0,
+                "\\n" => 10,
+                "\\t" => 9,
+                "\\\\" => 92,
+                "\\'" => 39,
+                s if s.chars().count() == 1 => s.chars().next().expect("one") as Val,
+                _ => return err(c.span, format!("character literal {s}")),
+            };
+            Ok(v)
+        }
+        Constant::Float(_) => err(c.span, "floating-point literals are not supported"),
+    }
+}
