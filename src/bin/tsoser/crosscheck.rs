@@ -145,7 +145,11 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     if a.max_states > MAX_STATES || a.max_traces > MAX_STATES {
         bail!("--max-states and --max-traces take at most {MAX_STATES}");
     }
-    let inputs = expand_with(&a.programs, &["prog", "litmus"], "program (.prog, .litmus)")?;
+    let inputs = expand_with(
+        &a.programs,
+        &["prog", "litmus", "c", "i"],
+        "program (.prog, .litmus, .c, .i)",
+    )?;
     for e in &inputs.errors {
         warn(&format!("tsoser: {e}"));
     }

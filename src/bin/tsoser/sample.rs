@@ -24,7 +24,11 @@ pub(crate) fn cmd_sample(a: &CrosscheckArgs, runs: usize) -> Result<u8> {
     if a.model.is_some() {
         bail!("--runs asks every monitor; --model does not apply");
     }
-    let inputs = expand_with(&a.programs, &["prog", "litmus"], "program (.prog, .litmus)")?;
+    let inputs = expand_with(
+        &a.programs,
+        &["prog", "litmus", "c", "i"],
+        "program (.prog, .litmus, .c, .i)",
+    )?;
     for e in &inputs.errors {
         warn(&format!("tsoser: {e}"));
     }
