@@ -114,6 +114,24 @@ fn bad_c_is_an_input_error_with_its_place() {
         "{e}"
     );
 
+    // Bug svcomp_atomic_functions_were_inlined_as_plain_code: SV-COMP's
+    // read_write_lock-1 (correct) failed its assertion, its `__VERIFIER_atomic_*`
+    // functions interleaved; refused until atomic blocks are in the IR.
+    let p = source(
+        "atomic.c",
+        "int w;\nvoid __VERIFIER_atomic_take(void) {\n  if (w == 0) w = 1;\n}\nint main(void) {\n  __VERIFIER_atomic_take();\n}\n",
+    );
+    let e = error(&p);
+    assert!(
+        e.contains("atomic.c:6:3: `__VERIFIER_atomic_take`: atomic blocks (`__VERIFIER_atomic_*`) are not supported yet"),
+        "{e}"
+    );
+    let p = source(
+        "atomic-begin.c",
+        "void __VERIFIER_atomic_begin(void);\nint main(void) {\n  __VERIFIER_atomic_begin();\n}\n",
+    );
+    assert!(error(&p).contains("atomic-begin.c:3:3: `__VERIFIER_atomic_begin`: atomic blocks"));
+
     let p = source(
         "undefined.c",
         "void g(void);\nint main(void) {\n  g();\n}\n",
@@ -458,4 +476,30 @@ fn a_run_time_pointer_reaches_cells_whose_address_is_taken_later() {
     let null = "int *volatile p;\nint main(void) {\n  int *q = p;\n  return *q;\n}\n";
     let p = read_c(&source("null.c", null), &[]);
     assert!(explore(&p, &Config::new(Model::Sc)).failure.is_some());
+}
+
+/// GCC's `$` in identifiers, as SV-COMP's generated `.i` files write them
+/// (`main$tmp_guard0`): read with `_` for `$`; where that name is taken already, the
+/// `$` stays and the parser names its place.
+#[test]
+fn dollar_signs_in_identifiers_are_read() {
+    let p = source(
+        "dollar.i",
+        "int main$guard = 1;\nint main(void) {\n  main$guard = 2;\n  return 0;\n}\n",
+    );
+    let prog = read_program(&p).unwrap();
+    assert!(
+        prog.locs.iter().any(|l| l == "main_guard"),
+        "{:?}",
+        prog.locs
+    );
+    let p = source(
+        "dollar-taken.i",
+        "int a_b;\nint a$b;\nint main(void) {\n  return 0;\n}\n",
+    );
+    assert!(
+        error(&p).contains("dollar-taken.i:2:6: syntax error"),
+        "{}",
+        error(&p)
+    );
 }

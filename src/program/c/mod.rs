@@ -38,6 +38,7 @@ pub fn read_c(
     } else {
         preprocess::preprocess(path, defines).map_err(|e| wrap(Error::Preprocess(e.to_string())))?
     };
+    let text = preprocess::dollars(&text).into_owned();
     let map = preprocess::SourceMap::new(&text, &file);
     let at = |offset: usize, message: String| {
         let (f, line, column) = map.locate(offset);

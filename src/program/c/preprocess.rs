@@ -105,6 +105,43 @@ fn marker(l: &str) -> Option<(u32, String)> {
     Some((n, f.to_string()))
 }
 
+/// GCC's `$` in identifiers (SV-COMP's generated `.i` files write `main$tmp_guard0`),
+/// which lang-c does not read: each such identifier with `_` for `$`, one character
+/// for one so that columns stay exact, unless that name is already an identifier of
+/// the text (then the `$` stays, and the parser names the place).
+pub fn dollars(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('$') {
+        return text.into();
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let idents: std::collections::HashSet<&str> = text
+        .split(|c: char| !word(c))
+        .filter(|w| !w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    let mut out = String::with_capacity(text.len());
+    let mut start = None;
+    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        if word(c) {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            let w = &text[s..i];
+            let renamed = w.replace('$', "_");
+            let digit = w.starts_with(|c: char| c.is_ascii_digit());
+            if w.contains('$') && !digit && !idents.contains(renamed.as_str()) {
+                out.push_str(&renamed);
+            } else {
+                out.push_str(w);
+            }
+        }
+        if i < text.len() {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
