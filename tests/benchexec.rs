@@ -130,6 +130,39 @@ fn benchexec_accepts_the_tool_info_module() {
     );
 }
 
+/// Runs `benchexec run.xml` in `dir` on the test binary; its standard output.
+fn benchexec_run(dir: &Path) -> String {
+    let bin = bin_dir().display().to_string();
+    let o = python(
+        &[
+            "-m",
+            "benchexec.benchexec",
+            "run.xml",
+            "--tool-directory",
+            &bin,
+            "--no-container",
+            "--outputpath",
+            "results/",
+        ],
+        dir,
+    );
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// The line of BenchExec's text table (one a task, with its status) naming `task`.
+fn result_line(out: &str, task: &str) -> String {
+    out.lines()
+        .find(|l| l.contains(task))
+        .unwrap_or_else(|| panic!("{task} in\n{out}"))
+        .to_string()
+}
+
 #[test]
 fn a_benchexec_run_reports_tsosers_verdicts() {
     if !have_benchexec() {
@@ -152,30 +185,8 @@ fn a_benchexec_run_reports_tsosers_verdicts() {
 "#,
     )
     .unwrap();
-    let bin = bin_dir().display().to_string();
-    let o = python(
-        &[
-            "-m",
-            "benchexec.benchexec",
-            "run.xml",
-            "--tool-directory",
-            &bin,
-            "--no-container",
-            "--outputpath",
-            "results/",
-        ],
-        &dir,
-    );
-    let err = String::from_utf8_lossy(&o.stderr);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{out}\n{err}");
-    // The text table: one line per task with its status.
-    let line = |task: &str| {
-        out.lines()
-            .find(|l| l.contains(task))
-            .unwrap_or_else(|| panic!("{task} in\n{out}\n{err}"))
-            .to_string()
-    };
+    let out = benchexec_run(&dir);
+    let line = |task: &str| result_line(&out, task);
     assert!(
         line("forced-cycle.yaml").contains("false(violation)"),
         "{out}"
@@ -281,29 +292,8 @@ fn a_benchexec_run_answers_svcomp_tasks() {
 "#,
     )
     .unwrap();
-    let bin = bin_dir().display().to_string();
-    let o = python(
-        &[
-            "-m",
-            "benchexec.benchexec",
-            "run.xml",
-            "--tool-directory",
-            &bin,
-            "--no-container",
-            "--outputpath",
-            "results/",
-        ],
-        &dir,
-    );
-    let err = String::from_utf8_lossy(&o.stderr);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{out}\n{err}");
-    let line = |task: &str| {
-        out.lines()
-            .find(|l| l.contains(task))
-            .unwrap_or_else(|| panic!("{task} in\n{out}\n{err}"))
-            .to_string()
-    };
+    let out = benchexec_run(&dir);
+    let line = |task: &str| result_line(&out, task);
     assert!(line("peterson.yml").contains("true"), "{out}");
     assert!(
         line("stack_unsafe.yml").contains("false(unreach-call)"),

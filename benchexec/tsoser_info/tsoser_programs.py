@@ -5,30 +5,21 @@
 import os
 
 import benchexec.result as result
-from benchexec.tools.template import BaseTool2, UnsupportedFeatureException
+from benchexec.tools.template import UnsupportedFeatureException
+
+from tsoser_info import tsoser
 
 
-class Tool(BaseTool2):
+class Tool(tsoser.Tool):
     """
     tsoser explores every run of a concurrent program (C with pthreads, .prog, herd
     X86 litmus) under SC, TSO or PSO (`--model`), by source-DPOR or state memoisation
     (`--engine`), with its loops bounded (`--unroll`). For SV-COMP's unreach-call:
     `false(unreach-call)` when an assertion fails (reach_error, assert, abort) on some
     run; `true` when every run was explored with no loop cut by the bound; `unknown`
-    when the bound cut a run or a budget ran out.
+    when the bound cut a run or a budget ran out. The executable, name and version
+    are the trace checker's (`tsoser_info.tsoser`).
     """
-
-    def executable(self, tool_locator):
-        return tool_locator.find_executable("tsoser")
-
-    def name(self):
-        return "tsoser"
-
-    def project_url(self):
-        return "https://github.com/tsoser/tsoser"
-
-    def version(self, executable):
-        return self._version_from_tool(executable, line_prefix="tsoser")
 
     def cmdline(self, executable, options, task, rlimits):
         files = task.input_files_or_identifier

@@ -145,14 +145,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     if a.max_states > MAX_STATES || a.max_traces > MAX_STATES {
         bail!("--max-states and --max-traces take at most {MAX_STATES}");
     }
-    let inputs = expand_with(
-        &a.programs,
-        &["prog", "litmus", "c", "i"],
-        "program (.prog, .litmus, .c, .i)",
-    )?;
-    for e in &inputs.errors {
-        warn(&format!("tsoser: {e}"));
-    }
+    let inputs = program_inputs(a)?;
     let model = a.model.map(|m| match m {
         WeakModel::Tso => Model::Tso,
         WeakModel::Pso => Model::Pso,
@@ -259,6 +252,20 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
     }
     out::flush();
     Ok(code)
+}
+
+/// The programs named (files and directories of them), each argument that named none
+/// warned of.
+pub(crate) fn program_inputs(a: &CrosscheckArgs) -> Result<crate::inputs::Inputs> {
+    let inputs = expand_with(
+        &a.programs,
+        &["prog", "litmus", "c", "i"],
+        "program (.prog, .litmus, .c, .i)",
+    )?;
+    for e in &inputs.errors {
+        warn(&format!("tsoser: {e}"));
+    }
+    Ok(inputs)
 }
 
 /// A program's file name and its report, or why there is none.

@@ -6,7 +6,7 @@
 //! panic.
 
 use crate::args::CrosscheckArgs;
-use crate::inputs::{expand_with, map_files, worst};
+use crate::inputs::{map_files, worst};
 use crate::out::{self, warn, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
 use anyhow::{bail, Result};
 use std::time::Duration;
@@ -24,14 +24,7 @@ pub(crate) fn cmd_sample(a: &CrosscheckArgs, runs: usize) -> Result<u8> {
     if a.model.is_some() {
         bail!("--runs asks every monitor; --model does not apply");
     }
-    let inputs = expand_with(
-        &a.programs,
-        &["prog", "litmus", "c", "i"],
-        "program (.prog, .litmus, .c, .i)",
-    )?;
-    for e in &inputs.errors {
-        warn(&format!("tsoser: {e}"));
-    }
+    let inputs = crate::crosscheck::program_inputs(a)?;
     let config = SampleConfig {
         runs,
         seed: a.seed,
