@@ -23,7 +23,7 @@
 //!
 //! [`Config::model`] restricts the questions to those of one model.
 //!
-//! [`sample`] asks the monitors instead on random SC runs, as Burnim et al. do.
+//! [`sample()`] asks the monitors instead on random SC runs, as Burnim et al. do.
 //!
 //! Runs are deduplicated by their trace (a program has far fewer distinct traces than
 //! runs); every budget gives *unknown*, never a hang.

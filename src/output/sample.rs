@@ -1,5 +1,5 @@
 //! `tsoser crosscheck --runs N`: the monitors on random SC runs
-//! ([`crate::crosscheck::sample`]), as a table in the shape of Burnim et al.'s Table 1
+//! ([`crate::crosscheck::sample()`]), as a table in the shape of Burnim et al.'s Table 1
 //! and as a `--json` object.
 
 use crate::crosscheck::{SampleReport, SampleRow};

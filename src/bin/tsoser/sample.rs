@@ -1,5 +1,5 @@
 //! `tsoser crosscheck --runs N`: the monitors and `check` on N random SC runs of each
-//! program ([`tsoser::crosscheck::sample`]), a table a program (or a JSON object).
+//! program ([`tsoser::crosscheck::sample()`]), a table a program (or a JSON object).
 //! Exit: 1 when the explorer finds a program robust under a model whose monitor
 //! reported on one of its runs (a disagreement), else 3 when a sample stopped short or
 //! a confirmation is unknown within its bounds, else 0; 2 for input errors, 4 for a
