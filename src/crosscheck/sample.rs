@@ -8,9 +8,9 @@
 
 use crate::check::decide::{decide, Algo, Budget, Question};
 use crate::check::{Semantics, Verdict};
-use crate::explore::machine::{Effect, Machine, Model, Settled, Step};
+use crate::explore::machine::{Machine, Model, Settled, Step};
 use crate::explore::robust::{check_witness, robust};
-use crate::explore::traces::{trace_of, Issued};
+use crate::explore::traces::{in_trace, trace_of, Issued};
 use crate::explore::Config as ExploreConfig;
 use crate::monitor::{self, Kind, Outcome};
 use crate::program::{Instr, Program};
@@ -149,7 +149,7 @@ fn draw(p: &Program, m: &Machine, rng: &mut ChaCha8Rng, max_steps: usize) -> Opt
             Settled::Failed(..) => failed = true,
             Settled::Cut(..) | Settled::Bound | Settled::Spin => return None,
         }
-        if !matches!(effect, Effect::Join { .. } | Effect::Commit { .. }) {
+        if in_trace(&effect) {
             lines.push(p.threads[t].lines.get(pc).copied().unwrap_or(0));
         }
         run.push((effect, txn));

@@ -14,6 +14,12 @@ use std::collections::HashMap;
 /// count) it is in, if inside `begin … end`. Commits are steps too.
 pub type Issued = (Effect, Option<u32>);
 
+/// Whether a step's effect is an event of the run's trace ([`trace_of`]): every one
+/// but commits and joins (a spawn is a fence).
+pub fn in_trace(e: &Effect) -> bool {
+    !matches!(e, Effect::Commit { .. } | Effect::Join { .. })
+}
+
 /// The trace of a run's steps (commits left out); with `values`, reads and writes
 /// carry the values they read and wrote.
 pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crate::Error> {
