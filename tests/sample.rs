@@ -254,6 +254,14 @@ fn the_command_line_samples_runs() {
             "tso",
         ],
         &["crosscheck", "examples/programs/sb.prog", "--seed", "5"],
+        &[
+            "crosscheck",
+            "examples/programs/sb.prog",
+            "--runs",
+            "5",
+            "--max-traces",
+            "9",
+        ],
     ] {
         tsoser_exits(bad, 2);
     }

@@ -52,7 +52,7 @@ pub(crate) struct CrosscheckArgs {
     #[arg(long, default_value_t = 1_000_000)]
     pub(crate) max_states: usize,
     /// Distinct traces per model (SC, TSO) before the answers that need all are unknown.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, conflicts_with = "runs")]
     pub(crate) max_traces: usize,
     /// Seconds of each decider call on a TSO trace.
     #[arg(long, default_value_t = 10.0)]
