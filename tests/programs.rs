@@ -372,6 +372,30 @@ fn generated_programs_print_and_read_back() {
     }
 }
 
+/// Random programs with exclusive blocks (nested, unmatched), locks, joins, spawns,
+/// arrays, `assume` and `assert` print and read back as the same program.
+#[test]
+fn random_programs_with_exclusive_blocks_print_and_read_back() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+    use tsoser::program::strategy::{programs, ProgParams};
+    let strategy = programs(ProgParams {
+        threads: 3,
+        locs: 2,
+        max_len: 5,
+        control: 1,
+        sync: 1,
+        exclusive: 2,
+        ..ProgParams::default()
+    });
+    let mut runner = TestRunner::new(crate::common::config(300));
+    for i in 0..300 {
+        let p = strategy.new_tree(&mut runner).unwrap().current();
+        let models: &[Model] = if i < 60 { &[Model::Sc, Model::Tso] } else { &[] };
+        assert_round_trip(&p, models);
+    }
+}
+
 /// The papers' programs and litmus tests print and read back with the same outcomes;
 /// a CMPXCHG's flag register survives (`cas [x], e, n, f`).
 #[test]

@@ -85,8 +85,14 @@ impl Procs {
 
     /// The step process p takes in state s, if it is enabled.
     fn step(self, s: &State, aux: &Aux, m: &Machine, p: usize) -> Option<Step> {
+        self.next(s, aux, m, p).filter(|_| m.free(s, self.owner(p)))
+    }
+
+    /// [`Procs::step`], were no other thread in an exclusive block (the step a
+    /// process takes next, for sleep sets).
+    fn next(self, s: &State, aux: &Aux, m: &Machine, p: usize) -> Option<Step> {
         if p < self.k {
-            return (aux.blocked[p].is_none() && m.can_exec(s, p)).then_some(Step::Exec(p));
+            return (aux.blocked[p].is_none() && m.ready(s, p)).then_some(Step::Exec(p));
         }
         let t = self.owner(p);
         match self.model {
@@ -127,6 +133,9 @@ struct Event {
     step: Step,
     effect: Effect,
     clock: Box<[u32]>,
+    /// Inside an exclusive block: the event that began it. The block runs as one
+    /// step, so a race with this event is reversed before the block.
+    block: Option<u32>,
 }
 
 /// What the clocks need beside the machine state (App. 0.B's auxiliary configuration).
@@ -144,6 +153,8 @@ struct Aux {
     readers: Vec<Option<u32>>,
     /// Per thread: why and after which of its events it stopped.
     blocked: Vec<Option<(Block, u32)>>,
+    /// The event that began the exclusive block being run, if any.
+    exclusive: Option<u32>,
 }
 
 impl Aux {
@@ -200,6 +211,9 @@ enum Access {
     Forward(usize),
     /// Touches no memory: a buffered store, a fence, a join.
     Own,
+    /// Begins an exclusive block, whose accesses are not known before it runs: taken
+    /// as dependent with every memory access.
+    Exclusive,
 }
 
 /// What [`explore_dpor`] found.
@@ -335,6 +349,7 @@ impl Dpor<'_, '_> {
             writer: vec![None; nl],
             readers: vec![None; k * nl],
             blocked: vec![None; k],
+            exclusive: None,
         };
         self.push_level(state, aux, Procset::default());
         let mut ticks = 0u32;
@@ -380,16 +395,26 @@ impl Dpor<'_, '_> {
         let mut state = level.state.clone();
         let mut aux = level.aux.clone();
         // Sleep set of the next level: the sleeping processes independent of q here.
+        // A process about to begin an exclusive block wakes at any step: which
+        // locations the block touches depends on the values it reads, so moving it
+        // later can make it another event, which no sibling explored.
         let a = self.access(&level.state, &level.aux, q);
         let mut sleep = Procset::default();
         for r in level.sleep.iter() {
             let b = self.access(&level.state, &level.aux, r);
-            if !self.dependent(q, a, r, b) {
+            if b != Some(Access::Exclusive) && !self.dependent(q, a, r, b) {
                 sleep.insert(r);
             }
         }
         let (effect, settled) = self.m.apply(&mut state, step);
-        let (event, races) = self.clock(&mut aux, q, step, effect);
+        let (mut event, races) = self.clock(&mut aux, q, step, effect);
+        let level_was_exclusive = level.state.exclusive.is_some();
+        if level_was_exclusive {
+            event.block = aux.exclusive;
+        } else if state.exclusive.is_some() {
+            aux.exclusive = Some(self.events.len() as u32);
+            event.block = aux.exclusive;
+        }
         self.stats.events += 1;
         // Every race is reversed, those of events after a stop too: a run that
         // stops can lead, by later reversals, to one that does not.
@@ -398,6 +423,10 @@ impl Dpor<'_, '_> {
         }
         let t = self.procs.owner(q);
         let idx = event.idx;
+        // A thread that stops inside an exclusive block lets the others go on.
+        if settled != Settled::Ok && self.m.holds(&state, t) {
+            state.exclusive = None;
+        }
         match settled {
             Settled::Ok => {}
             Settled::Cut(t, pc) => {
@@ -416,7 +445,24 @@ impl Dpor<'_, '_> {
         }
         self.bytes += event_bytes(&event);
         self.events.push(event);
+        if level_was_exclusive && state.exclusive.is_none() {
+            self.join_block();
+        }
         self.push_level(state, aux, sleep);
+    }
+
+    /// The exclusive block that the last event ended runs as one step: each of its
+    /// events gets the block's clock (its events are its thread's, in program order,
+    /// so the last one's clock is the block's).
+    fn join_block(&mut self) {
+        let last = self.events.len() - 1;
+        let Some(b) = self.events[last].block else {
+            return;
+        };
+        let clock = self.events[last].clock.clone();
+        for e in &mut self.events[b as usize..last] {
+            e.clock.copy_from_slice(&clock);
+        }
     }
 
     /// A new level: its first process to explore, or the end of the execution.
@@ -625,8 +671,8 @@ impl Dpor<'_, '_> {
                 }
                 aux.readers[x * k + t] = Some(n);
             }
-            Effect::Store { t, x, .. } => {
-                if procs.model == Model::Sc {
+            Effect::Store { t, x, buffered, .. } => {
+                if !buffered {
                     write(&mut preds, aux, t, x);
                 } else {
                     aux.buf[t].push((n, None));
@@ -681,9 +727,22 @@ impl Dpor<'_, '_> {
             if !racy || procs.owner(ep) == procs.owner(q) || races.contains(&e) {
                 continue;
             }
-            let covered = base.get(ep).is_some_and(|&c| c >= ev.idx)
+            // An event inside an exclusive block stands for the block, begun by event
+            // b: covered when another predecessor, not of the block, follows b.
+            let (cp, ci) = match ev.block {
+                Some(b) => (
+                    self.events[b as usize].proc as usize,
+                    self.events[b as usize].idx,
+                ),
+                None => (ep, ev.idx),
+            };
+            let covered = base.get(cp).is_some_and(|&c| c >= ci)
                 || preds.iter().enumerate().any(|(j, &(d, _))| {
-                    j != i && d != e && self.events[d as usize].clock[ep] >= ev.idx
+                    let de = &self.events[d as usize];
+                    j != i
+                        && d != e
+                        && (ev.block.is_none() || de.block != ev.block)
+                        && de.clock[cp] >= ci
                 });
             if !covered {
                 races.push(e);
@@ -696,6 +755,7 @@ impl Dpor<'_, '_> {
             step,
             effect,
             clock: clock.into_boxed_slice(),
+            block: None,
         };
         (event, races)
     }
@@ -704,10 +764,14 @@ impl Dpor<'_, '_> {
     /// (the events after `r` not after it in happens-before, then `event`) is already
     /// in the backtrack set where `r` was taken, add one (POPL'14 Alg. 1, lines 6–10).
     fn reverse(&mut self, r: usize, event: &Event) {
+        // An event inside an exclusive block: the reversed run goes before the block.
+        let r = self.events[r].block.map_or(r, |b| b as usize);
         let (rp, ri) = (self.events[r].proc as usize, self.events[r].idx);
         let n = self.procs.count();
-        // Each process's first event in the reversed run (its number).
-        let mut first: SmallVec<[u32; 32]> = SmallVec::from_elem(u32::MAX, n);
+        // Each process's first event in the reversed run (its number), and the
+        // exclusive block that event begins, if any.
+        let mut first: SmallVec<[(u32, Option<u32>); 32]> =
+            SmallVec::from_elem((u32::MAX, None), n);
         let mut initials: SmallVec<[usize; 8]> = SmallVec::new();
         let rest = self.events[r + 1..]
             .iter()
@@ -715,12 +779,20 @@ impl Dpor<'_, '_> {
             .chain(std::iter::once(event));
         for e in rest {
             let p = e.proc as usize;
-            if first[p] != u32::MAX {
+            let after =
+                || (0..n).any(|u| u != p && first[u].0 != u32::MAX && e.clock[u] >= first[u].0);
+            if first[p].0 != u32::MAX {
+                // A block is one step: it is not an initial if any of its events
+                // follows another process's first event (the block running now has no
+                // joined clock yet).
+                if e.block.is_some() && e.block == first[p].1 && after() {
+                    initials.retain(|&mut q| q != p);
+                }
                 continue;
             }
-            let after = (0..n).any(|u| u != p && first[u] != u32::MAX && e.clock[u] >= first[u]);
-            first[p] = e.idx;
-            if !after {
+            let is_after = after();
+            first[p] = (e.idx, e.block);
+            if !is_after {
                 initials.push(p);
             }
         }
@@ -740,7 +812,7 @@ impl Dpor<'_, '_> {
 
     /// The memory access of process p's next event in state s.
     fn access(&self, s: &State, aux: &Aux, p: usize) -> Option<Access> {
-        let step = self.procs.step(s, aux, self.m, p)?;
+        let step = self.procs.next(s, aux, self.m, p)?;
         Some(match step {
             Step::Commit(_, x) => Access::Write(x),
             Step::Exec(t) => {
@@ -754,6 +826,7 @@ impl Dpor<'_, '_> {
                     Instr::Rmw(_, a, ..) | Instr::Lock(a) | Instr::Unlock(a) => {
                         Access::Write(at(a))
                     }
+                    Instr::ExclusiveBegin if !self.m.holds(s, t) => Access::Exclusive,
                     _ => Access::Own,
                 }
             }
@@ -770,9 +843,11 @@ impl Dpor<'_, '_> {
         if self.procs.owner(p) == self.procs.owner(q) {
             return p == q;
         }
+        use Access::*;
         match (a, b) {
-            (Some(Access::Write(x)), Some(Access::Write(y) | Access::Read(y)))
-            | (Some(Access::Read(x)), Some(Access::Write(y))) => x == y,
+            (Some(Write(x)), Some(Write(y) | Read(y))) | (Some(Read(x)), Some(Write(y))) => x == y,
+            (Some(Exclusive), Some(Exclusive | Read(_) | Write(_)))
+            | (Some(Read(_) | Write(_)), Some(Exclusive)) => true,
             _ => false,
         }
     }

@@ -43,6 +43,8 @@ pub struct State {
     /// Per thread: transaction nesting depth and the number of transactions begun.
     pub depth: Vec<u16>,
     pub txns: Vec<u32>,
+    /// The thread running an exclusive block alone, and the block's nesting depth.
+    pub exclusive: Option<(u32, u32)>,
 }
 
 impl State {
@@ -81,11 +83,13 @@ pub enum Effect {
         val: Val,
         forwarded: Option<usize>,
     },
-    /// A store issued (SC: and committed).
+    /// A store issued; `buffered` unless it wrote memory at once (under SC, and
+    /// inside an exclusive block).
     Store {
         t: usize,
         x: Loc,
         val: Val,
+        buffered: bool,
     },
     Fence {
         t: usize,
@@ -204,6 +208,7 @@ impl<'p> Machine<'p> {
             jumps: vec![0; k],
             depth: vec![0; k],
             txns: vec![0; k],
+            exclusive: None,
         };
         let each: Vec<Settled> = (0..k).map(|t| self.settle(&mut s, t)).collect();
         let first = |f: fn(&Settled) -> bool| each.iter().copied().find(f);
@@ -253,6 +258,10 @@ impl<'p> Machine<'p> {
             }
             let pc = s.pc[t] as usize;
             let Some(i) = code.get(pc) else {
+                // A thread that ends inside an exclusive block leaves it.
+                if self.holds(s, t) {
+                    s.exclusive = None;
+                }
                 return Settled::Ok;
             };
             match i {
@@ -289,6 +298,30 @@ impl<'p> Machine<'p> {
                     s.depth[t] += 1;
                 }
                 Instr::End => s.depth[t] = s.depth[t].saturating_sub(1),
+                Instr::ExclusiveBegin | Instr::ExclusiveEnd => match (i, s.exclusive) {
+                    // A nested block: only its depth changes.
+                    (Instr::ExclusiveBegin, Some((u, d))) if u as usize == t => {
+                        s.exclusive = Some((u, d + 1))
+                    }
+                    (Instr::ExclusiveEnd, Some((u, d))) if u as usize == t && d > 1 => {
+                        s.exclusive = Some((u, d - 1))
+                    }
+                    // The outermost begin and end drain the buffers: memory steps.
+                    (Instr::ExclusiveBegin, _) | (Instr::ExclusiveEnd, Some(_)) => {
+                        return Settled::Ok
+                    }
+                    // An end outside any block.
+                    _ => {}
+                },
+                // A join inside an exclusive block of a thread that has not finished
+                // would wait forever (the other thread cannot run): the run is cut.
+                Instr::Join(u)
+                    if self.holds(s, t)
+                        && !(self.done(s, *u) && s.buf[*u].is_empty())
+                        && s.pc[*u] != NOT_STARTED =>
+                {
+                    return Settled::Cut(t, pc)
+                }
                 Instr::Load(_, a)
                 | Instr::Store(a, _)
                 | Instr::Rmw(_, a, ..)
@@ -307,6 +340,16 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Whether thread t runs an exclusive block.
+    pub fn holds(&self, s: &State, t: usize) -> bool {
+        s.exclusive.is_some_and(|(u, _)| u as usize == t)
+    }
+
+    /// Whether thread t may step in s: no other thread runs an exclusive block.
+    pub fn free(&self, s: &State, t: usize) -> bool {
+        s.exclusive.is_none_or(|(u, _)| u as usize == t)
+    }
+
     /// Whether every thread is done (or was never started) and every buffer empty.
     pub fn is_final(&self, s: &State) -> bool {
         s.buf.iter().all(|b| b.is_empty())
@@ -323,8 +366,14 @@ impl<'p> Machine<'p> {
 
     /// Whether thread t has a memory instruction next that the model lets run in s
     /// (`fence` and locked instructions wait for the buffer to drain: all of it, or
-    /// under PSO a locked instruction for its own location's).
+    /// under PSO a locked instruction for its own location's), and no other thread
+    /// runs an exclusive block.
     pub fn can_exec(&self, s: &State, t: usize) -> bool {
+        self.free(s, t) && self.ready(s, t)
+    }
+
+    /// [`Machine::can_exec`], were no other thread in an exclusive block.
+    pub fn ready(&self, s: &State, t: usize) -> bool {
         let Some(i) = self.p.threads[t].code.get(s.pc[t] as usize) else {
             return false;
         };
@@ -333,7 +382,15 @@ impl<'p> Machine<'p> {
                 (self.done(s, *u) && s.buf[*u].is_empty()) || s.pc[*u] == NOT_STARTED
             }
             (Model::Sc, _) => true,
-            (_, Instr::Fence | Instr::Lock(_) | Instr::Unlock(_) | Instr::Spawn(_))
+            (
+                _,
+                Instr::Fence
+                | Instr::Lock(_)
+                | Instr::Unlock(_)
+                | Instr::Spawn(_)
+                | Instr::ExclusiveBegin
+                | Instr::ExclusiveEnd,
+            )
             | (Model::Tso, Instr::Rmw(..)) => s.buf[t].is_empty(),
             (Model::Pso, Instr::Rmw(_, a, ..)) => {
                 let x = self.loc(s, t, a);
@@ -348,7 +405,7 @@ impl<'p> Machine<'p> {
         match step {
             Step::Exec(t) => t < s.pc.len() && self.can_exec(s, t),
             Step::Commit(t, x) => {
-                let Some(b) = s.buf.get(t) else {
+                let Some(b) = s.buf.get(t).filter(|_| self.free(s, t)) else {
                     return false;
                 };
                 match self.model {
@@ -368,7 +425,7 @@ impl<'p> Machine<'p> {
                 .filter(|&t| self.can_exec(s, t))
                 .map(Step::Exec),
         );
-        for (t, b) in s.buf.iter().enumerate() {
+        for (t, b) in s.buf.iter().enumerate().filter(|(t, _)| self.free(s, *t)) {
             match self.model {
                 Model::Sc => {}
                 Model::Tso => {
@@ -419,14 +476,29 @@ impl<'p> Machine<'p> {
                     Instr::Store(a, v) => {
                         let x = self.loc(s, t, &a);
                         let val = self.operand(s, t, &v);
-                        if self.model == Model::Sc {
-                            s.mem[x] = val;
-                        } else {
+                        let buffered = self.model != Model::Sc && !self.holds(s, t);
+                        if buffered {
                             s.buf[t].push((x, val));
+                        } else {
+                            s.mem[x] = val;
                         }
-                        Effect::Store { t, x, val }
+                        Effect::Store {
+                            t,
+                            x,
+                            val,
+                            buffered,
+                        }
                     }
                     Instr::Fence => Effect::Fence { t },
+                    // An exclusive block's bounds drain the buffers as a fence does.
+                    Instr::ExclusiveBegin => {
+                        s.exclusive = Some((t as u32, 1));
+                        Effect::Fence { t }
+                    }
+                    Instr::ExclusiveEnd => {
+                        s.exclusive = None;
+                        Effect::Fence { t }
+                    }
                     Instr::Join(of) => Effect::Join { t, of },
                     Instr::Spawn(of) => {
                         if s.pc[of] != NOT_STARTED {

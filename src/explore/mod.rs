@@ -321,13 +321,13 @@ fn self_held(m: &Machine, c: &Failure) -> Option<usize> {
                 }
                 last[x] = Some((t, line, matches!(instr, Instr::Lock(_)) && old == 0));
             }
-            (Effect::Store { t, x, .. }, Some((line, _))) => {
-                if m.model == Model::Sc {
-                    last[x] = Some((t, line, false));
-                } else {
-                    buffered[t].push(line);
-                }
-            }
+            (
+                Effect::Store {
+                    t, buffered: true, ..
+                },
+                Some((line, _)),
+            ) => buffered[t].push(line),
+            (Effect::Store { t, x, .. }, Some((line, _))) => last[x] = Some((t, line, false)),
             (Effect::Commit { t, x, index }, _) => {
                 let line = buffered[t].remove(index);
                 last[x] = Some((t, line, false));

@@ -1,7 +1,7 @@
 //! Schedules as text, and their replay: a run's steps described, its events with
 //! reads-from and commit orders (the happens-before of [`super::robust`]).
 
-use super::machine::{Effect, Machine, Model, Settled, State, Step};
+use super::machine::{Effect, Machine, Settled, State, Step};
 use crate::program::Program;
 
 /// Describes a step of a run from state s (before it), for schedules.
@@ -115,7 +115,6 @@ pub struct Run {
 /// A run's events, reads-from and commit orders, built from its effects in order.
 pub struct RunBuilder {
     run: Run,
-    sc: bool,
     /// The event of each buffered store (aligned with the machine's buffers).
     pending: Vec<Vec<usize>>,
     /// The event of each location's value in memory.
@@ -129,7 +128,6 @@ impl RunBuilder {
                 co: vec![Vec::new(); m.p.locs.len()],
                 ..Run::default()
             },
-            sc: m.model == Model::Sc,
             pending: vec![Vec::new(); m.p.threads.len()],
             latest: vec![None; m.p.locs.len()],
         }
@@ -148,8 +146,8 @@ impl RunBuilder {
                     None => self.latest[x],
                 };
             }
-            Effect::Store { x, .. } => {
-                if self.sc {
+            Effect::Store { x, buffered, .. } => {
+                if !buffered {
                     self.run.co[x].push(id);
                     self.latest[x] = Some(id);
                     committed = Some(step);

@@ -249,9 +249,22 @@ impl Frontier {
                 }
                 self.last[t] = Some(n);
             }
-            Effect::Store { t, .. } => {
+            Effect::Store {
+                t, buffered: true, ..
+            } => {
                 let n = self.add_node(&[self.last[t]])?;
                 self.pending[t].push((n, None));
+                self.last[t] = Some(n);
+            }
+            // Written at once (inside an exclusive block): its own commit.
+            Effect::Store { t, x, .. } => {
+                let mut srcs = vec![self.last[t], self.latest[x]];
+                srcs.extend_from_slice(&self.readers[x * k..(x + 1) * k]);
+                let n = self.add_node(&srcs)?;
+                self.latest[x] = Some(n);
+                self.readers[x * k..(x + 1) * k]
+                    .iter_mut()
+                    .for_each(|r| *r = None);
                 self.last[t] = Some(n);
             }
             // A join orders the joined thread's events before the joiner's next ones;

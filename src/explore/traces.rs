@@ -27,7 +27,7 @@ pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crat
     for &(effect, txn) in run {
         let (t, op, x, val) = match effect {
             Effect::Load { t, x, val, .. } => (t, Op::Rd, Some(x), Some(val)),
-            Effect::Store { t, x, val } => (t, Op::Wr, Some(x), Some(val)),
+            Effect::Store { t, x, val, .. } => (t, Op::Wr, Some(x), Some(val)),
             // A spawn drains its thread's buffer, as a fence does.
             Effect::Fence { t } | Effect::Spawn { t, .. } => (t, Op::Fence, None, None),
             Effect::Rmw { t, x, old, .. } => (t, Op::Rmw, Some(x), Some(old)),
@@ -85,11 +85,18 @@ pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, NotAnEx
                 steps.push(ExecStep::Commit(pending[t].remove(index)));
             }
             _ => {
-                if let Effect::Store { t, .. } = effect {
-                    buffer(&mut pending, t);
-                    pending[t].push(next);
-                }
                 steps.push(ExecStep::Event(next));
+                match effect {
+                    Effect::Store {
+                        t, buffered: true, ..
+                    } => {
+                        buffer(&mut pending, t);
+                        pending[t].push(next);
+                    }
+                    // Written at once (inside an exclusive block): committed at issue.
+                    Effect::Store { .. } => steps.push(ExecStep::Commit(next)),
+                    _ => {}
+                }
                 next += 1;
             }
         }
@@ -208,7 +215,7 @@ pub fn traces_with(
             for &(e, txn) in &path {
                 let (t, kind, x, v) = match e {
                     Effect::Load { t, x, val, .. } => (t, 0, x, val),
-                    Effect::Store { t, x, val } => (t, 1, x, val),
+                    Effect::Store { t, x, val, .. } => (t, 1, x, val),
                     Effect::Fence { t } | Effect::Spawn { t, .. } => (t, 2, 0, 0),
                     Effect::Rmw { t, x, old, .. } => (t, 3, x, old),
                     Effect::Commit { .. } | Effect::Join { .. } => continue,

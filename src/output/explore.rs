@@ -42,6 +42,7 @@ fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
         .map(|c| {
             let how = match p.threads[c.thread].code[c.pc] {
                 Instr::Lock(_) => "finds the lock taken",
+                Instr::Join(_) => "waits, inside an exclusive block, for a thread that cannot run",
                 _ => "is false",
             };
             format!(

@@ -204,6 +204,15 @@ pub enum Instr {
     /// Transaction boundaries.
     Begin,
     End,
+    /// `exclusive_begin`: waits for the thread's buffers to drain (a fence), then runs
+    /// the thread alone until the matching `exclusive_end`: no other thread steps, no
+    /// other thread's store commits, and the thread's own stores write memory at once
+    /// (SV-COMP's `__VERIFIER_atomic_begin`: the block is one atomic step). Nested
+    /// blocks count; inside one, `exclusive_begin` only deepens it.
+    ExclusiveBegin,
+    /// `exclusive_end`: the outermost one lets the other threads run again. Outside a
+    /// block it does nothing; a thread that ends inside one leaves it there.
+    ExclusiveEnd,
 }
 
 /// A thread: its instructions (with their source lines) and registers.
@@ -448,10 +457,46 @@ impl Program {
                         | Instr::Lock(a)
                         | Instr::Unlock(a),
                     ) if a.index.is_none() => continue,
-                    Some(Instr::Fence | Instr::Join(_) | Instr::Spawn(_)) => continue,
+                    Some(
+                        Instr::Fence
+                        | Instr::Join(_)
+                        | Instr::Spawn(_)
+                        | Instr::ExclusiveBegin
+                        | Instr::ExclusiveEnd,
+                    ) => continue,
                     Some(_) => return Some((t, pc)),
                 };
                 todo.push(next);
+            }
+        }
+        None
+    }
+
+    /// A `join` that may run inside an exclusive block: its thread and index. Such a
+    /// join could only wait for a thread that cannot run, so the readers refuse it;
+    /// whether a join lies inside a block is followed along every branch, with the
+    /// nesting depth (up to 64).
+    pub fn join_in_exclusive(&self) -> Option<(usize, usize)> {
+        const DEEP: u8 = 64;
+        for (t, th) in self.threads.iter().enumerate() {
+            let n = th.code.len();
+            let mut seen = vec![[false; DEEP as usize + 1]; n + 1];
+            let mut todo = vec![(0usize, 0u8)];
+            while let Some((pc, d)) = todo.pop() {
+                if pc >= n || std::mem::replace(&mut seen[pc][d as usize], true) {
+                    continue;
+                }
+                match th.code[pc] {
+                    Instr::Join(_) if d > 0 => return Some((t, pc)),
+                    Instr::ExclusiveBegin => todo.push((pc + 1, (d + 1).min(DEEP))),
+                    Instr::ExclusiveEnd => todo.push((pc + 1, d.saturating_sub(1))),
+                    Instr::Branch(Expr::Op(Operand::Const(c)), to) if c != 0 => todo.push((to, d)),
+                    Instr::Branch(_, to) => {
+                        todo.push((to, d));
+                        todo.push((pc + 1, d));
+                    }
+                    _ => todo.push((pc + 1, d)),
+                }
             }
         }
         None
@@ -535,6 +580,8 @@ impl Program {
             Instr::Assert(e) => format!("assert {}", ex(e)),
             Instr::Begin => "begin".into(),
             Instr::End => "end".into(),
+            Instr::ExclusiveBegin => "exclusive_begin".into(),
+            Instr::ExclusiveEnd => "exclusive_end".into(),
         }
     }
 }

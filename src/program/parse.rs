@@ -165,6 +165,12 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
         return Err(fmt_err(1, "a program needs at least one thread".into()));
     }
     resolve_joins(&mut p, &r.joins)?;
+    if let Some((t, pc)) = p.join_in_exclusive() {
+        return Err(fmt_err(
+            p.threads[t].lines[pc],
+            "a `join` inside an exclusive block would wait for a thread that cannot run".into(),
+        ));
+    }
     if let Some((t, pc)) = p.spawn_error() {
         return Err(fmt_err(
             p.threads[t].lines[pc],
@@ -416,6 +422,15 @@ impl Reader<'_> {
                 }
                 self.txn_depth -= 1;
                 Instr::End
+            }
+            // Matched when run, not in the text: see `Instr::ExclusiveEnd`.
+            "exclusive_begin" => {
+                c.i += 1;
+                Instr::ExclusiveBegin
+            }
+            "exclusive_end" => {
+                c.i += 1;
+                Instr::ExclusiveEnd
             }
             "atomic" => {
                 c.i += 1;

@@ -10,9 +10,26 @@ use std::fmt::Write;
 /// one of these names would read as something else.
 /// (`lock`, `unlock` and `join` start a statement only before `[` or a name, so
 /// registers and locations keep those names.)
-const KEYWORDS: [&str; 17] = [
-    "program", "init", "thread", "exists", "forall", "fence", "mfence", "begin", "end", "atomic",
-    "goto", "if", "assume", "assert", "true", "xchg", "fadd",
+const KEYWORDS: [&str; 19] = [
+    "program",
+    "init",
+    "thread",
+    "exists",
+    "forall",
+    "fence",
+    "mfence",
+    "begin",
+    "end",
+    "atomic",
+    "exclusive_begin",
+    "exclusive_end",
+    "goto",
+    "if",
+    "assume",
+    "assert",
+    "true",
+    "xchg",
+    "fadd",
 ];
 
 /// `name` if the format reads it back as that name, else `fallback`.
@@ -253,6 +270,8 @@ pub fn to_prog(p: &Program) -> String {
                 Instr::Assert(e) => format!("assert {}", names.expr(t, e)),
                 Instr::Begin => "begin".into(),
                 Instr::End => "end".into(),
+                Instr::ExclusiveBegin => "exclusive_begin".into(),
+                Instr::ExclusiveEnd => "exclusive_end".into(),
             };
             let _ = writeln!(s, "{label:<4} {text}");
         }

@@ -27,6 +27,9 @@ pub struct ProgParams {
     /// (an array of two, indexed by the last loaded register: out of bounds when it is
     /// not 0 or 1). 0: none.
     pub sync: u32,
+    /// Weight of `exclusive_begin` and of `exclusive_end` (not always matched: an end
+    /// outside a block does nothing, a thread's end closes its block). 0: none.
+    pub exclusive: u32,
 }
 
 impl Default for ProgParams {
@@ -40,6 +43,7 @@ impl Default for ProgParams {
             fenced: false,
             control: 0,
             sync: 0,
+            exclusive: 0,
         }
     }
 }
@@ -66,6 +70,8 @@ enum Gen {
     /// Load or store (the value) `a[r]`, r the last loaded register (`a[0]` without one).
     LoadIdx,
     StoreIdx(i64),
+    ExclusiveBegin,
+    ExclusiveEnd,
 }
 
 fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
@@ -93,6 +99,8 @@ fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
     prop_oneof![
         w.iter().sum::<u32>() + 3 * p.control => plain,
         5 * p.sync => sync,
+        p.exclusive => Just(Gen::ExclusiveBegin),
+        p.exclusive => Just(Gen::ExclusiveEnd),
     ]
 }
 
@@ -175,6 +183,8 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
                         th.push(i2, i + 1);
                     }
                 }
+                Gen::ExclusiveBegin => th.push(Instr::ExclusiveBegin, i + 1),
+                Gen::ExclusiveEnd => th.push(Instr::ExclusiveEnd, i + 1),
                 Gen::Lock => th.push(Instr::Lock(m.into()), i + 1),
                 Gen::Unlock => th.push(Instr::Unlock(m.into()), i + 1),
                 Gen::Join(u) => {
@@ -228,6 +238,10 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
             }
         }
         prog.threads.push(th);
+    }
+    // A join that may run inside an exclusive block (which readers refuse) becomes a fence.
+    while let Some((t, pc)) = prog.join_in_exclusive() {
+        prog.threads[t].code[pc] = Instr::Fence;
     }
     // A thread that could stop before its first memory instruction starts with the
     // program: its `spawn` becomes a fence.

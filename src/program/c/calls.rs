@@ -18,15 +18,19 @@ use std::collections::HashMap;
 /// `__ATOMIC_SEQ_CST`, as GCC and clang define it.
 const SEQ_CST: i64 = 5;
 
-/// Calls whose failure is an assertion failure.
-const FAILS: [&str; 6] = [
+/// Calls that are an assertion failure.
+const FAILS: [&str; 5] = [
     "__assert_fail",
     "__assert",
     "__assert_perror_fail",
     "reach_error",
     "__VERIFIER_error",
-    "abort",
 ];
+
+/// Calls that end the program without an error: the run is dropped, as a false
+/// `assume` drops it (SV-COMP's `unreach-call` is violated only by `reach_error`;
+/// its tasks use `if (!c) abort();` as an assumption).
+const ENDS: [&str; 1] = ["abort"];
 
 impl<'a> Lower<'a> {
     pub fn call(&mut self, c: &'a Node<CallExpression>, span: Span) -> R<Value> {
@@ -49,23 +53,28 @@ impl<'a> Lower<'a> {
                 )
             }
         };
-        if name.starts_with("__VERIFIER_atomic") {
-            // SV-COMP runs these without interleaving; inlined as plain code they
-            // would interleave, and the verdict could be wrong.
-            return err(
-                span,
-                format!("`{name}`: atomic blocks (`__VERIFIER_atomic_*`) are not supported yet"),
-            );
-        }
         if let Some(def) = self.funcs.get(name).copied() {
             let mut vals = Vec::new();
             for a in args {
                 vals.push(self.rvalue(a)?);
             }
-            return self.inline(def, vals, span);
+            // SV-COMP runs a function named `__VERIFIER_atomic_*` as one step: an
+            // exclusive block (its arguments are evaluated before it).
+            if !name.starts_with("__VERIFIER_atomic") {
+                return self.inline(def, vals, span);
+            }
+            self.atomic_begin();
+            let v = self.inline(def, vals, span)?;
+            self.atomic_end();
+            return Ok(v);
         }
-        if FAILS.contains(&name) {
-            self.b.emit(Instr::Assert(Expr::Op(Operand::Const(0))));
+        if FAILS.contains(&name) || ENDS.contains(&name) {
+            let never = Expr::Op(Operand::Const(0));
+            self.b.emit(if FAILS.contains(&name) {
+                Instr::Assert(never)
+            } else {
+                Instr::Assume(never)
+            });
             self.b.known = None;
             return Ok(void);
         }
@@ -84,6 +93,16 @@ impl<'a> Lower<'a> {
             "__sync_synchronize" => {
                 arity(0)?;
                 self.b.emit(Instr::Fence);
+                Ok(void)
+            }
+            "__VERIFIER_atomic_begin" => {
+                arity(0)?;
+                self.atomic_begin();
+                Ok(void)
+            }
+            "__VERIFIER_atomic_end" => {
+                arity(0)?;
+                self.atomic_end();
                 Ok(void)
             }
             "pthread_create" => {
@@ -137,6 +156,12 @@ impl<'a> Lower<'a> {
                     );
                 };
                 self.null(&args[1], "a thread's return value")?;
+                if self.atomic_depth > 0 {
+                    return err(
+                        span,
+                        "`pthread_join` inside an atomic block would wait for a thread that cannot run",
+                    );
+                }
                 self.b.emit(Instr::Join(u));
                 Ok(Value::int(0))
             }
@@ -191,6 +216,18 @@ impl<'a> Lower<'a> {
                 format!("call to `{name}`, which has no definition and is not a supported builtin"),
             ),
         }
+    }
+
+    /// The start of an SV-COMP atomic block.
+    fn atomic_begin(&mut self) {
+        self.atomic_depth += 1;
+        self.b.emit(Instr::ExclusiveBegin);
+    }
+
+    /// The end of an SV-COMP atomic block (one outside any does nothing).
+    fn atomic_end(&mut self) {
+        self.atomic_depth = self.atomic_depth.saturating_sub(1);
+        self.b.emit(Instr::ExclusiveEnd);
     }
 
     /// An argument that must be NULL (0).

@@ -276,6 +276,8 @@ pub struct Lower<'a> {
     pub thread_end: usize,
     /// Loops of backward branches around the code being lowered.
     pub runtime_loops: usize,
+    /// SV-COMP atomic blocks open around the code being lowered, in the text.
+    pub atomic_depth: usize,
 }
 
 /// Lowers a translation unit: `main` and the threads it creates.
@@ -317,6 +319,7 @@ impl<'a> Lower<'a> {
             frames: Vec::new(),
             thread_end: 0,
             runtime_loops: 0,
+            atomic_depth: 0,
         };
         for d in &unit.0 {
             match &d.node {
@@ -356,6 +359,16 @@ impl<'a> Lower<'a> {
             th.code.insert(0, Instr::Fence);
             let line = th.lines.first().copied().unwrap_or(0);
             th.lines.insert(0, line);
+        }
+        if let Some((t, pc)) = l.prog.join_in_exclusive() {
+            let th = &l.prog.threads[t];
+            return err(
+                Span::none(),
+                format!(
+                    "line {}: a `pthread_join` in `{}` may run inside an atomic block, where it would wait for a thread that cannot run",
+                    th.lines[pc], th.name
+                ),
+            );
         }
         l.prog.show = l.shown();
         Ok(l)
