@@ -15,7 +15,7 @@ const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
 fn read_c(path: &Path, defines: &[&str]) -> Program {
     let o = ReadOptions {
         defines: defines.iter().map(|d| d.to_string()).collect(),
-        includes: Vec::new(),
+        ..ReadOptions::default()
     };
     read_program_with(path, &o).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -526,5 +526,89 @@ fn dollar_signs_in_identifiers_are_read() {
         error(&p).contains("dollar-taken.i:2:6: syntax error"),
         "{}",
         error(&p)
+    );
+}
+
+/// `__VERIFIER_nondet_*`: each value its own run; a range that leaves out values of
+/// the type is NONDET CUT (the answer holds for those values only, never "safe"), a
+/// nondet call used only for its truth takes 0 and 1 and is never cut, and the
+/// schedule of a failure names the value (`main=2`) and replays.
+#[test]
+fn nondet_values_are_explored_and_a_cut_range_is_reported() {
+    let p = source(
+        "nondet.c",
+        "void reach_error(void);\nint __VERIFIER_nondet_int(void);\n\
+         int main(void) {\n  int x = __VERIFIER_nondet_int();\n  if (x == 2) reach_error();\n  return 0;\n}\n",
+    );
+    let f = p.to_str().unwrap();
+    // The default range -1..2 holds 2: the failure, with the value in its schedule.
+    let o = common::tsoser_exits(&["explore", f, "--model", "sc"], 1);
+    let out = common::stdout(&o);
+    assert!(out.contains("--replay \"main=2\""), "{out}");
+    let o = common::tsoser_exits(&["explore", f, "--model", "sc", "--replay", "main=2"], 0);
+    assert!(
+        common::stdout(&o).contains("main: assert fails (line 5)"),
+        "{}",
+        common::stdout(&o)
+    );
+    // 0..1 leaves 2 out: no failure, but the answer is cut, also in JSON.
+    let o = common::tsoser_exits(&["explore", f, "--model", "sc", "--nondet", "0..1"], 0);
+    let out = common::stdout(&o);
+    assert!(
+        out.contains("NONDET CUT: a `nondet` (line 4) takes only part of its type's values"),
+        "{out}"
+    );
+    let o = common::tsoser_exits(
+        &["explore", f, "--model", "sc", "--nondet", "0..1", "--json"],
+        0,
+    );
+    assert!(
+        common::stdout(&o).contains("\"nondet_cut\": 4"),
+        "{}",
+        common::stdout(&o)
+    );
+    // A bad range is a usage error.
+    let o = common::tsoser_exits(&["explore", f, "--nondet", "3..1"], 2);
+    assert!(common::stderr(&o).contains("a range `LO..HI` of 1 to 256 values"));
+
+    // Used for its truth only: 0 and 1 stand for every value, never cut.
+    let p = source(
+        "nondet-truth.c",
+        "void reach_error(void);\nint __VERIFIER_nondet_int(void);\nint x;\n\
+         int main(void) {\n  if (__VERIFIER_nondet_int()) x = 1;\n  if (!__VERIFIER_nondet_int()) x = x + 2;\n  \
+         if (x == 3) reach_error();\n  return 0;\n}\n",
+    );
+    let prog = read_program(&p).unwrap();
+    let e = explore(&prog, &Config::new(Model::Sc));
+    assert!(e.failure.is_some() && e.nondet_cut.is_none());
+    // x = 0, 1, 2; x = 3 fails.
+    assert_eq!(e.outcomes.len(), 3, "{:?}", e.outcomes);
+
+    // A bool is never cut; a float nondet, or a range outside the type, is an error.
+    let p = source(
+        "nondet-bool.c",
+        "_Bool __VERIFIER_nondet_bool(void);\nint x;\nint main(void) {\n  x = __VERIFIER_nondet_bool();\n  return 0;\n}\n",
+    );
+    let e = explore(&read_program(&p).unwrap(), &Config::new(Model::Sc));
+    assert_eq!(e.outcomes.len(), 2);
+    assert!(e.nondet_cut.is_none());
+    let p = source(
+        "nondet-float.c",
+        "float __VERIFIER_nondet_float(void);\nint main(void) {\n  __VERIFIER_nondet_float();\n  return 0;\n}\n",
+    );
+    let e = error(&p);
+    assert!(
+        e.contains("nondet-float.c:3:3: `__VERIFIER_nondet_float`: only the integer and `bool` nondet functions are supported"),
+        "{e}"
+    );
+    let p = source(
+        "nondet-uchar.c",
+        "unsigned char __VERIFIER_nondet_uchar(void);\nint x;\nint main(void) {\n  x = __VERIFIER_nondet_uchar();\n  return 0;\n}\n",
+    );
+    let o = common::tsoser_exits(&["explore", p.to_str().unwrap(), "--nondet=-5..-1"], 2);
+    assert!(
+        common::stderr(&o).contains("nondet-uchar.c:4:7: `__VERIFIER_nondet_uchar`: no value of its type lies in the `--nondet` range -5..-1"),
+        "{}",
+        common::stderr(&o)
     );
 }

@@ -170,6 +170,7 @@ fn random_programs_agree_and_a_mutated_sober_is_caught() {
         control: 0,
         sync: 0,
         exclusive: 0,
+        nondet: 0,
     });
     let mut runner = TestRunner::new(common::config(150));
     let config = Config {

@@ -106,6 +106,15 @@ proptest! {
 proptest! {
     #![proptest_config(config(1500))]
 
+    /// With `nondet` values (each its own branch), used by `assume`, `assert`, retry
+    /// loops and array indices, beside exclusive blocks.
+    #[test]
+    fn dpor_matches_the_states_engine_with_nondet(p in programs(ProgParams { threads: 2, locs: 2, max_len: 4, control: 1, sync: 1, exclusive: 1, nondet: 2, ..ProgParams::default() })) {
+        for model in [Model::Sc, Model::Tso, Model::Pso] {
+            agree(&p, model)?;
+        }
+    }
+
     /// With exclusive blocks (SV-COMP's atomic sections), nested and unmatched too,
     /// beside locks, joins, `assume` and `assert`: each block runs as one step.
     #[test]

@@ -204,7 +204,7 @@ proptest! {
     /// Enea & Farzan Theorem 2 on random programs with transactions: robust and
     /// SC-serializable ⟹ TSO-serializable (the explorer, the SC checker and brute agree).
     #[test]
-    fn theorem_2_robust_and_sc_serializable_implies_tso_serializable(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 0], txns: true, fenced: false, control: 0, sync: 0, exclusive: 0 })) {
+    fn theorem_2_robust_and_sc_serializable_implies_tso_serializable(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 1, 1, 0], txns: true, fenced: false, control: 0, sync: 0, exclusive: 0, nondet: 0 })) {
         let (robust_tso, sc_ser, tso_ser) = enea_farzan_facts(&p);
         prop_assert!(!(robust_tso && sc_ser) || tso_ser);
     }
@@ -212,7 +212,7 @@ proptest! {
     /// Theorem 3: for transaction-fenced programs, TSO-serializable ⟺ robust and
     /// SC-serializable.
     #[test]
-    fn theorem_3_on_transaction_fenced_programs(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 0, 1, 0], txns: true, fenced: true, control: 0, sync: 0, exclusive: 0 })) {
+    fn theorem_3_on_transaction_fenced_programs(p in programs(ProgParams { threads: 2, locs: 2, max_len: 3, weights: [5, 5, 0, 1, 0], txns: true, fenced: true, control: 0, sync: 0, exclusive: 0, nondet: 0 })) {
         let (robust_tso, sc_ser, tso_ser) = enea_farzan_facts(&p);
         prop_assert_eq!(tso_ser, robust_tso && sc_ser);
     }

@@ -372,8 +372,8 @@ fn generated_programs_print_and_read_back() {
     }
 }
 
-/// Random programs with exclusive blocks (nested, unmatched), locks, joins, spawns,
-/// arrays, `assume` and `assert` print and read back as the same program.
+/// Random programs with exclusive blocks (nested, unmatched), `nondet`, locks, joins,
+/// spawns, arrays, `assume` and `assert` print and read back as the same program.
 #[test]
 fn random_programs_with_exclusive_blocks_print_and_read_back() {
     use proptest::strategy::{Strategy, ValueTree};
@@ -386,12 +386,17 @@ fn random_programs_with_exclusive_blocks_print_and_read_back() {
         control: 1,
         sync: 1,
         exclusive: 2,
+        nondet: 1,
         ..ProgParams::default()
     });
     let mut runner = TestRunner::new(crate::common::config(300));
     for i in 0..300 {
         let p = strategy.new_tree(&mut runner).unwrap().current();
-        let models: &[Model] = if i < 60 { &[Model::Sc, Model::Tso] } else { &[] };
+        let models: &[Model] = if i < 60 {
+            &[Model::Sc, Model::Tso]
+        } else {
+            &[]
+        };
         assert_round_trip(&p, models);
     }
 }

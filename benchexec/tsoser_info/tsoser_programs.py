@@ -40,7 +40,8 @@ class Tool(tsoser.Tool):
 
     def determine_result(self, run):
         # The first line: "NAME (FILE) under MODEL: … [— unknown: why]"; then the
-        # outcomes, "BOUND HIT: …" when the loop bound cut a run, and either
+        # outcomes, "BOUND HIT: …" when the loop bound cut a run, "NONDET CUT: …" when
+        # a nondet call took only part of its type's values, and either
         # "assertion FAILS: …" or "assertions: none fails".
         lines = [line for line in run.output]
         if any(line.startswith("assertion FAILS") for line in lines):
@@ -50,7 +51,8 @@ class Tool(tsoser.Tool):
         if run.exit_code.value == 4:
             return result.RESULT_ERROR + "(internal)"
         unknown = any(" — unknown: " in line for line in lines)
-        bound = any(line.startswith("BOUND HIT") for line in lines)
+        # A loop bound or a cut nondet range: "none fails" holds up to it only.
+        bound = any(line.startswith(("BOUND HIT", "NONDET CUT")) for line in lines)
         if any(line.startswith("assertions: none fails") for line in lines):
             return result.RESULT_UNKNOWN if unknown or bound else result.RESULT_TRUE_PROP
         if unknown or run.exit_code.value == 3:

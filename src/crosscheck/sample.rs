@@ -127,20 +127,23 @@ fn draw(p: &Program, m: &Machine, rng: &mut ChaCha8Rng, max_steps: usize) -> Opt
     let mut steps = Vec::new();
     while !failed && !m.is_final(&s) {
         m.enabled(&s, &mut steps);
+        // A `nondet` is one step of its thread, its value drawn after.
         steps.retain(|&step| match step {
             Step::Exec(t) => match p.threads[t].code[s.pc[t] as usize] {
                 Instr::Lock(a) => s.mem[m.loc(&s, t, &a)] == 0,
                 _ => true,
             },
+            Step::Choose(t, v) => m.nondet(&s, t).is_some_and(|(lo, _)| v == lo),
             Step::Commit(..) => true,
         });
         if steps.is_empty() || run.len() >= max_steps {
             return None;
         }
-        let step = steps[rng.random_range(0..steps.len())];
-        let t = match step {
-            Step::Exec(t) | Step::Commit(t, _) => t,
-        };
+        let mut step = steps[rng.random_range(0..steps.len())];
+        if let (Step::Choose(t, _), Some((lo, hi))) = (step, m.nondet(&s, step.thread())) {
+            step = Step::Choose(t, rng.random_range(lo..=hi));
+        }
+        let t = step.thread();
         let pc = s.pc[t] as usize;
         let txn = (s.depth[t] > 0).then_some(s.txns[t]);
         let (effect, st) = m.apply(&mut s, step);

@@ -92,7 +92,7 @@ impl Procs {
     /// process takes next, for sleep sets).
     fn next(self, s: &State, aux: &Aux, m: &Machine, p: usize) -> Option<Step> {
         if p < self.k {
-            return (aux.blocked[p].is_none() && m.ready(s, p)).then_some(Step::Exec(p));
+            return (aux.blocked[p].is_none() && m.ready(s, p)).then(|| m.next_step(s, p));
         }
         let t = self.owner(p);
         match self.model {
@@ -198,6 +198,10 @@ struct Level {
     aux: Aux,
     backtrack: Procset,
     sleep: Procset,
+    /// A thread whose `nondet` was explored here with some of its values: the thread
+    /// and the next value, taken before any other process (a `nondet` is local: each
+    /// value is its own branch, and the thread sleeps only after the last).
+    choice: Option<(usize, Val)>,
 }
 
 /// The memory access of a process's next event, for sleep sets.
@@ -254,6 +258,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         bytes: 0,
         robustness: robustness && c.model != Model::Sc,
         witness: None,
+        nondet_cut: None,
     };
     x.run();
     let mut outcomes: Vec<(Vec<Val>, u64)> = x.outcomes.into_iter().collect();
@@ -269,6 +274,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         cut: x.stats.cut,
         cut_at: x.cut_at,
         bound: x.stats.bound,
+        nondet_cut: x.nondet_cut,
     };
     let robustness = robustness.then(|| Robustness {
         robust: match (&x.witness, c.model) {
@@ -307,6 +313,8 @@ struct Dpor<'a, 'p> {
     /// Whether to look for a happens-before cycle, and the run found with one.
     robustness: bool,
     witness: Option<Vec<Step>>,
+    /// The line of the first cut `nondet` reached.
+    nondet_cut: Option<usize>,
 }
 
 impl Dpor<'_, '_> {
@@ -362,14 +370,28 @@ impl Dpor<'_, '_> {
             {
                 self.incomplete.get_or_insert(Incomplete::Timeout);
             }
-            let next = top.backtrack.iter().find(|&q| !top.sleep.contains(q));
+            let next = top
+                .choice
+                .map(|c| c.0)
+                .or_else(|| top.backtrack.iter().find(|&q| !top.sleep.contains(q)));
             let Some(q) = next else {
                 let level = self.levels.pop().expect("a level");
                 self.bytes -= level_bytes(&level);
                 if let Some(e) = self.events.pop() {
                     self.bytes -= event_bytes(&e);
                     let parent = self.levels.last_mut().expect("the event's level");
-                    parent.sleep.insert(e.proc as usize);
+                    let more = match e.step {
+                        Step::Choose(t, v) => self
+                            .m
+                            .nondet(&parent.state, t)
+                            .is_some_and(|(_, hi)| v < hi)
+                            .then_some((t, v + 1)),
+                        _ => None,
+                    };
+                    match more {
+                        Some(c) => parent.choice = Some(c),
+                        None => parent.sleep.insert(e.proc as usize),
+                    }
                 }
                 continue;
             };
@@ -377,6 +399,7 @@ impl Dpor<'_, '_> {
                 // Out of budget: unwind without exploring more.
                 let top = self.levels.last_mut().expect("a level");
                 top.backtrack = Procset::default();
+                top.choice = None;
                 continue;
             }
             self.take(q);
@@ -387,11 +410,15 @@ impl Dpor<'_, '_> {
     /// the level after it.
     fn take(&mut self, q: usize) {
         let top = self.levels.len() - 1;
+        let level = &mut self.levels[top];
+        let step = match level.choice.take() {
+            Some((t, v)) => Step::Choose(t, v),
+            None => self
+                .procs
+                .step(&level.state, &level.aux, self.m, q)
+                .expect("a backtrack process is enabled"),
+        };
         let level = &self.levels[top];
-        let step = self
-            .procs
-            .step(&level.state, &level.aux, self.m, q)
-            .expect("a backtrack process is enabled");
         let mut state = level.state.clone();
         let mut aux = level.aux.clone();
         // Sleep set of the next level: the sleeping processes independent of q here.
@@ -407,6 +434,9 @@ impl Dpor<'_, '_> {
             }
         }
         let (effect, settled) = self.m.apply(&mut state, step);
+        if self.nondet_cut.is_none() {
+            self.nondet_cut = self.m.cut_line(&level.state, effect);
+        }
         let (mut event, races) = self.clock(&mut aux, q, step, effect);
         let level_was_exclusive = level.state.exclusive.is_some();
         if level_was_exclusive {
@@ -472,6 +502,7 @@ impl Dpor<'_, '_> {
             aux,
             backtrack: Procset::default(),
             sleep,
+            choice: None,
         };
         let n = self.procs.count();
         let mut enabled = (0..n).filter(|&p| {
@@ -684,6 +715,8 @@ impl Dpor<'_, '_> {
                 drain(&mut preds, aux, t);
                 aux.last[of] = Some(n);
             }
+            // A choice touches no memory.
+            Effect::Choose { .. } => {}
             // After every event of the joined thread and its commits.
             Effect::Join { of, .. } => {
                 preds.extend(aux.last[of].map(|e| (e, false)));
@@ -815,6 +848,7 @@ impl Dpor<'_, '_> {
         let step = self.procs.next(s, aux, self.m, p)?;
         Some(match step {
             Step::Commit(_, x) => Access::Write(x),
+            Step::Choose(..) => Access::Own,
             Step::Exec(t) => {
                 let at = |a| self.m.loc(s, t, a);
                 match &self.m.p.threads[t].code[s.pc[t] as usize] {

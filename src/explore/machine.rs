@@ -68,8 +68,19 @@ impl State {
 pub enum Step {
     /// Thread t runs its next memory instruction.
     Exec(usize),
+    /// Thread t's next instruction, a `nondet`, gives its register the value.
+    Choose(usize, Val),
     /// Thread t commits its oldest buffered store to the location (TSO: its only FIFO).
     Commit(usize, Loc),
+}
+
+impl Step {
+    /// The thread whose step (or whose buffered store, for a commit) this is.
+    pub fn thread(self) -> usize {
+        match self {
+            Step::Exec(t) | Step::Choose(t, _) | Step::Commit(t, _) => t,
+        }
+    }
 }
 
 /// What a step did, for traces and happens-before.
@@ -122,6 +133,12 @@ pub enum Effect {
         x: Loc,
         index: usize,
     },
+    /// A `nondet` in thread t gave `val`; `cut` when its range leaves values out.
+    Choose {
+        t: usize,
+        val: Val,
+        cut: bool,
+    },
 }
 
 impl Effect {
@@ -134,7 +151,8 @@ impl Effect {
             | Effect::Join { t, .. }
             | Effect::Spawn { t, .. }
             | Effect::Rmw { t, .. }
-            | Effect::Commit { t, .. } => t,
+            | Effect::Commit { t, .. }
+            | Effect::Choose { t, .. } => t,
         }
     }
 }
@@ -334,7 +352,9 @@ impl<'p> Machine<'p> {
                         _ => Settled::Ok,
                     }
                 }
-                Instr::Fence | Instr::Join(_) | Instr::Spawn(_) => return Settled::Ok,
+                Instr::Fence | Instr::Join(_) | Instr::Spawn(_) | Instr::Nondet { .. } => {
+                    return Settled::Ok
+                }
             }
             s.pc[t] += 1;
         }
@@ -400,10 +420,42 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The `nondet` thread t runs next, if it does: its values.
+    pub fn nondet(&self, s: &State, t: usize) -> Option<(Val, Val)> {
+        match self.p.threads[t].code.get(s.pc[t] as usize) {
+            Some(Instr::Nondet { lo, hi, .. }) => Some((*lo, *hi)),
+            _ => None,
+        }
+    }
+
+    /// Thread t's next step, for a thread that [`Machine::can_exec`]: a `nondet`'s
+    /// first value, else `Exec(t)`.
+    pub fn next_step(&self, s: &State, t: usize) -> Step {
+        match self.nondet(s, t) {
+            Some((lo, _)) => Step::Choose(t, lo),
+            None => Step::Exec(t),
+        }
+    }
+
+    /// For the effect of a step from s that took a value of a cut `nondet`: its line.
+    pub fn cut_line(&self, s: &State, e: Effect) -> Option<usize> {
+        match e {
+            Effect::Choose { t, cut: true, .. } => Some(self.p.threads[t].lines[s.pc[t] as usize]),
+            _ => None,
+        }
+    }
+
     /// Whether `step` is enabled in s (one of [`Machine::enabled`]'s steps).
     pub fn is_enabled(&self, s: &State, step: Step) -> bool {
         match step {
-            Step::Exec(t) => t < s.pc.len() && self.can_exec(s, t),
+            Step::Exec(t) => t < s.pc.len() && self.can_exec(s, t) && self.nondet(s, t).is_none(),
+            Step::Choose(t, v) => {
+                t < s.pc.len()
+                    && self.can_exec(s, t)
+                    && self
+                        .nondet(s, t)
+                        .is_some_and(|(lo, hi)| (lo..=hi).contains(&v))
+            }
             Step::Commit(t, x) => {
                 let Some(b) = s.buf.get(t).filter(|_| self.free(s, t)) else {
                     return false;
@@ -420,11 +472,12 @@ impl<'p> Machine<'p> {
     /// The steps enabled in s, in a fixed order (threads, then commits).
     pub fn enabled(&self, s: &State, out: &mut Vec<Step>) {
         out.clear();
-        out.extend(
-            (0..self.p.threads.len())
-                .filter(|&t| self.can_exec(s, t))
-                .map(Step::Exec),
-        );
+        for t in (0..self.p.threads.len()).filter(|&t| self.can_exec(s, t)) {
+            match self.nondet(s, t) {
+                Some((lo, hi)) => out.extend((lo..=hi).map(|v| Step::Choose(t, v))),
+                None => out.push(Step::Exec(t)),
+            }
+        }
         for (t, b) in s.buf.iter().enumerate().filter(|(t, _)| self.free(s, *t)) {
             match self.model {
                 Model::Sc => {}
@@ -447,6 +500,15 @@ impl<'p> Machine<'p> {
     /// Applies an enabled step to s (then settles the thread).
     pub fn apply(&self, s: &mut State, step: Step) -> (Effect, Settled) {
         match step {
+            Step::Choose(t, val) => {
+                let Instr::Nondet { reg, cut, .. } = self.p.threads[t].code[s.pc[t] as usize]
+                else {
+                    unreachable!("a choice at a `nondet`")
+                };
+                s.regs[self.offset[t] + reg] = val;
+                s.pc[t] += 1;
+                (Effect::Choose { t, val, cut }, self.settle(s, t))
+            }
             Step::Commit(t, x) => {
                 let index = s.buf[t]
                     .iter()

@@ -273,7 +273,9 @@ pub fn run(p: &Program, o: Options) -> Result<Report, RunError> {
         exploration.complete && exploration.outcomes.is_empty() && exploration.failure.is_none();
     // A robustness search over cut runs only sees them up to the cut: not a "yes".
     let robust_cut = robustness.as_ref().is_some_and(|r| r.robust == Some(true))
-        && (exploration.bound > 0 || exploration.outcomes.is_empty());
+        && (exploration.bound > 0
+            || exploration.nondet_cut.is_some()
+            || exploration.outcomes.is_empty());
     let failure = match &exploration.failure {
         Some(f) => Some(replay::replay(&m, &f.schedule).map_err(RunError::Replay)?),
         None => None,
@@ -304,7 +306,7 @@ fn self_held(m: &Machine, c: &Failure) -> Option<usize> {
     let mut buffered: Vec<Vec<usize>> = vec![Vec::new(); m.p.threads.len()];
     for (i, &step) in c.schedule.iter().enumerate() {
         let here = match step {
-            Step::Exec(t) => {
+            Step::Exec(t) | Step::Choose(t, _) => {
                 let pc = s.pc[t] as usize;
                 Some((m.p.threads[t].lines[pc], m.p.threads[t].code[pc]))
             }

@@ -13,6 +13,11 @@ pub fn describe_step(m: &Machine, s: &State, step: Step) -> String {
             p.threads[t].name,
             p.show_instr(t, s.pc[t] as usize)
         ),
+        Step::Choose(t, v) => format!(
+            "{}: {} → {v}",
+            p.threads[t].name,
+            p.show_instr(t, s.pc[t] as usize)
+        ),
         Step::Commit(t, x) => {
             let v = s.buf[t].iter().find(|e| e.0 == x).map_or(0, |e| e.1);
             format!("{}: commit [{}] = {v}", p.threads[t].name, p.locs[x])
@@ -20,12 +25,14 @@ pub fn describe_step(m: &Machine, s: &State, step: Step) -> String {
     }
 }
 
-/// A schedule as text: `P0 P1 c:P0:x …` (`c:` marks a commit); [`parse_schedule`] reads it back.
+/// A schedule as text: `P0 P1=3 c:P0:x …` (`c:` marks a commit, `=v` the value a
+/// `nondet` takes); [`parse_schedule`] reads it back.
 pub fn schedule_text(p: &Program, steps: &[Step]) -> String {
     steps
         .iter()
         .map(|s| match s {
             Step::Exec(t) => p.threads[*t].name.clone(),
+            Step::Choose(t, v) => format!("{}={v}", p.threads[*t].name),
             Step::Commit(t, x) => format!("c:{}:{}", p.threads[*t].name, p.locs[*x]),
         })
         .collect::<Vec<_>>()
@@ -42,6 +49,8 @@ pub enum ScheduleError {
     NotACommit(String),
     #[error("unknown location `{0}` in the schedule")]
     UnknownLocation(String),
+    #[error("`{0}`: a `nondet` step is `THREAD=VALUE`")]
+    NotAValue(String),
 }
 
 /// Why a schedule does not replay; steps are numbered from 1.
@@ -77,7 +86,15 @@ pub fn parse_schedule(p: &Program, text: &str) -> Result<Vec<Step>, ScheduleErro
                         .ok_or_else(|| ScheduleError::UnknownLocation(x.to_string()))?;
                     Ok(Step::Commit(th(t)?, x))
                 }
-                None => Ok(Step::Exec(th(w)?)),
+                None => match w.split_once('=') {
+                    Some((t, v)) => {
+                        let v = v
+                            .parse()
+                            .map_err(|_| ScheduleError::NotAValue(w.to_string()))?;
+                        Ok(Step::Choose(th(t)?, v))
+                    }
+                    None => Ok(Step::Exec(th(w)?)),
+                },
             }
         })
         .collect()
@@ -169,6 +186,8 @@ impl RunBuilder {
                 return;
             }
             Effect::Fence { .. } | Effect::Join { .. } | Effect::Spawn { .. } => {}
+            // A choice touches no memory: no event.
+            Effect::Choose { .. } => return,
         }
         self.run.events.push(RunEvent {
             step,
@@ -217,9 +236,7 @@ fn replay_with(m: &Machine, steps: &[Step], describe: bool) -> Result<Run, NotRe
         } else {
             String::new()
         };
-        let t = match step {
-            Step::Exec(t) | Step::Commit(t, _) => t,
-        };
+        let t = step.thread();
         let txn = (s.depth[t] > 0).then_some(s.txns[t]);
         let (eff, st) = m.apply(&mut s, step);
         last = st;

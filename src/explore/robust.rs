@@ -270,7 +270,7 @@ impl Frontier {
             // A join orders the joined thread's events before the joiner's next ones;
             // such an edge is never on a cycle (nothing after the join reaches back into
             // a thread that has finished and drained), so it is left out.
-            Effect::Fence { .. } | Effect::Join { .. } => {}
+            Effect::Fence { .. } | Effect::Join { .. } | Effect::Choose { .. } => {}
             // The child's first event follows the parent's events so far.
             Effect::Spawn { t, of } => self.last[of] = self.last[t],
             Effect::Rmw { t, x, .. } => {

@@ -112,6 +112,9 @@ pub struct Exploration {
     /// Runs cut by the unrolling bound: when not 0, "complete" means complete up to
     /// the bound.
     pub bound: u64,
+    /// The line of the first `nondet` reached whose range is cut: when set, "complete"
+    /// means complete for the values in the ranges.
+    pub nondet_cut: Option<usize>,
 }
 
 impl Exploration {
@@ -161,6 +164,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         cut: 0,
         cut_at: Vec::new(),
         bound: 0,
+        nondet_cut: None,
     };
     let (s, st) = m.initial();
     let root = x.visit_settled(s, st);
@@ -170,7 +174,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         .collect();
     outcomes.sort();
     let (states, incomplete, failure) = (x.memo.len(), x.incomplete, x.failure);
-    let (cut, bound, cut_at) = (x.cut, x.bound, x.cut_at);
+    let (cut, bound, cut_at, nondet_cut) = (x.cut, x.bound, x.cut_at, x.nondet_cut);
     Exploration {
         model,
         places,
@@ -182,6 +186,7 @@ pub fn explore(p: &Program, c: &Config) -> Exploration {
         cut,
         cut_at,
         bound,
+        nondet_cut,
     }
 }
 
@@ -207,6 +212,7 @@ struct Explorer<'a, 'p> {
     cut: u64,
     cut_at: Vec<Failure>,
     bound: u64,
+    nondet_cut: Option<usize>,
 }
 
 impl Explorer<'_, '_> {
@@ -237,7 +243,10 @@ impl Explorer<'_, '_> {
             let done = if let Some(&step) = top.steps.get(top.next) {
                 top.next += 1;
                 let mut next = top.s.clone();
-                let (_, st) = self.m.apply(&mut next, step);
+                let (eff, st) = self.m.apply(&mut next, step);
+                if self.nondet_cut.is_none() {
+                    self.nondet_cut = self.m.cut_line(&top.s, eff);
+                }
                 self.path.push(step);
                 match self.enter(next, st) {
                     Entered::Done(c) => c,

@@ -17,7 +17,10 @@ pub type Issued = (Effect, Option<u32>);
 /// Whether a step's effect is an event of the run's trace ([`trace_of`]): every one
 /// but commits and joins (a spawn is a fence).
 pub fn in_trace(e: &Effect) -> bool {
-    !matches!(e, Effect::Commit { .. } | Effect::Join { .. })
+    !matches!(
+        e,
+        Effect::Commit { .. } | Effect::Join { .. } | Effect::Choose { .. }
+    )
 }
 
 /// The trace of a run's steps (commits left out); with `values`, reads and writes
@@ -31,7 +34,7 @@ pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crat
             // A spawn drains its thread's buffer, as a fence does.
             Effect::Fence { t } | Effect::Spawn { t, .. } => (t, Op::Fence, None, None),
             Effect::Rmw { t, x, old, .. } => (t, Op::Rmw, Some(x), Some(old)),
-            Effect::Commit { .. } | Effect::Join { .. } => continue,
+            Effect::Commit { .. } | Effect::Join { .. } | Effect::Choose { .. } => continue,
         };
         let th = &p.threads[t].name;
         let txn = txn.map(|n| format!("{th}.t{n}"));
@@ -196,9 +199,7 @@ pub fn traces_with(
             break;
         }
         out.steps += 1;
-        let t = match step {
-            Step::Exec(t) | Step::Commit(t, _) => t,
-        };
+        let t = step.thread();
         let txn = (s.depth[t] > 0).then_some(s.txns[t]);
         let mut s2 = s.clone();
         let (effect, st) = m.apply(&mut s2, step);
@@ -218,7 +219,7 @@ pub fn traces_with(
                     Effect::Store { t, x, val, .. } => (t, 1, x, val),
                     Effect::Fence { t } | Effect::Spawn { t, .. } => (t, 2, 0, 0),
                     Effect::Rmw { t, x, old, .. } => (t, 3, x, old),
-                    Effect::Commit { .. } | Effect::Join { .. } => continue,
+                    Effect::Commit { .. } | Effect::Join { .. } | Effect::Choose { .. } => continue,
                 };
                 let v = if values { v } else { 0 };
                 key.extend([t as i64, kind, x as i64, txn.map_or(-1, i64::from), v]);

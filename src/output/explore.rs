@@ -71,6 +71,9 @@ fn robustness_note(r: &Report) -> Option<String> {
     if r.robust_cut {
         return Some(if e.outcomes.is_empty() {
             "no run completes: only run prefixes were searched".to_string()
+        } else if e.bound == 0 {
+            "a `nondet` takes only part of its type's values: the other values are not explored"
+                .to_string()
         } else {
             format!(
                 "{} runs were cut by the unrolling bound (--unroll {}): longer runs are not explored",
@@ -230,6 +233,12 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         s += &format!(
             "BOUND HIT: {} {what} cut by the unrolling bound (--unroll {}): the answers hold up to it\n",
             e.bound, r.unroll
+        );
+    }
+    if let Some(line) = e.nondet_cut {
+        s += &format!(
+            "NONDET CUT: a `nondet` ({}) takes only part of its type's values: the answers hold for those values only\n",
+            line_text(line)
         );
     }
     s += &failures_text(p, r);
@@ -430,6 +439,7 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
         cut: e.cut,
         bound_hit: e.bound,
         unroll: r.unroll,
+        nondet_cut: e.nondet_cut,
         assertion_failure,
         deadlock,
         no_run: r.no_run.then(|| why_no_run(p, e, r.unroll)),

@@ -186,6 +186,10 @@ pub struct ExploreReport {
     pub bound_hit: u64,
     /// The unrolling bound used.
     pub unroll: u32,
+    /// The line of a `nondet` whose range leaves out values of its type (C's
+    /// `__VERIFIER_nondet_int` over `--nondet`), when the exploration reached one: the
+    /// answers hold for the values in the ranges only. Null otherwise.
+    pub nondet_cut: Option<usize>,
     pub assertion_failure: Option<FailureJson>,
     /// A thread taking a lock it holds itself (it waits forever), with a run to it.
     pub deadlock: Option<DeadlockJson>,

@@ -213,7 +213,20 @@ pub enum Instr {
     /// `exclusive_end`: the outermost one lets the other threads run again. Outside a
     /// block it does nothing; a thread that ends inside one leaves it there.
     ExclusiveEnd,
+    /// `r = nondet lo, hi`: r gets any value of `lo..=hi`, each its own run (at most
+    /// [`MAX_NONDET`] values). `cut`: the range leaves out values the source could
+    /// take (a C `__VERIFIER_nondet_int` read over `--nondet`), so an exploration that
+    /// reaches it is complete only for the values in the range.
+    Nondet {
+        reg: Reg,
+        lo: Val,
+        hi: Val,
+        cut: bool,
+    },
 }
+
+/// The most values one `nondet` may take.
+pub const MAX_NONDET: Val = 256;
 
 /// A thread: its instructions (with their source lines) and registers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -582,6 +595,7 @@ impl Program {
             Instr::End => "end".into(),
             Instr::ExclusiveBegin => "exclusive_begin".into(),
             Instr::ExclusiveEnd => "exclusive_end".into(),
+            Instr::Nondet { reg, lo, hi, .. } => format!("{} = nondet {lo}, {hi}", th.regs[*reg]),
         }
     }
 }
@@ -592,12 +606,26 @@ impl fmt::Display for Quantifier {
     }
 }
 
-/// How to read a program file: what `-D` and `-I` pass to the C preprocessor.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// How to read a program file: what `-D` and `-I` pass to the C preprocessor, and the
+/// values C's `__VERIFIER_nondet_*` calls take.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadOptions {
     /// `NAME` or `NAME=VALUE`.
     pub defines: Vec<String>,
     pub includes: Vec<std::path::PathBuf>,
+    /// The values (`lo..=hi`) of a nondet call whose type has more: such a call's
+    /// range is cut (see [`Instr::Nondet`]).
+    pub nondet: (Val, Val),
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            defines: Vec::new(),
+            includes: Vec::new(),
+            nondet: (-1, 2),
+        }
+    }
 }
 
 /// Reads a program file: `.litmus` files as herd X86 litmus tests, `.c` files through

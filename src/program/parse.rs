@@ -494,6 +494,33 @@ fn assignment(c: &mut Cur, p: &mut Program, th: &mut Thread) -> Result<Instr, Er
     c.expect("=")?;
     Ok(match c.peek() {
         Some(Tok::Sym("[")) => Instr::Load(r, mem(c, p, th)?),
+        // `r = nondet lo, hi` (`, cut`: the range leaves values out).
+        Some(Tok::Ident(f))
+            if f == "nondet"
+                && matches!(c.toks.get(c.i + 1), Some(Tok::Num(_) | Tok::Sym("-"))) =>
+        {
+            c.i += 1;
+            let lo = c.num()?;
+            c.expect(",")?;
+            let hi = c.num()?;
+            if lo > hi || hi.saturating_sub(lo) >= MAX_NONDET {
+                return Err(c.err(format!(
+                    "`nondet {lo}, {hi}`: a range of 1 to {MAX_NONDET} values, low first"
+                )));
+            }
+            let cut = c.eat(",") && {
+                if c.ident()? != "cut" {
+                    return Err(c.err("expected `cut` after the range of `nondet`".into()));
+                }
+                true
+            };
+            Instr::Nondet {
+                reg: r,
+                lo,
+                hi,
+                cut,
+            }
+        }
         Some(Tok::Ident(f))
             if matches!(f.as_str(), "xchg" | "fadd" | "cas")
                 && c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) =>

@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// one of these names would read as something else.
 /// (`lock`, `unlock` and `join` start a statement only before `[` or a name, so
 /// registers and locations keep those names.)
-const KEYWORDS: [&str; 19] = [
+const KEYWORDS: [&str; 20] = [
     "program",
     "init",
     "thread",
@@ -23,6 +23,7 @@ const KEYWORDS: [&str; 19] = [
     "atomic",
     "exclusive_begin",
     "exclusive_end",
+    "nondet",
     "goto",
     "if",
     "assume",
@@ -272,6 +273,15 @@ pub fn to_prog(p: &Program) -> String {
                 Instr::End => "end".into(),
                 Instr::ExclusiveBegin => "exclusive_begin".into(),
                 Instr::ExclusiveEnd => "exclusive_end".into(),
+                Instr::Nondet {
+                    reg: r,
+                    lo,
+                    hi,
+                    cut,
+                } => {
+                    let cut = if *cut { ", cut" } else { "" };
+                    format!("{} = nondet {lo}, {hi}{cut}", reg(r))
+                }
             };
             let _ = writeln!(s, "{label:<4} {text}");
         }

@@ -30,6 +30,9 @@ pub struct ProgParams {
     /// Weight of `exclusive_begin` and of `exclusive_end` (not always matched: an end
     /// outside a block does nothing, a thread's end closes its block). 0: none.
     pub exclusive: u32,
+    /// Weight of `r = nondet lo, hi` (one to three values; r becomes the last loaded
+    /// register). 0: none.
+    pub nondet: u32,
 }
 
 impl Default for ProgParams {
@@ -44,6 +47,7 @@ impl Default for ProgParams {
             control: 0,
             sync: 0,
             exclusive: 0,
+            nondet: 0,
         }
     }
 }
@@ -72,6 +76,7 @@ enum Gen {
     StoreIdx(i64),
     ExclusiveBegin,
     ExclusiveEnd,
+    Nondet(i64, i64),
 }
 
 fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
@@ -101,6 +106,7 @@ fn gen_instr(p: ProgParams) -> impl Strategy<Value = Gen> {
         5 * p.sync => sync,
         p.exclusive => Just(Gen::ExclusiveBegin),
         p.exclusive => Just(Gen::ExclusiveEnd),
+        p.nondet => (-1..2i64, 0..3i64).prop_map(|(lo, n)| Gen::Nondet(lo, lo + n)),
     ]
 }
 
@@ -182,6 +188,20 @@ fn build(p: ProgParams, ths: &[(Vec<Gen>, usize)]) -> Program {
                         };
                         th.push(i2, i + 1);
                     }
+                }
+                Gen::Nondet(lo, hi) => {
+                    let reg = fresh(&mut th, &mut n);
+                    last_at = th.code.len();
+                    th.push(
+                        Instr::Nondet {
+                            reg,
+                            lo,
+                            hi,
+                            cut: false,
+                        },
+                        i + 1,
+                    );
+                    last = Some(reg);
                 }
                 Gen::ExclusiveBegin => th.push(Instr::ExclusiveBegin, i + 1),
                 Gen::ExclusiveEnd => th.push(Instr::ExclusiveEnd, i + 1),

@@ -306,6 +306,7 @@ pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
     let read = program::ReadOptions {
         defines: a.define.clone(),
         includes: a.include.clone(),
+        nondet: a.nondet,
     };
     cmd_explore(
         &a.file,

@@ -742,6 +742,26 @@ impl<'a> Lower<'a> {
                 self.b.branch(e, l);
                 Ok(())
             }
+            // Only a nondet call's truth matters here: 0 or 1 stands for every value,
+            // so the range is never cut.
+            Expression::Call(call)
+                if call.node.arguments.is_empty()
+                    && matches!(&call.node.callee.node, Expression::Identifier(id)
+                        if id.node.name.strip_prefix("__VERIFIER_nondet_")
+                            .is_some_and(|t| super::calls::nondet_domain(t).is_some())
+                            && !self.funcs.contains_key(&id.node.name)) =>
+            {
+                let r = self.nondet_value(0, 1, false);
+                self.b.branch(
+                    if truth {
+                        Expr::Op(r)
+                    } else {
+                        Expr::Bin(BinOp::Eq, r, Operand::Const(0))
+                    },
+                    l,
+                );
+                Ok(())
+            }
             _ => {
                 let v = self.rvalue(c)?;
                 let v = self.b.resolve(v.op);

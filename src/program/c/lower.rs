@@ -87,7 +87,7 @@ impl Builder {
                         k.remove(&r);
                     }
                 },
-                Instr::Load(r, _) => {
+                Instr::Load(r, _) | Instr::Nondet { reg: r, .. } => {
                     k.remove(&r);
                 }
                 Instr::Rmw(r, _, _, f) => {
@@ -278,17 +278,24 @@ pub struct Lower<'a> {
     pub runtime_loops: usize,
     /// SV-COMP atomic blocks open around the code being lowered, in the text.
     pub atomic_depth: usize,
+    /// The values of a `__VERIFIER_nondet_*` call whose type has more (`--nondet`).
+    pub nondet: (Val, Val),
 }
 
 /// Lowers a translation unit: `main` and the threads it creates.
-pub fn lower(unit: &TranslationUnit, name: &str, map: &SourceMap) -> R<Program> {
-    let first = Lower::run(unit, name, map, &[])?;
+pub fn lower(
+    unit: &TranslationUnit,
+    name: &str,
+    map: &SourceMap,
+    nondet: (Val, Val),
+) -> R<Program> {
+    let first = Lower::run(unit, name, map, &[], nondet)?;
     // A run-time dereference lowered before the last object escaped: again, with
     // every escaped object known from the start.
     match first.deref_seen {
         Some(n) if n < first.escaped_count => {
             let seed = first.escaped.clone();
-            Ok(Lower::run(unit, name, map, &seed)?.prog)
+            Ok(Lower::run(unit, name, map, &seed, nondet)?.prog)
         }
         _ => Ok(first.prog),
     }
@@ -300,6 +307,7 @@ impl<'a> Lower<'a> {
         name: &str,
         map: &'a SourceMap,
         seed: &[bool],
+        nondet: (Val, Val),
     ) -> R<Lower<'a>> {
         let mut l = Lower {
             types: Types::default(),
@@ -320,6 +328,7 @@ impl<'a> Lower<'a> {
             thread_end: 0,
             runtime_loops: 0,
             atomic_depth: 0,
+            nondet,
         };
         for d in &unit.0 {
             match &d.node {

@@ -61,7 +61,7 @@ pub fn read_c(
     let name = path
         .file_stem()
         .map_or("c".into(), |s| s.to_string_lossy().into_owned());
-    let mut p = lower::lower(&unit.unit, &name, &map).map_err(|e| {
+    let mut p = lower::lower(&unit.unit, &name, &map, defines.nondet).map_err(|e| {
         let offset = if e.span.is_none() { 0 } else { e.span.start };
         at(offset, e.msg)
     })?;

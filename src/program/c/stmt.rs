@@ -31,6 +31,8 @@ impl<'a> Lower<'a> {
                 for it in items {
                     last = match &it.node {
                         BlockItem::Declaration(d) => {
+                            // Its initializers' instructions are on its line.
+                            self.b.line = self.line_of(d.span);
                             self.local_decl(d)?;
                             None
                         }

@@ -210,6 +210,25 @@ pub(crate) struct ExploreArgs {
     /// C files: a directory the preprocessor searches for `#include` files.
     #[arg(short = 'I', value_name = "DIR")]
     pub(crate) include: Vec<PathBuf>,
+    /// C files: the values a `__VERIFIER_nondet_*` call takes when its type has more
+    /// (at most 256; a negative low end as `--nondet=-5..5`); the answer then holds
+    /// for these values only (NONDET CUT).
+    #[arg(long, value_name = "LO..HI", default_value = "-1..2", value_parser = nondet_range, allow_hyphen_values = true)]
+    pub(crate) nondet: (i64, i64),
+}
+
+/// `LO..HI`: a range of 1 to 256 values, low first.
+fn nondet_range(s: &str) -> Result<(i64, i64), String> {
+    let bad = || format!("`{s}`: a range `LO..HI` of 1 to 256 values, low first");
+    let (lo, hi) = s.split_once("..").ok_or_else(bad)?;
+    let (lo, hi): (i64, i64) = (
+        lo.trim().parse().map_err(|_| bad())?,
+        hi.trim().parse().map_err(|_| bad())?,
+    );
+    if lo > hi || hi.saturating_sub(lo) >= tsoser::program::MAX_NONDET {
+        return Err(bad());
+    }
+    Ok((lo, hi))
 }
 
 // The flags of `suite`.
