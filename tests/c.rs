@@ -612,3 +612,17 @@ fn nondet_values_are_explored_and_a_cut_range_is_reported() {
         common::stderr(&o)
     );
 }
+
+/// Bug svcomp_reach_error_defined_empty_was_inlined: SV-COMP's tasks define
+/// `void reach_error(){}`, and its call was inlined as that empty body, so the task had
+/// no assertion at all; the call itself is the error.
+#[test]
+fn svcomp_reach_error_defined_empty_was_inlined() {
+    let p = source(
+        "reach-error.c",
+        "void reach_error(){}\nint x = 1;\nint main(void) {\n  if (x == 1) reach_error();\n  return 0;\n}\n",
+    );
+    let e = explore(&read_program(&p).unwrap(), &Config::new(Model::Sc));
+    let f = e.failure.expect("reach_error is reached");
+    assert_eq!(f.line, 4);
+}

@@ -26,6 +26,7 @@ mod monitors;
 mod programs;
 mod props;
 mod qadeer_cache;
+mod reach;
 mod regressions;
 mod sample;
 mod sat_cli;

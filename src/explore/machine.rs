@@ -14,13 +14,23 @@
 //! unrolling bound cuts the run, as does a false `assume`.
 
 use crate::program::*;
+use rustc_hash::FxHashSet as HashSet;
 
 /// The longest store buffer the searches follow; a run that buffers more stores
 /// leaves the answer unknown instead of using memory without bound.
 pub const MAX_BUFFER: usize = 64;
 
+/// The unrolling bound of a machine with none ([`super::reach`]): backward branches are
+/// not counted, so a loop's states repeat.
+pub const UNBOUNDED: u32 = u32::MAX;
+
 /// The program counter of a thread that a `spawn` has not started yet.
 pub const NOT_STARTED: u32 = u32::MAX;
+
+/// The program counter of a thread caught, with no loop bound ([`UNBOUNDED`]), in a
+/// loop of register-only instructions that repeats its state: it never takes another
+/// step (nor finishes), and the other threads go on.
+pub const STUCK: u32 = u32::MAX - 1;
 
 /// The memory model of an exploration (the crate's one [`MemoryModel`]).
 pub use crate::trace::model::MemoryModel;
@@ -269,10 +279,15 @@ impl<'p> Machine<'p> {
     pub fn settle(&self, s: &mut State, t: usize) -> Settled {
         let code = &self.p.threads[t].code;
         let mut local = 0u64;
+        // With no bound: the targets of backward branches taken, with the registers.
+        let mut back: HashSet<(usize, Vec<Val>)> = HashSet::default();
         loop {
             local += 1;
             if local > MAX_LOCAL_STEPS {
                 return Settled::Spin;
+            }
+            if s.pc[t] == STUCK {
+                return Settled::Ok;
             }
             let pc = s.pc[t] as usize;
             let Some(i) = code.get(pc) else {
@@ -289,7 +304,13 @@ impl<'p> Machine<'p> {
                 }
                 Instr::Branch(e, to) => {
                     if self.eval(s, t, e) != 0 {
-                        if *to <= pc {
+                        if *to <= pc && self.unroll == UNBOUNDED {
+                            let regs = &s.regs[self.offset[t]..][..self.p.threads[t].regs.len()];
+                            if !back.insert((*to, regs.to_vec())) {
+                                s.pc[t] = STUCK;
+                                return Settled::Ok;
+                            }
+                        } else if *to <= pc {
                             s.jumps[t] += 1;
                             if s.jumps[t] > self.unroll {
                                 return Settled::Bound;

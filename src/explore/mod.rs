@@ -4,6 +4,7 @@
 //! - [`machine`]: the transition system — states, steps, store buffers.
 //! - [`states`]: every run explored with state memoisation and a budget.
 //! - [`dpor`]: the same answers by source-DPOR over chronological traces (Abdulla et al.).
+//! - [`reach`]: every reachable state by breadth-first search, with no loop bound.
 //! - [`robust`]: robustness — a TSO/PSO run whose happens-before has a cycle.
 //! - [`replay`]: schedules as text and their replay, step by step.
 //! - [`traces`]: runs as traces and as runs with values, for the other commands.
@@ -14,6 +15,7 @@
 
 pub mod dpor;
 pub mod machine;
+pub mod reach;
 pub mod replay;
 pub mod robust;
 pub mod states;
@@ -100,12 +102,30 @@ impl Engine for Dpor {
     }
 }
 
+/// Every reachable state by breadth-first search, with no loop bound ([`reach`]);
+/// robustness by the same search over (state, frontier) pairs ([`robust`]), unbounded.
+pub struct Reach;
+
+impl Engine for Reach {
+    fn explore(&self, p: &Program, c: &Config) -> Explored {
+        Explored {
+            exploration: reach::reach(p, c),
+            dpor: None,
+        }
+    }
+
+    fn robustness(&self, p: &Program, c: &Config) -> Robustness {
+        States.robustness(p, &c.unroll(machine::UNBOUNDED))
+    }
+}
+
 /// Which engine explores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EngineKind {
     #[default]
     States,
     Dpor,
+    Reach,
 }
 
 impl EngineKind {
@@ -113,6 +133,7 @@ impl EngineKind {
         match self {
             EngineKind::States => "states",
             EngineKind::Dpor => "dpor",
+            EngineKind::Reach => "reach",
         }
     }
 
@@ -121,7 +142,13 @@ impl EngineKind {
         match self {
             EngineKind::States => &States,
             EngineKind::Dpor => &Dpor,
+            EngineKind::Reach => &Reach,
         }
+    }
+
+    /// Whether it follows loops without a bound (its runs are never cut by one).
+    pub fn unbounded(self) -> bool {
+        self == EngineKind::Reach
     }
 }
 
@@ -170,8 +197,9 @@ pub struct Report {
     pub no_run: bool,
     /// The dpor engine's counts.
     pub dpor: Option<DporStats>,
-    /// The unrolling bound the exploration used.
-    pub unroll: u32,
+    /// The unrolling bound the exploration used (None: the reach engine, which has none).
+    pub unroll: Option<u32>,
+    pub engine: EngineKind,
 }
 
 /// A self-deadlock: `thread` takes, at instruction `pc` (on `line`), a lock it took
@@ -240,7 +268,11 @@ pub enum RunError {
 
 /// Explores `p` with the engine of `o` and checks every piece of evidence.
 pub fn run(p: &Program, o: Options) -> Result<Report, RunError> {
-    let c = &o.config;
+    // The reach engine follows loops without a bound: so do the replays below.
+    let c = &match o.engine.unbounded() {
+        true => o.config.unroll(machine::UNBOUNDED),
+        false => o.config,
+    };
     let engine = o.engine.engine();
     let (explored, robustness) = if o.robustness && c.model != Model::Sc {
         let (e, r) = engine.explore_robust(p, c);
@@ -289,7 +321,8 @@ pub fn run(p: &Program, o: Options) -> Result<Report, RunError> {
         deadlock,
         no_run,
         dpor,
-        unroll: c.unroll,
+        unroll: (!o.engine.unbounded()).then_some(c.unroll),
+        engine: o.engine,
     })
 }
 

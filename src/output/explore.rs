@@ -77,7 +77,8 @@ fn robustness_note(r: &Report) -> Option<String> {
         } else {
             format!(
                 "{} runs were cut by the unrolling bound (--unroll {}): longer runs are not explored",
-                e.bound, r.unroll
+                e.bound,
+                r.unroll.unwrap_or_default()
             )
         });
     }
@@ -184,6 +185,7 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     let e = &r.exploration;
     let model = e.model.name().to_uppercase();
     let explored = match &r.dpor {
+        None if r.engine.unbounded() => format!("{} states reached, no loop bound", e.states),
         None => format!("{} states", e.states),
         Some(d) => format!(
             "{} execution{} explored by DPOR ({} sleep-set blocked, {} events)",
@@ -204,7 +206,7 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         }
     );
     if r.no_run {
-        s += &format!("{}\n", why_no_run(p, e, r.unroll));
+        s += &format!("{}\n", why_no_run(p, e, r.unroll.unwrap_or_default()));
     }
     for (vals, runs) in &e.outcomes {
         let mark = match holds(p, e, vals) {
@@ -212,6 +214,8 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
             _ => "",
         };
         let count = match (*runs, r.dpor.is_some()) {
+            (1, false) if r.engine.unbounded() => "1 final state".to_string(),
+            (n, false) if r.engine.unbounded() => format!("{n} final states"),
             (1, false) => "1 run".to_string(),
             (u64::MAX, false) => "≥ 2⁶⁴−1 runs: the count saturated".to_string(),
             (n, false) => format!("{n} runs"),
@@ -232,7 +236,8 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     if e.bound > 0 {
         s += &format!(
             "BOUND HIT: {} {what} cut by the unrolling bound (--unroll {}): the answers hold up to it\n",
-            e.bound, r.unroll
+            e.bound,
+            r.unroll.unwrap_or_default()
         );
     }
     if let Some(line) = e.nondet_cut {
@@ -428,7 +433,7 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
         model: e.model.name(),
         complete: e.complete,
         incomplete: e.incomplete.map(incomplete_text),
-        engine: if r.dpor.is_some() { "dpor" } else { "states" },
+        engine: r.engine.name(),
         states: e.states,
         dpor: r.dpor.map(|d| DporJson {
             executions: d.executions,
@@ -442,7 +447,9 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
         nondet_cut: e.nondet_cut,
         assertion_failure,
         deadlock,
-        no_run: r.no_run.then(|| why_no_run(p, e, r.unroll)),
+        no_run: r
+            .no_run
+            .then(|| why_no_run(p, e, r.unroll.unwrap_or_default())),
         robustness,
         exit,
     })

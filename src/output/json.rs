@@ -184,8 +184,8 @@ pub struct ExploreReport {
     /// Runs (dpor: maximal executions) cut by the unrolling bound: when not 0, the
     /// answers hold up to the bound (`--unroll`, or the program's `unroll`).
     pub bound_hit: u64,
-    /// The unrolling bound used.
-    pub unroll: u32,
+    /// The unrolling bound used (null with the reach engine, which has none).
+    pub unroll: Option<u32>,
     /// The line of a `nondet` whose range leaves out values of its type (C's
     /// `__VERIFIER_nondet_int` over `--nondet`), when the exploration reached one: the
     /// answers hold for the values in the ranges only. Null otherwise.

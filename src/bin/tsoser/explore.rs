@@ -40,10 +40,11 @@ pub(crate) fn config(b: &Bounds) -> Result<Config> {
         .deadline(timeout.and_then(|t| std::time::Instant::now().checked_add(t)));
     match (b.max_executions, b.engine) {
         (Some(n), crate::args::EngineArg::Dpor) => c = c.max_executions(n),
-        (Some(_), crate::args::EngineArg::States) => {
-            bail!("--max-executions bounds the dpor engine: add --engine dpor")
-        }
+        (Some(_), _) => bail!("--max-executions bounds the dpor engine: add --engine dpor"),
         (None, _) => {}
+    }
+    if b.unroll.is_some() && b.engine == crate::args::EngineArg::Reach {
+        bail!("--unroll bounds loops, and the reach engine follows them without a bound: drop one");
     }
     if let Some(mib) = b.max_memory {
         if mib == 0 || mib > 1 << 30 {
@@ -59,6 +60,7 @@ pub(crate) fn engine(b: &Bounds) -> EngineKind {
     match b.engine {
         crate::args::EngineArg::States => EngineKind::States,
         crate::args::EngineArg::Dpor => EngineKind::Dpor,
+        crate::args::EngineArg::Reach => EngineKind::Reach,
     }
 }
 
@@ -134,7 +136,11 @@ pub(crate) fn cmd_explore(
     }
     if let Some(text) = replay {
         let steps = parse_schedule(&p, text).map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
-        let out = report::replay_text(&p, o.config.model, o.config.unroll, &steps)
+        let unroll = match o.engine.unbounded() {
+            true => tsoser::explore::machine::UNBOUNDED,
+            false => o.config.unroll,
+        };
+        let out = report::replay_text(&p, o.config.model, unroll, &steps)
             .map_err(|e| anyhow::anyhow!("--replay: {e}"))?;
         out!("{out}");
         return Ok(0);

@@ -6,6 +6,7 @@ use super::*;
 pub(crate) enum EngineArg {
     States,
     Dpor,
+    Reach,
 }
 
 /// The model and bounds of `explore` and `suite` (each test of a suite has its own).
@@ -14,7 +15,9 @@ pub(crate) struct Bounds {
     #[arg(long, value_enum, default_value = "tso")]
     pub(crate) model: ProgModel,
     /// `states`: every interleaving, states memoised (the oracle); `dpor`: source-DPOR
-    /// over chronological traces (Abdulla et al.), one execution per trace or close.
+    /// over chronological traces (Abdulla et al.), one execution per trace or close;
+    /// `reach`: every reachable state, breadth-first, with no loop bound (spin loops
+    /// are cycles, not cut runs; a shortest failing run; outcomes as final states).
     #[arg(long, value_enum, default_value = "states")]
     pub(crate) engine: EngineArg,
     /// Times a backward branch may be taken per thread before the run is cut
