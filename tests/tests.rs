@@ -32,6 +32,7 @@ mod sample;
 mod sat_cli;
 mod solver;
 mod std_format;
+mod svcomp;
 mod tacas15;
 
 /// With one binary, a test file that is not a module here would never run.

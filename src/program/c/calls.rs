@@ -10,7 +10,6 @@ use super::expr::Place;
 use super::lower::{Frame, Local, Lower, Value};
 use super::stmt::addressed;
 use super::types::{declarator_name, type_specs, Type};
-use crate::program::Val;
 use crate::program::{BinOp, Expr, Instr, Operand, RmwKind};
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
@@ -27,23 +26,6 @@ const FAILS: [&str; 5] = [
     "reach_error",
     "__VERIFIER_error",
 ];
-
-/// The values of `__VERIFIER_nondet_TYPE`'s type, by the name's suffix (integers are
-/// 64-bit in the IR, so `unsigned long`'s top half is left out).
-pub fn nondet_domain(ty: &str) -> Option<(Val, Val)> {
-    Some(match ty {
-        "bool" | "_Bool" => (0, 1),
-        "char" | "schar" => (i8::MIN.into(), i8::MAX.into()),
-        "uchar" => (0, u8::MAX.into()),
-        "short" => (i16::MIN.into(), i16::MAX.into()),
-        "ushort" => (0, u16::MAX.into()),
-        "int" => (i32::MIN.into(), i32::MAX.into()),
-        "uint" | "unsigned" | "u32" => (0, u32::MAX.into()),
-        "long" | "longlong" | "loff_t" => (Val::MIN, Val::MAX),
-        "ulong" | "ulonglong" | "size_t" | "u64" => (0, Val::MAX),
-        _ => return None,
-    })
-}
 
 /// Calls that end the program without an error: the run is dropped, as a false
 /// `assume` drops it (SV-COMP's `unreach-call` is violated only by `reach_error`;
@@ -100,7 +82,7 @@ impl<'a> Lower<'a> {
         }
         if let Some(ty) = name.strip_prefix("__VERIFIER_nondet_") {
             arity(0)?;
-            let Some(domain) = nondet_domain(ty) else {
+            let Some(domain) = super::types::nondet_domain(ty) else {
                 return err(
                     span,
                     format!("`{name}`: only the integer and `bool` nondet functions are supported"),
@@ -267,7 +249,12 @@ impl<'a> Lower<'a> {
     }
 
     /// A register holding any value of `lo..=hi`, each its own run.
-    pub fn nondet_value(&mut self, lo: Val, hi: Val, cut: bool) -> Operand {
+    pub fn nondet_value(
+        &mut self,
+        lo: crate::program::Val,
+        hi: crate::program::Val,
+        cut: bool,
+    ) -> Operand {
         let reg = self.b.temp();
         self.b.emit(Instr::Nondet { reg, lo, hi, cut });
         Operand::Reg(reg)

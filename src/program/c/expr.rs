@@ -748,7 +748,7 @@ impl<'a> Lower<'a> {
                 if call.node.arguments.is_empty()
                     && matches!(&call.node.callee.node, Expression::Identifier(id)
                         if id.node.name.strip_prefix("__VERIFIER_nondet_")
-                            .is_some_and(|t| super::calls::nondet_domain(t).is_some())
+                            .is_some_and(|t| super::types::nondet_domain(t).is_some())
                             && !self.funcs.contains_key(&id.node.name)) =>
             {
                 let r = self.nondet_value(0, 1, false);

@@ -434,3 +434,20 @@ pub fn literal(c: &Node<Constant>) -> R<Val> {
         Constant::Float(_) => err(c.span, "floating-point literals are not supported"),
     }
 }
+
+/// The values of `__VERIFIER_nondet_TYPE`'s type, by the name's suffix (integers are
+/// 64-bit in the IR, so `unsigned long`'s top half is left out).
+pub fn nondet_domain(ty: &str) -> Option<(crate::program::Val, crate::program::Val)> {
+    Some(match ty {
+        "bool" | "_Bool" => (0, 1),
+        "char" | "schar" => (i8::MIN.into(), i8::MAX.into()),
+        "uchar" => (0, u8::MAX.into()),
+        "short" => (i16::MIN.into(), i16::MAX.into()),
+        "ushort" => (0, u16::MAX.into()),
+        "int" => (i32::MIN.into(), i32::MAX.into()),
+        "uint" | "unsigned" | "u32" => (0, u32::MAX.into()),
+        "long" | "longlong" | "loff_t" => (i64::MIN, i64::MAX),
+        "ulong" | "ulonglong" | "size_t" | "u64" => (0, i64::MAX),
+        _ => return None,
+    })
+}
