@@ -626,3 +626,44 @@ fn svcomp_reach_error_defined_empty_was_inlined() {
     let f = e.failure.expect("reach_error is reached");
     assert_eq!(f.line, 4);
 }
+
+/// `switch`: a branch to the matching `case` or `default`, fall-through to the next
+/// case, `break` out of the switch, `continue` to the enclosing loop; a duplicate or
+/// non-constant `case`, a second `default` and a case range are input errors.
+#[test]
+fn switch_falls_through_breaks_and_continues() {
+    let p = source(
+        "switch.c",
+        "int x, y;\nvoid __VERIFIER_assert(int);\nint main(void) {\n  int i;\n  for (i = 0; i < 3; i++) {\n    \
+         switch (x) {\n    case 0:\n      y = y + 1;\n    case 1:\n      y = y + 10;\n      break;\n    \
+         default:\n      if (i == 2) continue;\n      y = y + 100;\n    }\n    x = x + 1;\n  }\n  \
+         __VERIFIER_assert(y == 21 && x == 2);\n  return 0;\n}\n",
+    );
+    let e = explore(&read_program(&p).unwrap(), &Config::new(Model::Sc));
+    assert!(e.complete && e.failure.is_none(), "{:?}", e.failure);
+    for (name, text, want) in [
+        (
+            "twice.c",
+            "int main(void) {\n  switch (1) { case 1: case 1: break; }\n}\n",
+            "twice.c:2:24: `case 1` appears twice in one `switch`",
+        ),
+        (
+            "defaults.c",
+            "int main(void) {\n  switch (1) { default: default: break; }\n}\n",
+            "defaults.c:2:25: a second `default` in one `switch`",
+        ),
+        (
+            "range.c",
+            "int g;\nint main(void) {\n  switch (g) { case 1 ... 3: break; }\n}\n",
+            "range.c:3:16: case ranges (`case A ... B`) are not supported",
+        ),
+        (
+            "notconst.c",
+            "int g;\nint main(void) {\n  switch (g) { case g: break; }\n}\n",
+            "notconst.c:3:21: a `case` label must be a constant",
+        ),
+    ] {
+        let e = error(&source(name, text));
+        assert!(e.contains(want), "{e}");
+    }
+}

@@ -516,6 +516,7 @@ impl<'a> Lower<'a> {
             labels: HashMap::new(),
             gotos: Vec::new(),
             loops: Vec::new(),
+            cases: Vec::new(),
             addressed: addressed(&f.statement),
         });
         self.b.line = self.line_of(def.span);

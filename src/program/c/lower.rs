@@ -237,6 +237,9 @@ pub struct Frame {
     pub gotos: Vec<(String, Span)>,
     /// Per enclosing loop (or `switch`): where `break` and `continue` go.
     pub loops: Vec<(usize, Option<usize>)>,
+    /// Per enclosing `switch`: the label of each of its `case`s and its `default`, by
+    /// the label's offset in the text.
+    pub cases: Vec<HashMap<usize, usize>>,
     /// Names whose address the function takes (they live in memory).
     pub addressed: Vec<String>,
 }

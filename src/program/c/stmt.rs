@@ -129,9 +129,26 @@ impl<'a> Lower<'a> {
                     self.b.place_head(lab);
                     self.stmt(&l.node.statement)
                 }
-                _ => err(s.span, "`case` and `default` (switch) are not supported"),
+                Label::Case(_) | Label::Default => {
+                    let Some(&lab) = self
+                        .frame()
+                        .cases
+                        .last()
+                        .and_then(|c| c.get(&l.node.label.span.start))
+                    else {
+                        return err(s.span, "`case` or `default` outside a `switch`");
+                    };
+                    self.b.place(lab);
+                    self.stmt(&l.node.statement)
+                }
+                Label::CaseRange(_) => {
+                    err(s.span, "case ranges (`case A ... B`) are not supported")
+                }
             },
-            Statement::Switch(_) => err(s.span, "`switch` is not supported"),
+            Statement::Switch(sw) => {
+                self.switch(&sw.node.expression, &sw.node.statement)?;
+                Ok(None)
+            }
             Statement::Asm(a) => {
                 let text = match &a.node {
                     AsmStatement::GnuBasic(t) => t.node.concat(),
@@ -153,6 +170,49 @@ impl<'a> Lower<'a> {
                 Ok(None)
             }
         }
+    }
+
+    /// `switch (e) body`: a branch to each `case` whose constant equals e's value, else
+    /// to `default` (or past the body); `break` leaves it, `continue` goes to the
+    /// enclosing loop's, and a case falls through to the next.
+    fn switch(&mut self, e: &'a Node<Expression>, body: &'a Node<Statement>) -> R<()> {
+        let v = self.rvalue(e)?;
+        let v = self.b.resolve(v.op);
+        let end = self.b.label();
+        let mut labels: HashMap<usize, usize> = HashMap::new();
+        let mut values: HashMap<i64, Span> = HashMap::new();
+        let mut default = None;
+        for (label, span) in switch_labels(body) {
+            let lab = self.b.label();
+            labels.insert(span.start, lab);
+            match label {
+                Some(k) => {
+                    let c = self.rvalue(k)?;
+                    let Operand::Const(c) = self.b.resolve(c.op) else {
+                        return err(k.span, "a `case` label must be a constant");
+                    };
+                    if values.insert(c, span).is_some() {
+                        return err(span, format!("`case {c}` appears twice in one `switch`"));
+                    }
+                    let test = match v {
+                        Operand::Const(x) => Expr::Op(Operand::Const((x == c) as i64)),
+                        _ => Expr::Bin(crate::program::BinOp::Eq, v, Operand::Const(c)),
+                    };
+                    self.b.branch(test, lab);
+                }
+                None if default.is_some() => {
+                    return err(span, "a second `default` in one `switch`");
+                }
+                None => default = Some(lab),
+            }
+        }
+        self.b.jump(default.unwrap_or(end));
+        let cont = self.frame().loops.last().and_then(|l| l.1);
+        self.frame().cases.push(labels);
+        self.body(body, end, cont, false)?;
+        self.frame().cases.pop();
+        self.b.place(end);
+        Ok(())
     }
 
     /// A loop body, with `break` and `continue` going to `end` and `cont`.
@@ -595,4 +655,41 @@ pub fn addressed(s: &Node<Statement>) -> Vec<String> {
     let mut f = Find(Vec::new());
     f.visit_statement(&s.node, &s.span);
     f.0
+}
+
+/// The `case` (with its constant) and `default` labels of a `switch` body, in text
+/// order, not those of a `switch` inside it.
+fn switch_labels(body: &Node<Statement>) -> Vec<(Option<&Node<Expression>>, Span)> {
+    fn walk<'a>(s: &'a Node<Statement>, out: &mut Vec<(Option<&'a Node<Expression>>, Span)>) {
+        match &s.node {
+            Statement::Labeled(l) => {
+                match &l.node.label.node {
+                    Label::Case(k) => out.push((Some(k), l.node.label.span)),
+                    Label::Default => out.push((None, l.node.label.span)),
+                    _ => {}
+                }
+                walk(&l.node.statement, out);
+            }
+            Statement::Compound(items) => {
+                for it in items {
+                    if let BlockItem::Statement(st) = &it.node {
+                        walk(st, out);
+                    }
+                }
+            }
+            Statement::If(i) => {
+                walk(&i.node.then_statement, out);
+                if let Some(e) = &i.node.else_statement {
+                    walk(e, out);
+                }
+            }
+            Statement::While(w) => walk(&w.node.statement, out),
+            Statement::DoWhile(d) => walk(&d.node.statement, out),
+            Statement::For(f) => walk(&f.node.statement, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &mut out);
+    out
 }
