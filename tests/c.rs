@@ -667,3 +667,63 @@ fn switch_falls_through_breaks_and_continues() {
         assert!(e.contains(want), "{e}");
     }
 }
+
+/// `suite` over a folder of C programs with SV-COMP's manifest: each program's verdict
+/// is whether an assertion fails, compared with the `unreach-call` rows (others are
+/// ignored); a wrong expectation is a mismatch (exit 1).
+#[test]
+fn suite_reads_c_programs_against_an_svcomp_manifest() {
+    let dir = std::env::temp_dir().join(format!("tsoser-c-suite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let safe = "int x;\nvoid reach_error(void);\nint main(void) {\n  x = 1;\n  if (x != 1) reach_error();\n  return 0;\n}\n";
+    let bad = "int x;\nvoid reach_error(void);\nint main(void) {\n  x = 1;\n  if (x == 1) reach_error();\n  return 0;\n}\n";
+    std::fs::write(dir.join("safe.c"), safe).unwrap();
+    std::fs::write(dir.join("bad.i"), bad).unwrap();
+    let manifest = |safe_verdict: &str| {
+        format!(
+            "task,input_file,property,expected_verdict\nsafe,safe.c,unreach-call,{safe_verdict}\n\
+             safe,safe.c,termination,false\nbad,bad.i,unreach-call,false\n"
+        )
+    };
+    std::fs::write(dir.join("MANIFEST.csv"), manifest("true")).unwrap();
+    let d = dir.to_str().unwrap();
+    let m = dir.join("MANIFEST.csv");
+    let args = [
+        "suite",
+        d,
+        "--expected",
+        m.to_str().unwrap(),
+        "--model",
+        "sc",
+    ];
+    let o = common::tsoser_exits(&args, 0);
+    assert!(
+        common::stdout(&o).contains("2 tests under SC: 2 match, 0 mismatches"),
+        "{}",
+        common::stdout(&o)
+    );
+    let mut json = args.to_vec();
+    json.push("--json");
+    let o = common::tsoser_exits(&json, 0);
+    assert!(common::stdout(&o).contains("\"asks\": \"assertion\""));
+    std::fs::write(dir.join("MANIFEST.csv"), manifest("false")).unwrap();
+    let o = common::tsoser_exits(&args, 1);
+    assert!(
+        common::stdout(&o).contains("MISMATCH  safe.c: an assertion fails: false (expected true)"),
+        "{}",
+        common::stdout(&o)
+    );
+    std::fs::write(
+        dir.join("MANIFEST.csv"),
+        "task,input_file,property,expected_verdict\nsafe,safe.c,unreach-call,maybe\n",
+    )
+    .unwrap();
+    let o = common::tsoser_exits(&args, 2);
+    assert!(
+        common::stderr(&o).contains("MANIFEST.csv:2: expected true or false, found `maybe`"),
+        "{}",
+        common::stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,6 +1,8 @@
-//! `tsoser suite`: every `.litmus` test of a directory explored in one process (in
-//! parallel, one test per core), each final condition compared with an
-//! expected-verdict CSV in Dat3M's format (`…/NAME.litmus,1` when the condition holds).
+//! `tsoser suite`: every `.litmus` test and C program (`.c`, `.i`) of a directory
+//! explored in one process (in parallel, one test per core). A litmus test's verdict is
+//! whether its final condition holds, a C program's whether an assertion fails; each is
+//! compared with an expected-verdict CSV in Dat3M's format (`…/NAME.litmus,1` when the
+//! verdict is yes) or, for C, SV-COMP's `MANIFEST.csv` (its `unreach-call` rows).
 
 use super::{run as explore_one, Exploration, Options};
 use crate::error::{Error, FileError};
@@ -12,8 +14,10 @@ use std::path::{Path, PathBuf};
 /// Expected verdicts by test file name.
 pub type Expected = HashMap<String, bool>;
 
-/// Reads an expected-verdict CSV: `path,0|1` per line; the key is the file name, which
-/// one line at most may name.
+/// Reads an expected-verdict CSV: `path,0|1` per line, or SV-COMP's manifest
+/// (`task,input_file,property,expected_verdict`, whose `unreach-call` rows expect an
+/// assertion to fail when the verdict is `false`); the key is the file name, which one
+/// line at most may name.
 pub fn read_expected(csv: &Path) -> Result<Expected, FileError> {
     let wrap = |error| FileError {
         file: csv.display().to_string(),
@@ -23,23 +27,46 @@ pub fn read_expected(csv: &Path) -> Result<Expected, FileError> {
     parse_expected(&text).map_err(wrap)
 }
 
+/// SV-COMP's manifest header.
+const MANIFEST: &str = "task,input_file,property,expected_verdict";
+
 /// Parses an expected-verdict CSV (see [`read_expected`]); errors name their line.
 pub fn parse_expected(text: &str) -> Result<Expected, Error> {
     let mut want = Expected::new();
     // Each test's line; a test listed twice (same file name) is an error.
     let mut lines: HashMap<String, usize> = HashMap::new();
+    let manifest = text.lines().next().is_some_and(|l| l.trim() == MANIFEST);
     for (i, line) in text
         .lines()
         .enumerate()
+        .skip(manifest as usize)
         .filter(|(_, l)| !l.trim().is_empty())
     {
         let bad = |message: String| Error::Format {
             line: i + 1,
             message,
         };
-        let (path, v) = line
-            .rsplit_once(',')
-            .ok_or_else(|| bad("expected `path,0|1`".into()))?;
+        let (path, v) = if manifest {
+            let f: Vec<&str> = line.split(',').collect();
+            let [_, input, property, verdict] = f[..] else {
+                return Err(bad(format!("expected the 4 fields `{MANIFEST}`")));
+            };
+            if property.trim() != "unreach-call" {
+                continue;
+            }
+            let fails = match verdict.trim() {
+                "false" => "1",
+                "true" => "0",
+                other => {
+                    let other = crate::text::excerpt(other);
+                    return Err(bad(format!("expected true or false, found `{other}`")));
+                }
+            };
+            (input, fails)
+        } else {
+            line.rsplit_once(',')
+                .ok_or_else(|| bad("expected `path,0|1`".into()))?
+        };
         let v = match v.trim() {
             "1" => true,
             "0" => false,
@@ -72,6 +99,9 @@ pub fn parse_expected(text: &str) -> Result<Expected, Error> {
 #[derive(Clone, Debug)]
 pub struct Row {
     pub test: String,
+    /// The verdict asked: whether an assertion fails (a C program), not whether the
+    /// final condition holds (a litmus test).
+    pub assertion: bool,
     /// Why the test could not be explored (a parse error, a witness that failed its check).
     pub error: Option<String>,
     pub holds: Option<bool>,
@@ -141,8 +171,11 @@ pub type Herd = dyn Fn(&Program, &Exploration, f64) -> Result<String, Unfinished
 #[error("the exploration did not finish within its bounds: herd's format cannot say unknown")]
 pub struct Unfinished;
 
-/// Explores every `.litmus` file of `dir` under `o`; with `herd`, each row keeps what
-/// it makes of its test.
+/// The files `suite` explores.
+const EXTENSIONS: [&str; 3] = ["litmus", "c", "i"];
+
+/// Explores every `.litmus`, `.c` and `.i` file of `dir` under `o`; with `herd`, each
+/// row keeps what it makes of its test.
 pub fn run(
     dir: &Path,
     o: Options,
@@ -151,13 +184,16 @@ pub fn run(
 ) -> std::io::Result<Summary> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| EXTENSIONS.iter().any(|x| e == *x))
+        })
         .collect();
     files.sort();
     if files.is_empty() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            "no `.litmus` tests in it",
+            "no `.litmus`, `.c` or `.i` tests in it",
         ));
     }
     if let Some(want) = expected {
@@ -193,6 +229,7 @@ pub fn run(
             let t0 = std::time::Instant::now();
             let mut row = Row {
                 expected: expected.and_then(|w| w.get(&test).copied()),
+                assertion: f.extension().is_none_or(|e| e != "litmus"),
                 test,
                 error: None,
                 holds: None,
@@ -214,7 +251,10 @@ pub fn run(
                 Ok(p) => match explore_one(&p, o) {
                     Err(e) => row.error = Some(e.to_string()),
                     Ok(r) => {
-                        row.holds = r.exploration.condition(&p);
+                        row.holds = match row.assertion {
+                            false => r.exploration.condition(&p),
+                            true => assertion_fails(&r.exploration),
+                        };
                         row.outcomes = r.exploration.outcomes.len();
                         row.states = r.exploration.states;
                         // As explore says it: unknown when searched over cut runs.
@@ -235,4 +275,16 @@ pub fn run(
         with_expectations: expected.is_some(),
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Whether an assertion fails: yes when one does, no when every run was explored with
+/// no bound or nondet range cut, else unknown.
+fn assertion_fails(e: &Exploration) -> Option<bool> {
+    if e.failure.is_some() {
+        Some(true)
+    } else if e.complete && e.bound == 0 && e.nondet_cut.is_none() {
+        Some(false)
+    } else {
+        None
+    }
 }

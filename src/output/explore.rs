@@ -532,6 +532,11 @@ pub fn suite_row(r: &Row) -> SuiteRow {
         },
         None => SuiteRow::Done {
             test: r.test.clone(),
+            asks: if r.assertion {
+                "assertion"
+            } else {
+                "condition"
+            },
             holds: r.holds,
             expected: r.expected,
             matches: r.matches(),

@@ -291,6 +291,9 @@ pub enum SuiteRow {
     },
     Done {
         test: String,
+        /// `condition` (a litmus test: `holds` says whether its condition holds) or
+        /// `assertion` (a C program: `holds` says whether an assertion fails).
+        asks: &'static str,
         holds: Option<bool>,
         expected: Option<bool>,
         #[serde(rename = "match")]

@@ -63,8 +63,13 @@ pub(crate) fn cmd_suite(
             line(format!("ERROR     {}: {e}", r.test));
         } else if r.matches() == Some(false) {
             line(format!(
-                "MISMATCH  {}: condition {} (expected {})",
+                "MISMATCH  {}: {} {} (expected {})",
                 r.test,
+                if r.assertion {
+                    "an assertion fails:"
+                } else {
+                    "condition"
+                },
                 r.holds.unwrap(),
                 r.expected.unwrap()
             ));
