@@ -98,13 +98,6 @@ fn bad_c_is_an_input_error_with_its_place() {
     );
 
     let p = source(
-        "switch.c",
-        "volatile int x;\nint main(void) {\n  switch (x) { default: break; }\n  return 0;\n}\n",
-    );
-    let e = error(&p);
-    assert!(e.contains("switch.c:3:3: `switch` is not supported"), "{e}");
-
-    let p = source(
         "recursion.c",
         "int f(int n) { return n ? f(n - 1) : 0; }\nint main(void) {\n  return f(2);\n}\n",
     );
