@@ -736,3 +736,101 @@ fn truncated_litmus_tests_are_errors() {
         t0.elapsed().as_secs_f64()
     );
 }
+
+/// Where a C reading error points, checked: `name:line:col` with the line and column
+/// inside the input when the error names the input itself, else a file one of the
+/// input's line markers names, at a line from 1.
+fn c_error_place(text: &str, name: &str, e: &tsoser::error::FileError) -> Result<(), String> {
+    let tsoser::error::Error::Source {
+        file, line, column, ..
+    } = &e.error
+    else {
+        return Err("an error with no place".into());
+    };
+    if *line == 0 || *column == 0 {
+        return Err(format!("line {line}, column {column}"));
+    }
+    if file == name {
+        let l = text
+            .split('\n')
+            .nth(line - 1)
+            .ok_or("a line past the input")?;
+        if *column > l.len() + 1 {
+            return Err(format!("column {column} of a line of {} bytes", l.len()));
+        }
+    } else if !text.contains(&format!("\"{file}\"")) {
+        return Err(format!("`{file}`, which no line marker names"));
+    }
+    Ok(())
+}
+
+/// bug: deeply_nested_c_is_an_input_error — about 3,000 parentheses (5,000 blocks,
+/// 9,000 terms of a sum, 8,000 `sizeof`s, …) overflowed the stack in lang-c's parser
+/// or the lowering, and aborted the process; fuzz_c's blown-up nesting found it. Each
+/// construct nested 5,000 deep is an error naming its place, and nested as deep as
+/// the reader accepts, it reads (to a program or an error) on a 2 MiB stack, a
+/// spawned thread's (a `suite` worker's).
+#[test]
+fn deeply_nested_c_is_an_input_error() {
+    use tsoser::program::c::read_preprocessed;
+    const NAME: &str = "deep.i";
+    let head = "struct s { struct s *s; int v; } s; int x; int a[1]; int *p;\nint f(int y) { return y; }\n";
+    let body = |pre: &str, open: &str, core: &str, close: &str, n: usize| {
+        format!(
+            "{head}int main(void) {{\n{pre}{}{core}{};\nreturn 0;\n}}\n",
+            open.repeat(n),
+            close.repeat(n)
+        )
+    };
+    let shapes: &[(&str, &str, &str, &str)] = &[
+        ("x = ", "(", "1", ")"),
+        ("x = ", "- ", "1", ""),
+        ("x = ", "!", "1", ""),
+        ("x = ", "(int)", "1", ""),
+        ("x = ", "sizeof ", "x", ""),
+        ("x = ", "1 + ", "1", ""),
+        ("x = ", "x = ", "1", ""),
+        ("x = ", "x ? 1 : ", "1", ""),
+        ("x = ", "f(", "1", ")"),
+        ("x = ", "a[", "0", "]"),
+        ("x = ", "*&", "x", ""),
+        ("x = s", ".s->s", "", ""),
+        ("x = ", "({ ", "1; ", "})"),
+        ("", "{ ", "x = 1; ", "}"),
+        ("", "if (x) ", "x = 1", ""),
+        ("", "if (x) x = 1; else ", "x = 2", ""),
+        ("", "while (x) ", "x = 0", ""),
+        ("", "l: ", "x = 1", ""),
+        ("int ", "(", "y", ")"),
+        ("int ", "*", "y", ""),
+        ("int y = ", "{", "1", "}"),
+        ("struct t ", "{ struct ", "{ int v; } ", "v; }"),
+    ];
+    let run = |text: String| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let got = read_preprocessed(&text, NAME, &Default::default()).err();
+                if let Some(e) = &got {
+                    if let Err(why) = c_error_place(&text, NAME, e) {
+                        panic!("the error's place: {why}: {e}");
+                    }
+                }
+                got.map(|e| e.to_string())
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    let too_deep = |e: &Option<String>| e.as_ref().is_some_and(|e| e.contains("deep ("));
+    for &(pre, open, core, close) in shapes {
+        let deep = run(body(pre, open, core, close, 5000));
+        assert!(too_deep(&deep), "`{open}` × 5000: {deep:?}");
+        // The deepest the reader takes: parsed and lowered without overflow.
+        let n = (1..300)
+            .rev()
+            .find(|&n| !too_deep(&run(body(pre, open, core, close, n))))
+            .unwrap_or_else(|| panic!("`{open}` is too deep at any depth"));
+        assert!(n >= 20, "`{open}` only {n} deep");
+    }
+}
