@@ -231,7 +231,10 @@ impl<'a> Types<'a> {
         }
         let tag = st.node.identifier.as_ref().map(|i| i.node.name.clone());
         let Some(decls) = &st.node.declarations else {
-            let tag = tag.expect("a struct without fields has a tag");
+            // lang-c reads `struct *p` (neither a tag nor fields; gcc refuses it).
+            let Some(tag) = tag else {
+                return err(st.span, "a struct with neither a tag nor fields");
+            };
             if let Some(&i) = self.tags.get(&tag) {
                 return Ok(Type::Struct(i));
             }
@@ -525,6 +528,23 @@ mod tests {
         )
         .expect_err("not a constant");
         assert!(e.to_string().starts_with("t.i:2:"), "{e}");
+    }
+
+    /// bug: a_struct_with_neither_tag_nor_fields_is_an_error — `void *thr2(struct *_)`
+    /// in a mutated SV-COMP task (fuzz_c's input 163,578 of 10⁶) panicked: lang-c reads
+    /// a `struct` with neither, and the front end expected a tag.
+    #[test]
+    fn a_struct_with_neither_tag_nor_fields_is_an_error() {
+        for text in [
+            "struct *p;\nint main(void) { return 0; }\n",
+            "int x;\nvoid *thr2(struct *_) { x = 1; return 0; }\n\
+             int main(void) { pthread_t t; pthread_create(&t, 0, thr2, 0); return 0; }\n",
+        ] {
+            let text = format!("typedef unsigned long pthread_t;\n{text}");
+            let e = read_preprocessed(&text, "t.i", &Default::default()).expect_err("not C");
+            assert!(e.to_string().contains("neither a tag nor fields"), "{e}");
+            assert!(e.to_string().starts_with("t.i:"), "{e}");
+        }
     }
 
     #[test]
