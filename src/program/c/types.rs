@@ -259,7 +259,7 @@ impl<'a> Types<'a> {
             self.tags.insert(t, id);
         }
         let mut fields = Vec::new();
-        let mut off = 0;
+        let mut off = 0u32;
         for d in decls {
             let StructDeclaration::Field(f) = &d.node else {
                 continue;
@@ -280,7 +280,13 @@ impl<'a> Types<'a> {
                 let name = name.unwrap_or_default();
                 let c = self.cells(&t);
                 fields.push((name, t, off));
-                off += c;
+                // Bounded as an array is: struct sizes doubling overflowed `u32`.
+                off = off
+                    .checked_add(c)
+                    .filter(|&o| o <= MAX_ARRAY)
+                    .ok_or_else(|| {
+                        CErr::new(sd.span, format!("an object of more than {MAX_ARRAY} cells"))
+                    })?;
             }
         }
         self.structs[id].fields = fields;
@@ -545,6 +551,31 @@ mod tests {
             assert!(e.to_string().contains("neither a tag nor fields"), "{e}");
             assert!(e.to_string().starts_with("t.i:"), "{e}");
         }
+    }
+
+    /// bug: a_struct_is_bounded_as_an_array_is — only arrays were held to
+    /// `MAX_ARRAY` cells: two 2¹⁶-cell arrays made a struct of 2¹⁷ locations, and 16
+    /// structs each of two of the one before overflowed the cell count (a panic where
+    /// overflow is checked, a wrong layout where not).
+    #[test]
+    fn a_struct_is_bounded_as_an_array_is() {
+        let big = "struct s0 { int a[65536]; int b[65536]; };\nstruct s0 g;\nint main(void) { return 0; }\n";
+        let doubling = (1..16).fold(
+            "struct s0 { int a[32768]; int b[32768]; };\n".to_string(),
+            |s, i| {
+                s + &format!(
+                    "struct s{i} {{ struct s{} a; struct s{} b; }};\n",
+                    i - 1,
+                    i - 1
+                )
+            },
+        ) + "struct s15 g;\nint main(void) { return 0; }\n";
+        for text in [big.to_string(), doubling] {
+            let e = read_preprocessed(&text, "t.i", &Default::default()).expect_err("too large");
+            assert!(e.to_string().contains("more than 65536 cells"), "{e}");
+        }
+        let fits = "struct s { int a[32768]; int b[32768]; } g;\nint main(void) { return 0; }\n";
+        assert_eq!(read(fits).locs.len(), 65536);
     }
 
     #[test]
