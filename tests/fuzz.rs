@@ -1,6 +1,7 @@
 //! In-process fuzzing of every parser: the YAML trace and execution readers, RAPID's
-//! STD reader, the `.prog` and herd litmus parsers, replay schedules, DIMACS, the
-//! expected-verdict CSV, and the experiment's declarations and records. Inputs are the
+//! STD reader, the `.prog` and herd litmus parsers, the C reader (on preprocessed
+//! text: parsing and lowering), replay schedules, DIMACS, the expected-verdict CSV, and
+//! the experiment's declarations and records. Inputs are the
 //! repository's own files mutated (bytes flipped, chunks deleted, duplicated or spliced
 //! from another file, nesting and numbers blown up) and plain random bytes. Every input must give a value or an error — never a
 //! panic — and an input error must name a line inside the input.
@@ -157,6 +158,18 @@ fn fuzz<T, E: std::fmt::Display>(
     name: &str,
     seed: u64,
     corpus: &[Vec<u8>],
+    parse: impl Fn(&str) -> Result<T, E>,
+    line: impl Fn(&E) -> Option<usize>,
+) {
+    fuzz_with(name, seed, corpus, mutate, parse, line);
+}
+
+/// [`fuzz`] with mutations of its own.
+fn fuzz_with<T, E: std::fmt::Display>(
+    name: &str,
+    seed: u64,
+    corpus: &[Vec<u8>],
+    mutate: impl Fn(&mut ChaCha8Rng, &[Vec<u8>]) -> Vec<u8>,
     parse: impl Fn(&str) -> Result<T, E>,
     line: impl Fn(&E) -> Option<usize>,
 ) {
@@ -735,4 +748,431 @@ fn truncated_litmus_tests_are_errors() {
         checked - exhaustive,
         t0.elapsed().as_secs_f64()
     );
+}
+
+/// The external suites beside the checkout (`../shared/external/NAME`), when there.
+fn beside(name: &str) -> Option<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/external")
+        .join(name);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    eprintln!("SKIPPED: {} is not there", dir.display());
+    None
+}
+
+/// Every file under `dir` (in subfolders too) with one of `exts`, sorted.
+fn files_under(dir: &Path, exts: &[&str], out: &mut Vec<std::path::PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            files_under(&p, exts, out);
+        } else if exts.contains(&p.extension().and_then(|e| e.to_str()).unwrap_or("")) {
+            out.push(p);
+        }
+    }
+}
+
+/// The C corpus: `examples/c` (every `.c` and `.i`, subfolders included), the TACAS'15
+/// sources and SV-COMP's pthread `.i` tasks when they are beside the checkout; and each
+/// `.c` file preprocessed once more, when it preprocesses here (`cpp` on the PATH).
+fn c_corpus() -> Vec<Vec<u8>> {
+    let mut paths = Vec::new();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/c");
+    files_under(&examples, &["c", "i"], &mut paths);
+    if let Some(d) = beside("tacas15-c") {
+        files_under(&d.join("benchmarks"), &["c"], &mut paths);
+    }
+    let external = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/external");
+    let mut svcomp: Vec<_> = std::fs::read_dir(&external)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("svcomp-pthread-"))
+        })
+        .collect();
+    svcomp.sort();
+    if svcomp.is_empty() {
+        eprintln!("SKIPPED: no SV-COMP pthread suite beside the checkout");
+    }
+    for d in svcomp {
+        let mut is = Vec::new();
+        files_under(&d, &["i"], &mut is);
+        // Not their subfolders' (none today): the suite's own tasks.
+        paths.extend(is.into_iter().filter(|p| p.parent() == Some(d.as_path())));
+    }
+    let mut out = Vec::new();
+    let mut preprocessed = 0;
+    for p in &paths {
+        out.push(std::fs::read(p).unwrap());
+        if p.extension().is_some_and(|e| e == "c") {
+            let o = tsoser::program::ReadOptions::default();
+            if let Ok(text) = tsoser::program::c::preprocess::preprocess(p, &o) {
+                out.push(text.into_bytes());
+                preprocessed += 1;
+            }
+        }
+    }
+    assert!(!out.is_empty(), "no C corpus in {}", examples.display());
+    eprintln!(
+        "C corpus: {} files, {preprocessed} of them also preprocessed",
+        paths.len()
+    );
+    out
+}
+
+/// What the engines index by, in range: each instruction's registers, locations,
+/// arrays, threads and jump target, and one source line per instruction.
+fn well_formed(p: &tsoser::program::Program) -> Result<(), String> {
+    use tsoser::program::Instr;
+    if p.init.len() != p.locs.len() {
+        return Err("an initial value per location".into());
+    }
+    if let Some(a) = p
+        .arrays
+        .iter()
+        .find(|a| a.base + a.len as usize > p.locs.len())
+    {
+        return Err(format!("array {} past the locations", a.name));
+    }
+    for (t, th) in p.threads.iter().enumerate() {
+        if th.lines.len() != th.code.len() || th.reg_init.len() != th.regs.len() {
+            return Err(format!(
+                "thread {}: a line per instruction, an initial value per register",
+                th.name
+            ));
+        }
+        for (pc, i) in th.code.iter().enumerate() {
+            if let Instr::Branch(_, l) = i {
+                if *l > th.code.len() {
+                    return Err(format!("thread {} @{pc}: a jump to @{l}", th.name));
+                }
+            }
+            if let Instr::Join(u) | Instr::Spawn(u) = i {
+                if *u >= p.threads.len() {
+                    return Err(format!("thread {} @{pc}: thread {u}", th.name));
+                }
+            }
+            // Shows every operand: indexes registers, locations, arrays and threads.
+            let shown = catch_unwind(AssertUnwindSafe(|| p.show_instr(t, pc)));
+            if shown.is_err() {
+                return Err(format!(
+                    "thread {} @{pc}: {i:?} names what is not there",
+                    th.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where a C reading error points, checked: `name:line:col` with the line and column
+/// inside the input when the error names the input itself, else a file one of the
+/// input's line markers names, at a line from 1.
+fn c_error_place(text: &str, name: &str, e: &tsoser::error::FileError) -> Result<(), String> {
+    let tsoser::error::Error::Source {
+        file, line, column, ..
+    } = &e.error
+    else {
+        return Err("an error with no place".into());
+    };
+    if *line == 0 || *column == 0 {
+        return Err(format!("line {line}, column {column}"));
+    }
+    if file == name {
+        let l = text
+            .split('\n')
+            .nth(line - 1)
+            .ok_or("a line past the input")?;
+        if *column > l.len() + 1 {
+            return Err(format!("column {column} of a line of {} bytes", l.len()));
+        }
+    } else if !text.contains(&format!("\"{file}\"")) {
+        return Err(format!("`{file}`, which no line marker names"));
+    }
+    Ok(())
+}
+
+/// A mutation of a C file that mostly keeps it C, so that the lowering (not only the
+/// parser) sees it: within the program's own text (after the last line marker, past
+/// the headers), words swapped for other words of it, numbers for extreme ones,
+/// operators for others, statements deleted or repeated, and constructs the lowering
+/// treats specially put in.
+fn mutate_c(rng: &mut ChaCha8Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
+    const NUMBERS: &[&str] = &[
+        "0",
+        "1",
+        "-1",
+        "2",
+        "3",
+        "7",
+        "64",
+        "255",
+        "1000",
+        "1000000",
+        "2147483647",
+        "-2147483648",
+        "4294967296",
+        "9223372036854775807",
+        "0x7fffffffffffffff",
+        "18446744073709551615u",
+        "0x100000000",
+        "010",
+        "'a'",
+        "1L",
+    ];
+    const OPERATORS: &[&str] = &[
+        "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "&&", "||", "==", "!=", "<", ">", "<=",
+        ">=", "=", "+=", "-=", "++", "--", "!", "~", "?", ":", ",", "->", ".",
+    ];
+    const SNIPPETS: &[&str] = &[
+        "pthread_create(&t, 0, f, 0);",
+        "pthread_join(t, 0);",
+        "pthread_exit(0);",
+        "pthread_mutex_lock(&m);",
+        "pthread_mutex_unlock(&m);",
+        "goto L;",
+        "L: ;",
+        "while (1) ;",
+        "for (;;) { break; }",
+        "for (int i = 0; i < 1000000; i++) x++;",
+        "do { continue; } while (x);",
+        "switch (x) { case 1: x = 2; default: break; }",
+        "__VERIFIER_atomic_begin();",
+        "__VERIFIER_atomic_end();",
+        "__VERIFIER_assume(x);",
+        "__VERIFIER_assert(x);",
+        "assert(x);",
+        "reach_error();",
+        "abort();",
+        "x = __VERIFIER_nondet_int();",
+        "p = malloc(sizeof(int));",
+        "free(p);",
+        "*p = 1;",
+        "*(int *)0 = 1;",
+        "x = x / 0;",
+        "x = a[1000000];",
+        "x = *&*&x;",
+        "__sync_synchronize();",
+        "__sync_fetch_and_add(&x, 1);",
+        "__sync_bool_compare_and_swap(&x, 0, 1);",
+        "__atomic_store_n(&x, 1, 5);",
+        "asm volatile(\"mfence\" ::: \"memory\");",
+        "return;",
+        "return 0;",
+        "main();",
+        "int x;",
+        "static int y = 1;",
+        "struct s { int a; struct s *n; } v;",
+        "int a[4] = {1, 2};",
+        "typedef int T;",
+        "enum e { A, B = 5 };",
+        "void f(void) { f(); }",
+        "{",
+        "}",
+        "(",
+        ")",
+    ];
+    let mut v = corpus[rng.random_range(0..corpus.len())].clone();
+    let rounds = rng.random_range(1..4);
+    for _ in 0..rounds {
+        let text = String::from_utf8_lossy(&v).into_owned();
+        // The program's own text: after the last line marker (or all of it).
+        let from = text.match_indices("\n#").last().map_or(0, |(i, _)| {
+            i + 1 + text[i + 1..].find('\n').unwrap_or(text.len() - i - 1)
+        });
+        let body = &text[from..];
+        let words: Vec<(usize, &str)> = body
+            .match_indices(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            .fold(Vec::new(), |mut acc: Vec<(usize, usize)>, (i, _)| {
+                match acc.last_mut() {
+                    Some(w) if w.0 + w.1 == i => w.1 += 1,
+                    _ => acc.push((i, 1)),
+                }
+                acc
+            })
+            .into_iter()
+            .map(|(i, n)| (from + i, &text[from + i..from + i + n]))
+            .collect();
+        let at = |rng: &mut ChaCha8Rng| {
+            let mut i = rng.random_range(from..=text.len());
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let (range, with): (std::ops::Range<usize>, String) = match rng.random_range(0..6) {
+            0 | 1 if !words.is_empty() => {
+                // a word for another (a number for an extreme one)
+                let (i, w) = words[rng.random_range(0..words.len())];
+                let new = if w.starts_with(|c: char| c.is_ascii_digit()) && rng.random_bool(0.7) {
+                    NUMBERS[rng.random_range(0..NUMBERS.len())].to_string()
+                } else {
+                    words[rng.random_range(0..words.len())].1.to_string()
+                };
+                (i..i + w.len(), new)
+            }
+            2 => {
+                // an operator for another
+                let ops: Vec<usize> = body
+                    .match_indices(|c: char| "+-*/%<>&|^=!~?:,.".contains(c))
+                    .map(|(i, _)| from + i)
+                    .collect();
+                if ops.is_empty() {
+                    continue;
+                }
+                let i = ops[rng.random_range(0..ops.len())];
+                (
+                    i..i + 1,
+                    OPERATORS[rng.random_range(0..OPERATORS.len())].to_string(),
+                )
+            }
+            3 | 4 => {
+                // a statement deleted, or repeated elsewhere
+                let semis: Vec<usize> = body.match_indices(';').map(|(i, _)| from + i).collect();
+                if semis.len() < 2 {
+                    continue;
+                }
+                let k = rng.random_range(1..semis.len());
+                let stmt = (semis[k - 1] + 1)..(semis[k] + 1);
+                if rng.random_bool(0.5) {
+                    (stmt, String::new())
+                } else {
+                    let i = at(rng);
+                    (i..i, text[stmt].repeat(rng.random_range(1..4)))
+                }
+            }
+            _ => {
+                let i = at(rng);
+                (
+                    i..i,
+                    SNIPPETS[rng.random_range(0..SNIPPETS.len())].to_string(),
+                )
+            }
+        };
+        let mut t = text;
+        t.replace_range(range, &with);
+        v = t.into_bytes();
+    }
+    v
+}
+
+/// The C reader on preprocessed text (`read_preprocessed`, no preprocessor started):
+/// never a panic or a stack overflow, an error at `name:line:col` inside the input (or
+/// a file its markers name), and a program the engines can index.
+#[test]
+fn fuzz_c() {
+    use tsoser::program::c::read_preprocessed;
+    const NAME: &str = "fuzz.i";
+    let c = c_corpus();
+    let t0 = std::time::Instant::now();
+    fuzz_with(
+        "c",
+        14,
+        &c,
+        |rng, c| match rng.random_range(0..3) {
+            0 => mutate(rng, c),
+            _ => mutate_c(rng, c),
+        },
+        |text| {
+            let got = read_preprocessed(text, NAME, &Default::default());
+            match &got {
+                Ok(p) => {
+                    if let Err(why) = well_formed(p) {
+                        panic!("the program read is not well formed: {why}");
+                    }
+                }
+                Err(e) => {
+                    if let Err(why) = c_error_place(text, NAME, e) {
+                        panic!("the error's place: {why}: {e}");
+                    }
+                }
+            }
+            got
+        },
+        |e| match &e.error {
+            tsoser::error::Error::Source { file, line, .. } if file == NAME => Some(*line),
+            _ => None,
+        },
+    );
+    eprintln!("fuzz c: {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// bug: deeply_nested_c_is_an_input_error — about 3,000 parentheses (5,000 blocks,
+/// 9,000 terms of a sum, 8,000 `sizeof`s, …) overflowed the stack in lang-c's parser
+/// or the lowering, and aborted the process; fuzz_c's blown-up nesting found it. Each
+/// construct nested 5,000 deep is an error naming its place, and nested as deep as
+/// the reader accepts, it reads (to a program or an error) on a 2 MiB stack, a
+/// spawned thread's (a `suite` worker's).
+#[test]
+fn deeply_nested_c_is_an_input_error() {
+    use tsoser::program::c::read_preprocessed;
+    const NAME: &str = "deep.i";
+    let head = "struct s { struct s *s; int v; } s; int x; int a[1]; int *p;\nint f(int y) { return y; }\n";
+    let body = |pre: &str, open: &str, core: &str, close: &str, n: usize| {
+        format!(
+            "{head}int main(void) {{\n{pre}{}{core}{};\nreturn 0;\n}}\n",
+            open.repeat(n),
+            close.repeat(n)
+        )
+    };
+    let shapes: &[(&str, &str, &str, &str)] = &[
+        ("x = ", "(", "1", ")"),
+        ("x = ", "- ", "1", ""),
+        ("x = ", "!", "1", ""),
+        ("x = ", "(int)", "1", ""),
+        ("x = ", "sizeof ", "x", ""),
+        ("x = ", "1 + ", "1", ""),
+        ("x = ", "x = ", "1", ""),
+        ("x = ", "x ? 1 : ", "1", ""),
+        ("x = ", "f(", "1", ")"),
+        ("x = ", "a[", "0", "]"),
+        ("x = ", "*&", "x", ""),
+        ("x = s", ".s->s", "", ""),
+        ("x = ", "({ ", "1; ", "})"),
+        ("", "{ ", "x = 1; ", "}"),
+        ("", "if (x) ", "x = 1", ""),
+        ("", "if (x) x = 1; else ", "x = 2", ""),
+        ("", "while (x) ", "x = 0", ""),
+        ("", "l: ", "x = 1", ""),
+        ("int ", "(", "y", ")"),
+        ("int ", "*", "y", ""),
+        ("int y = ", "{", "1", "}"),
+        ("struct t ", "{ struct ", "{ int v; } ", "v; }"),
+    ];
+    let run = |text: String| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let got = read_preprocessed(&text, NAME, &Default::default()).err();
+                if let Some(e) = &got {
+                    if let Err(why) = c_error_place(&text, NAME, e) {
+                        panic!("the error's place: {why}: {e}");
+                    }
+                }
+                got.map(|e| e.to_string())
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    let too_deep = |e: &Option<String>| e.as_ref().is_some_and(|e| e.contains("deep ("));
+    for &(pre, open, core, close) in shapes {
+        let deep = run(body(pre, open, core, close, 5000));
+        assert!(too_deep(&deep), "`{open}` × 5000: {deep:?}");
+        // The deepest the reader takes: parsed and lowered without overflow.
+        let n = (1..300)
+            .rev()
+            .find(|&n| !too_deep(&run(body(pre, open, core, close, n))))
+            .unwrap_or_else(|| panic!("`{open}` is too deep at any depth"));
+        assert!(n >= 20, "`{open}` only {n} deep");
+    }
 }

@@ -4,6 +4,8 @@
 //! calls are inlined, and each `pthread_create` starts a thread with `spawn`.
 //!
 //! - `preprocess`: the preprocessor, and preprocessed positions mapped to source lines.
+//! - `nesting`: how deep the text may nest (deeper is an input error, not a stack
+//!   overflow).
 //! - `types`: C types as cells.
 //! - `lower`: the translation unit (globals, threads) and the code builder.
 //! - `stmt`, `expr`, `calls`: statements, expressions, and calls (builtins, pthreads,
@@ -13,6 +15,7 @@ mod calls;
 mod error;
 mod expr;
 mod lower;
+mod nesting;
 pub mod preprocess;
 mod stmt;
 mod types;
@@ -24,7 +27,7 @@ use std::path::Path;
 /// Reads a C file: preprocessed first unless `preprocessed` (a `.i` file).
 pub fn read_c(
     path: &Path,
-    defines: &ReadOptions,
+    options: &ReadOptions,
     preprocessed: bool,
 ) -> Result<Program, FileError> {
     let file = path.display().to_string();
@@ -33,13 +36,38 @@ pub fn read_c(
         error,
     };
     let raw = std::fs::read_to_string(path).map_err(|e| wrap(Error::Io(e)))?;
-    let text = if preprocessed {
-        raw.clone()
-    } else {
-        preprocess::preprocess(path, defines).map_err(|e| wrap(Error::Preprocess(e.to_string())))?
+    if preprocessed {
+        return read_preprocessed(&raw, &file, options);
+    }
+    let text = preprocess::preprocess(path, options)
+        .map_err(|e| wrap(Error::Preprocess(e.to_string())))?;
+    let mut p = read_text(&text, &file, options)?;
+    // The preprocessor dropped the comments: the bound is in the source.
+    p.unroll = bound_comment(&raw);
+    Ok(p)
+}
+
+/// Reads already-preprocessed C text (what a `.i` file holds) named `name`: its lines
+/// are `name`'s until a line marker names another file. No process is started (the
+/// options' `-D` and `-I` are not used).
+pub fn read_preprocessed(
+    text: &str,
+    name: &str,
+    options: &ReadOptions,
+) -> Result<Program, FileError> {
+    let mut p = read_text(text, name, options)?;
+    p.unroll = bound_comment(text);
+    Ok(p)
+}
+
+/// Parses and lowers preprocessed `text` of the file `file`.
+fn read_text(text: &str, file: &str, options: &ReadOptions) -> Result<Program, FileError> {
+    let wrap = |error| FileError {
+        file: file.to_string(),
+        error,
     };
-    let text = preprocess::dollars(&text).into_owned();
-    let map = preprocess::SourceMap::new(&text, &file);
+    let text = preprocess::dollars(text).into_owned();
+    let map = preprocess::SourceMap::new(&text, file);
     let at = |offset: usize, message: String| {
         let (f, line, column) = map.locate(offset);
         wrap(Error::Source {
@@ -49,6 +77,15 @@ pub fn read_c(
             message,
         })
     };
+    if let Some(offset) = nesting::too_deep(&text) {
+        return Err(at(
+            offset,
+            format!(
+                "nested more than {} deep (brackets, operators of one expression, statements in statements)",
+                nesting::MAX_DEPTH
+            ),
+        ));
+    }
     let config = lang_c::driver::Config::with_gcc();
     let unit = lang_c::driver::parse_preprocessed(&config, text.clone()).map_err(|e| {
         let mut expected: Vec<_> = e.expected.iter().copied().collect();
@@ -58,15 +95,13 @@ pub fn read_c(
             format!("syntax error: expected one of {}", expected.join(" ")),
         )
     })?;
-    let name = path
+    let name = Path::new(file)
         .file_stem()
         .map_or("c".into(), |s| s.to_string_lossy().into_owned());
-    let mut p = lower::lower(&unit.unit, &name, &map, defines.nondet).map_err(|e| {
+    lower::lower(&unit.unit, &name, &map, options.nondet).map_err(|e| {
         let offset = if e.span.is_none() { 0 } else { e.span.start };
         at(offset, e.msg)
-    })?;
-    p.unroll = bound_comment(&raw);
-    Ok(p)
+    })
 }
 
 /// The benchmark's own loop bound, from a `/* BOUND N */` comment.

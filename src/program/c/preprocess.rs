@@ -55,6 +55,9 @@ pub struct SourceMap {
     /// Per line of the text: its start offset, file (index into `files`) and line.
     lines: Vec<(usize, u32, u32)>,
     files: Vec<String>,
+    /// The text's length, and whether its last character is a newline.
+    len: usize,
+    newline_end: bool,
 }
 
 impl SourceMap {
@@ -78,16 +81,30 @@ impl SourceMap {
                     };
                     line = n;
                 }
-                None => line += 1,
+                // Saturating: a marker may number a line u32::MAX.
+                None => line = line.saturating_add(1),
             }
         }
-        SourceMap { lines, files }
+        SourceMap {
+            lines,
+            files,
+            len: text.len(),
+            newline_end: text.ends_with('\n'),
+        }
     }
 
-    /// The file, line and column (1-based) of byte `offset` of the text.
+    /// The file, line and column (1-based) of byte `offset` of the text. A line that
+    /// a marker numbers 0 (cpp's `# 0 "<built-in>"` is followed by no line of its own)
+    /// is named by its place in the text itself: an error never says `file:0:`. The
+    /// end of a text that ends with a newline is that newline, on the last line.
     pub fn locate(&self, offset: usize) -> (&str, usize, usize) {
+        let offset = match offset.min(self.len) {
+            o if o == self.len && self.newline_end => o - 1,
+            o => o,
+        };
         let i = self.lines.partition_point(|l| l.0 <= offset).max(1) - 1;
         match self.lines.get(i) {
+            Some(&(start, _, 0)) => (&self.files[0], i + 1, offset - start + 1),
             Some(&(start, f, line)) => (&self.files[f as usize], line as usize, offset - start + 1),
             None => (&self.files[0], 1, 1),
         }
@@ -155,5 +172,35 @@ mod tests {
         assert_eq!(m.locate(b + 4), ("x.h", 7, 5));
         assert_eq!(m.locate(text.find("int c").unwrap()), ("x.h", 8, 1));
         assert_eq!(m.locate(text.find("int d").unwrap()), ("m.c", 3, 1));
+    }
+
+    /// bug: a_line_numbered_0_is_named_by_its_place_in_the_text — code after cpp's
+    /// `# 0 "<command-line>"` marker (a mutated `.i` file, found by fuzz_c) was
+    /// reported at `<command-line>:0:512`; and a marker numbering a line u32::MAX
+    /// made the next line's number overflow (a panic where overflow is checked).
+    #[test]
+    fn a_line_numbered_0_is_named_by_its_place_in_the_text() {
+        let text = "# 0 \"<built-in>\"\n# 0 \"<command-line>\"\nint a;\n# 1 \"x.h\"\nint b;\n";
+        let m = SourceMap::new(text, "m.i");
+        assert_eq!(m.locate(text.find("int a").unwrap() + 4), ("m.i", 3, 5));
+        assert_eq!(m.locate(text.find("int b").unwrap()), ("x.h", 1, 1));
+        let text = "# 4294967295 \"y.h\"\nint a;\nint b;\n";
+        let m = SourceMap::new(text, "m.i");
+        assert_eq!(
+            m.locate(text.find("int b").unwrap()),
+            ("y.h", 4294967295, 1)
+        );
+    }
+
+    /// bug: the_end_of_the_text_is_on_its_last_line — a syntax error at the end of
+    /// `int main(void)\n{\n` was reported at column 3 of the 1-byte line `{` (found by
+    /// fuzz_c): the end is the last newline, column 2.
+    #[test]
+    fn the_end_of_the_text_is_on_its_last_line() {
+        let text = "int main(void)\n{\n";
+        let m = SourceMap::new(text, "m.i");
+        assert_eq!(m.locate(text.len()), ("m.i", 2, 2));
+        assert_eq!(m.locate(text.find('{').unwrap()), ("m.i", 2, 1));
+        assert_eq!(SourceMap::new("", "e.i").locate(0), ("e.i", 1, 1));
     }
 }

@@ -73,7 +73,16 @@ pub struct Types<'a> {
     pending: HashMap<String, &'a Node<StructType>>,
     typedefs: HashMap<String, Typedef<'a>>,
     pub enums: HashMap<String, Val>,
+    /// Definitions being resolved, one inside the other (bounded: [`MAX_TYPE_DEPTH`]).
+    depth: usize,
 }
+
+/// How deep type definitions may be resolved one inside another (a typedef of a
+/// typedef, a struct with a field of a struct type defined elsewhere): resolution
+/// recurses, and no bracket shows this nesting in the text
+/// ([`super::nesting`] bounds the rest), so deeper is an input error here, never a
+/// stack overflow (bug: a_chain_of_types_is_an_input_error).
+pub const MAX_TYPE_DEPTH: usize = 256;
 
 enum Typedef<'a> {
     Resolved(Type),
@@ -100,10 +109,20 @@ impl<'a> Types<'a> {
         }
     }
 
-    /// Records a `typedef` declaration's names, to be resolved on first use.
+    /// Records a `typedef` declaration's names, to be resolved on first use. A
+    /// redefinition by the name itself (`typedef T T;`, the same type, as C11 allows)
+    /// keeps the definition it repeats, which it would otherwise resolve to, without
+    /// end (bug: a_typedef_repeated_by_its_name_is_read).
     pub fn typedef(&mut self, d: &'a Declaration) {
         for i in &d.declarators {
             if let Some(name) = declarator_name(&i.node.declarator.node) {
+                let itself = i.node.declarator.node.derived.is_empty()
+                    && type_specs(&d.specifiers).any(
+                        |s| matches!(&s.node, TypeSpecifier::TypedefName(n) if n.node.name == name),
+                    );
+                if itself && self.typedefs.contains_key(&name) {
+                    continue;
+                }
                 let t = match special(&name) {
                     Some(t) => Typedef::Resolved(t),
                     None => Typedef::Pending(&d.specifiers, &i.node.declarator),
@@ -162,13 +181,29 @@ impl<'a> Types<'a> {
         }
     }
 
+    /// `f` one definition deeper: an error past [`MAX_TYPE_DEPTH`].
+    fn deeper<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= MAX_TYPE_DEPTH {
+            return err(
+                span,
+                format!("types defined more than {MAX_TYPE_DEPTH} deep, one in another"),
+            );
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     fn named(&mut self, name: &str, span: Span) -> R<Type> {
         match self.typedefs.get(name) {
             Some(Typedef::Resolved(t)) => Ok(t.clone()),
             Some(Typedef::Pending(specs, decl)) => {
                 let (specs, decl) = (*specs, *decl);
-                let base = self.base(type_specs(specs), span)?;
-                let t = self.declared(base, &decl.node)?.1;
+                let t = self.deeper(span, |s| {
+                    let base = s.base(type_specs(specs), span)?;
+                    Ok(s.declared(base, &decl.node)?.1)
+                })?;
                 self.typedefs
                     .insert(name.to_string(), Typedef::Resolved(t.clone()));
                 Ok(t)
@@ -196,12 +231,15 @@ impl<'a> Types<'a> {
         }
         let tag = st.node.identifier.as_ref().map(|i| i.node.name.clone());
         let Some(decls) = &st.node.declarations else {
-            let tag = tag.expect("a struct without fields has a tag");
+            // lang-c reads `struct *p` (neither a tag nor fields; gcc refuses it).
+            let Some(tag) = tag else {
+                return err(st.span, "a struct with neither a tag nor fields");
+            };
             if let Some(&i) = self.tags.get(&tag) {
                 return Ok(Type::Struct(i));
             }
             if let Some(def) = self.pending.get(&tag).copied() {
-                return self.structure(def);
+                return self.deeper(st.span, |s| s.structure(def));
             }
             return err(st.span, format!("struct `{tag}` has no definition"));
         };
@@ -221,7 +259,7 @@ impl<'a> Types<'a> {
             self.tags.insert(t, id);
         }
         let mut fields = Vec::new();
-        let mut off = 0;
+        let mut off = 0u32;
         for d in decls {
             let StructDeclaration::Field(f) = &d.node else {
                 continue;
@@ -242,7 +280,13 @@ impl<'a> Types<'a> {
                 let name = name.unwrap_or_default();
                 let c = self.cells(&t);
                 fields.push((name, t, off));
-                off += c;
+                // Bounded as an array is: struct sizes doubling overflowed `u32`.
+                off = off
+                    .checked_add(c)
+                    .filter(|&o| o <= MAX_ARRAY)
+                    .ok_or_else(|| {
+                        CErr::new(sd.span, format!("an object of more than {MAX_ARRAY} cells"))
+                    })?;
             }
         }
         self.structs[id].fields = fields;
@@ -251,13 +295,23 @@ impl<'a> Types<'a> {
     }
 
     /// Remembers a struct tag's definition met inside a declaration of other names,
-    /// so that a later `struct tag` finds it.
+    /// so that a later `struct tag` finds it; and declares the constants of an
+    /// enumeration defined there, which a declaration without declarators
+    /// (`enum { A, B };`) or a typedef never used would otherwise never declare (bug:
+    /// enumeration_constants_are_declared_with_their_enum). An enumerator that is not
+    /// a constant stops them; its error comes where the enumeration is used.
     pub fn note_tags(&mut self, specs: &'a [Node<DeclarationSpecifier>]) {
         for s in type_specs(specs) {
-            if let TypeSpecifier::Struct(st) = &s.node {
-                if let (Some(t), Some(_)) = (&st.node.identifier, &st.node.declarations) {
-                    self.pending.insert(t.node.name.clone(), st);
+            match &s.node {
+                TypeSpecifier::Struct(st) => {
+                    if let (Some(t), Some(_)) = (&st.node.identifier, &st.node.declarations) {
+                        self.pending.insert(t.node.name.clone(), st);
+                    }
                 }
+                TypeSpecifier::Enum(e) => {
+                    let _ = self.enumeration(&e.node);
+                }
+                _ => {}
             }
         }
     }
@@ -450,4 +504,110 @@ pub fn nondet_domain(ty: &str) -> Option<(crate::program::Val, crate::program::V
         "ulong" | "ulonglong" | "size_t" | "u64" => (0, i64::MAX),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::program::c::read_preprocessed;
+    use crate::program::Program;
+
+    fn read(text: &str) -> Program {
+        read_preprocessed(text, "t.i", &Default::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn init(p: &Program, name: &str) -> i64 {
+        p.init[p.locs.iter().position(|l| l == name).expect("declared")]
+    }
+
+    #[test]
+    fn enumeration_constants_are_declared_with_their_enum() {
+        let p = read(
+            "enum { A0, A1 = 5, A2 };\nenum e { B0 = A2 };\ntypedef enum { C0 = 3, C1 } E;\n\
+             int x = A2;\nint y = B0;\nint z = C1;\nint main(void) { return A0; }\n",
+        );
+        assert_eq!([init(&p, "x"), init(&p, "y"), init(&p, "z")], [6, 6, 4]);
+        // One that is not a constant stops them, and is an error where used.
+        let e = read_preprocessed(
+            "enum { D0 = sizeof(int) };\nint main(void) { return D0; }\n",
+            "t.i",
+            &Default::default(),
+        )
+        .expect_err("not a constant");
+        assert!(e.to_string().starts_with("t.i:2:"), "{e}");
+    }
+
+    /// bug: a_struct_with_neither_tag_nor_fields_is_an_error — `void *thr2(struct *_)`
+    /// in a mutated SV-COMP task (fuzz_c's input 163,578 of 10⁶) panicked: lang-c reads
+    /// a `struct` with neither, and the front end expected a tag.
+    #[test]
+    fn a_struct_with_neither_tag_nor_fields_is_an_error() {
+        for text in [
+            "struct *p;\nint main(void) { return 0; }\n",
+            "int x;\nvoid *thr2(struct *_) { x = 1; return 0; }\n\
+             int main(void) { pthread_t t; pthread_create(&t, 0, thr2, 0); return 0; }\n",
+        ] {
+            let text = format!("typedef unsigned long pthread_t;\n{text}");
+            let e = read_preprocessed(&text, "t.i", &Default::default()).expect_err("not C");
+            assert!(e.to_string().contains("neither a tag nor fields"), "{e}");
+            assert!(e.to_string().starts_with("t.i:"), "{e}");
+        }
+    }
+
+    /// bug: a_struct_is_bounded_as_an_array_is — only arrays were held to
+    /// `MAX_ARRAY` cells: two 2¹⁶-cell arrays made a struct of 2¹⁷ locations, and 16
+    /// structs each of two of the one before overflowed the cell count (a panic where
+    /// overflow is checked, a wrong layout where not).
+    #[test]
+    fn a_struct_is_bounded_as_an_array_is() {
+        let big = "struct s0 { int a[65536]; int b[65536]; };\nstruct s0 g;\nint main(void) { return 0; }\n";
+        let doubling = (1..16).fold(
+            "struct s0 { int a[32768]; int b[32768]; };\n".to_string(),
+            |s, i| {
+                s + &format!(
+                    "struct s{i} {{ struct s{} a; struct s{} b; }};\n",
+                    i - 1,
+                    i - 1
+                )
+            },
+        ) + "struct s15 g;\nint main(void) { return 0; }\n";
+        for text in [big.to_string(), doubling] {
+            let e = read_preprocessed(&text, "t.i", &Default::default()).expect_err("too large");
+            assert!(e.to_string().contains("more than 65536 cells"), "{e}");
+        }
+        let fits = "struct s { int a[32768]; int b[32768]; } g;\nint main(void) { return 0; }\n";
+        assert_eq!(read(fits).locs.len(), 65536);
+    }
+
+    #[test]
+    fn a_typedef_repeated_by_its_name_is_read() {
+        let p = read("typedef int T;\ntypedef T T;\nT x = 2;\nint main(void) { return 0; }\n");
+        assert_eq!(init(&p, "x"), 2);
+    }
+
+    #[test]
+    fn a_chain_of_types_is_an_input_error() {
+        let typedefs = |n: usize| {
+            (1..n).fold("typedef int t0;\n".to_string(), |s, i| {
+                s + &format!("typedef t{} t{i};\n", i - 1)
+            }) + &format!("t{} g;\nint main(void) {{ return 0; }}\n", n - 1)
+        };
+        let structs = |n: usize| {
+            (1..n).fold("struct s0 { int a; };\n".to_string(), |s, i| {
+                s + &format!("struct s{i} {{ struct s{} a; }};\n", i - 1)
+            }) + &format!("struct s{} g;\nint main(void) {{ return 0; }}\n", n - 1)
+        };
+        for text in [typedefs(100), structs(100)] {
+            read(&text);
+        }
+        for text in [
+            typedefs(3000),
+            structs(3000),
+            "typedef int A;\ntypedef A B;\ntypedef B A;\nA x;\nint main(void) { return 0; }\n"
+                .into(),
+        ] {
+            let e = read_preprocessed(&text, "t.i", &Default::default()).expect_err("too deep");
+            assert!(e.to_string().contains("more than 256 deep"), "{e}");
+            assert!(e.to_string().starts_with("t.i:"), "{e}");
+        }
+    }
 }
