@@ -720,3 +720,30 @@ fn suite_reads_c_programs_against_an_svcomp_manifest() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A chain of distinct functions, each calling the next, is inlined one frame of the
+/// lowering per call: past 64 it is an input error at the call (3,000 of them aborted
+/// the process with a stack overflow; found by fuzz_c's helper run).
+#[test]
+fn deeply_inlined_calls_are_an_input_error() {
+    let n = 3000;
+    let mut text = String::from("int f0(void) { return 1; }\n");
+    for i in 1..n {
+        text += &format!("int f{i}(void) {{ return f{}() + 1; }}\n", i - 1);
+    }
+    text += &format!("int main(void) {{ return f{}(); }}\n", n - 1);
+    let e = error(&source("inlined.c", &text));
+    assert!(
+        e.contains("inlined.c:2938:26: `f2936`: calls nested more than 64 deep"),
+        "{e}"
+    );
+    // 60 deep reads.
+    let mut text = String::from("int x;\nint f0(void) { return 1; }\n");
+    for i in 1..60 {
+        text += &format!("int f{i}(void) {{ return f{}() + 1; }}\n", i - 1);
+    }
+    text += "int main(void) { x = f59(); return 0; }\n";
+    let p = read_program(&source("inlined-60.c", &text)).unwrap();
+    let e = explore(&p, &Config::new(Model::Sc));
+    assert_eq!(e.outcomes.len(), 1);
+}

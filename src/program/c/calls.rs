@@ -18,6 +18,9 @@ use std::collections::HashMap;
 /// `__ATOMIC_SEQ_CST`, as GCC and clang define it.
 const SEQ_CST: i64 = 5;
 
+/// How deep inlined calls may nest.
+const MAX_INLINED: usize = 64;
+
 /// Calls that are an assertion failure.
 const FAILS: [&str; 5] = [
     "__assert_fail",
@@ -458,6 +461,16 @@ impl<'a> Lower<'a> {
             return err(
                 def.span,
                 "K&R-style parameter declarations are not supported",
+            );
+        }
+        // Each inlined call is a frame of the lowering's own recursion: a chain of
+        // thousands of distinct functions would overflow the stack.
+        if self.frames.len() >= MAX_INLINED {
+            return err(
+                span,
+                format!(
+                    "`{name}`: calls nested more than {MAX_INLINED} deep (each call is inlined)"
+                ),
             );
         }
         let base = self.types.base(type_specs(&f.specifiers), def.span)?;
