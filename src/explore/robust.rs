@@ -256,24 +256,14 @@ impl Frontier {
                 self.pending[t].push((n, None));
                 self.last[t] = Some(n);
             }
-            // Written at once (inside an exclusive block): its own commit.
-            Effect::Store { t, x, .. } => {
-                let mut srcs = vec![self.last[t], self.latest[x]];
-                srcs.extend_from_slice(&self.readers[x * k..(x + 1) * k]);
-                let n = self.add_node(&srcs)?;
-                self.latest[x] = Some(n);
-                self.readers[x * k..(x + 1) * k]
-                    .iter_mut()
-                    .for_each(|r| *r = None);
-                self.last[t] = Some(n);
-            }
             // A join orders the joined thread's events before the joiner's next ones;
             // such an edge is never on a cycle (nothing after the join reaches back into
             // a thread that has finished and drained), so it is left out.
             Effect::Fence { .. } | Effect::Join { .. } | Effect::Choose { .. } => {}
             // The child's first event follows the parent's events so far.
             Effect::Spawn { t, of } => self.last[of] = self.last[t],
-            Effect::Rmw { t, x, .. } => {
+            // A store written at once (inside an exclusive block) is its own commit.
+            Effect::Rmw { t, x, .. } | Effect::Store { t, x, .. } => {
                 let mut srcs = vec![self.last[t], self.latest[x]];
                 srcs.extend_from_slice(&self.readers[x * k..(x + 1) * k]);
                 let n = self.add_node(&srcs)?;
