@@ -18,8 +18,7 @@ use tsoser::program::Program;
 /// DPOR failure's schedule replayed to the failing assertion and its robustness witness
 /// re-checked.
 fn agree(p: &Program, model: Model) -> Result<(), TestCaseError> {
-    agree_on(p, model)
-        .map_err(|e| TestCaseError::fail(format!("{e}\n{}", tsoser::program::print::to_prog(p))))
+    common::with_program(p, agree_on(p, model))
 }
 
 fn agree_on(p: &Program, model: Model) -> Result<(), TestCaseError> {

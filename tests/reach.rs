@@ -19,8 +19,7 @@ use tsoser::program::Program;
 /// replays without a bound to the failing instruction, and is no longer than the states
 /// engine's (breadth-first: a shortest one).
 fn agree(p: &Program, model: Model) -> Result<(), TestCaseError> {
-    agree_on(p, model)
-        .map_err(|e| TestCaseError::fail(format!("{e}\n{}", tsoser::program::print::to_prog(p))))
+    common::with_program(p, agree_on(p, model))
 }
 
 fn agree_on(p: &Program, model: Model) -> Result<(), TestCaseError> {

@@ -35,6 +35,7 @@ pub fn reach(p: &Program, c: &Config) -> Exploration {
         x.visit(s0, None, 0, c);
     }
     let mut ticks = 0u32;
+    let mut steps = Vec::new();
     while let Some((s, at)) = x.queue.pop_front() {
         ticks = ticks.wrapping_add(1);
         if ticks.is_multiple_of(64) && c.expired() {
@@ -47,9 +48,8 @@ pub fn reach(p: &Program, c: &Config) -> Exploration {
             *x.outcomes.entry(m.observe(&s, &places)).or_insert(0) += 1;
             continue;
         }
-        let mut steps = Vec::new();
         m.enabled(&s, &mut steps);
-        for step in steps {
+        for &step in &steps {
             let mut s2 = (*s).clone();
             let (eff, st) = m.apply(&mut s2, step);
             if x.nondet_cut.is_none() {

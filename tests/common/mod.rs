@@ -223,3 +223,17 @@ pub fn std_built(text: &str) -> Result<Vec<Lowered>, String> {
         })
         .collect())
 }
+
+/// A failed case with its program printed as `.prog` text after the message, so a
+/// shrunk failure reads as a program.
+pub fn with_program(
+    p: &tsoser::program::Program,
+    r: Result<(), proptest::test_runner::TestCaseError>,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    r.map_err(|e| {
+        proptest::test_runner::TestCaseError::fail(format!(
+            "{e}\n{}",
+            tsoser::program::print::to_prog(p)
+        ))
+    })
+}
