@@ -280,7 +280,14 @@ fn burnims_harnesses_have_the_shape_of_table_1() {
         )
         .unwrap()
     };
-    for (name, tso) in [("dekker.c", true), ("bakery.c", true), ("harris.c", false)] {
+    for (name, tso) in [
+        ("dekker.c", true),
+        ("bakery.c", true),
+        ("harris.c", false),
+        ("msn.c", false),
+        ("ms2.c", false),
+        ("lazylist.c", false),
+    ] {
         let r = sample(&read(name), &runs(300, 0));
         assert_eq!((r.runs, r.failed), (300, 0), "{name}");
         for k in [Kind::Sober, Kind::Tso] {

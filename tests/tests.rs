@@ -22,6 +22,7 @@ mod explore_cli;
 mod fpt;
 mod fuzz;
 mod hardness;
+mod heap;
 mod monitors;
 mod programs;
 mod props;

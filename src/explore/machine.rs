@@ -330,6 +330,7 @@ impl<'p> Machine<'p> {
                         return Settled::Failed(t, pc);
                     }
                 }
+                Instr::Bound => return Settled::Bound,
                 Instr::Begin => {
                     if s.depth[t] == 0 {
                         s.txns[t] += 1;

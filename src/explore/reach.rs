@@ -26,6 +26,7 @@ pub fn reach(p: &Program, c: &Config) -> Exploration {
         failure: None,
         cut: 0,
         cut_at: Vec::new(),
+        bound: 0,
         incomplete: None,
         bytes: 0,
         nondet_cut: None,
@@ -72,7 +73,7 @@ pub fn reach(p: &Program, c: &Config) -> Exploration {
         failure: x.failure,
         cut: x.cut,
         cut_at: x.cut_at,
-        bound: 0,
+        bound: x.bound,
         nondet_cut: x.nondet_cut,
     }
 }
@@ -89,6 +90,8 @@ struct Reach<'a, 'p> {
     failure: Option<Failure>,
     cut: u64,
     cut_at: Vec<Failure>,
+    /// Steps cut by a program's own bound (`bound`: a C heap pool exhausted).
+    bound: u64,
     incomplete: Option<Incomplete>,
     bytes: usize,
     /// The line of the first cut `nondet` reached.
@@ -129,8 +132,8 @@ impl Reach<'_, '_> {
                     self.cut_at.push(f);
                 }
             }
-            // No bound: a backward branch never cuts a run here.
-            Settled::Bound => unreachable!("the reach engine has no unrolling bound"),
+            // No unrolling bound: only a `bound` instruction cuts a run here.
+            Settled::Bound => self.bound += 1,
             Settled::Spin => {
                 self.incomplete.get_or_insert(Incomplete::Spin);
             }

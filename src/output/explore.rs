@@ -57,7 +57,7 @@ fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
         at.push(format!("{} more", e.cut_at.len() - 3));
     }
     if e.bound > 0 {
-        at.push(format!("the unrolling bound (--unroll {unroll}) is hit"));
+        at.push(format!("{} is hit", bound_text(p, unroll)));
     }
     format!(
         "no run completes: every run is cut where {}",
@@ -65,8 +65,19 @@ fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
     )
 }
 
+/// The bounds that cut runs: the unrolling bound, and the heap's when the program
+/// allocates from pools (`Instr::Bound`).
+fn bound_text(p: &Program, unroll: u32) -> String {
+    let heap = p.threads.iter().any(|t| t.code.contains(&Instr::Bound));
+    if heap {
+        format!("the unrolling bound (--unroll {unroll}) or the heap bound (--heap)")
+    } else {
+        format!("the unrolling bound (--unroll {unroll})")
+    }
+}
+
 /// Why robustness is unknown, when not for the budget.
-fn robustness_note(r: &Report) -> Option<String> {
+fn robustness_note(p: &Program, r: &Report) -> Option<String> {
     let e = &r.exploration;
     if r.robust_cut {
         return Some(if e.outcomes.is_empty() {
@@ -76,9 +87,9 @@ fn robustness_note(r: &Report) -> Option<String> {
                 .to_string()
         } else {
             format!(
-                "{} runs were cut by the unrolling bound (--unroll {}): longer runs are not explored",
+                "{} runs were cut by {}: longer runs are not explored",
                 e.bound,
-                r.unroll.unwrap_or_default()
+                bound_text(p, r.unroll.unwrap_or_default())
             )
         });
     }
@@ -235,9 +246,9 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     }
     if e.bound > 0 {
         s += &format!(
-            "BOUND HIT: {} {what} cut by the unrolling bound (--unroll {}): the answers hold up to it\n",
+            "BOUND HIT: {} {what} cut by {}: the answers hold up to it\n",
             e.bound,
-            r.unroll.unwrap_or_default()
+            bound_text(p, r.unroll.unwrap_or_default())
         );
     }
     if let Some(line) = e.nondet_cut {
@@ -316,7 +327,7 @@ fn failures_text(p: &Program, r: &Report) -> String {
 
 /// The robustness answer, with a witness run and its cycle when not robust.
 fn robustness_text(p: &Program, r: &Report, rb: &Robustness, model: &str) -> String {
-    let note = robustness_note(r);
+    let note = robustness_note(p, r);
     match rb.robust {
         Some(true) if r.robust_cut => format!(
             "robust: unknown — no {model} run or run prefix searched has a happens-before cycle, but {} ({})\n",
@@ -416,7 +427,7 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
     let robustness = r.robustness.as_ref().map(|rb| RobustnessJson {
         robust: r.robust(),
         states: rb.states,
-        note: robustness_note(r),
+        note: robustness_note(p, r),
         witness: rb.witness.as_ref().map(|w| {
             let (steps, cycle) = witness_lines(r);
             RobustnessWitness {

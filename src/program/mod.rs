@@ -201,6 +201,9 @@ pub enum Instr {
     Assume(Expr),
     /// `assert e`: a run reaching it with e = 0 is an assertion failure.
     Assert(Expr),
+    /// `bound`: a run reaching it is cut as a loop past the unrolling bound is, and
+    /// counted with those runs (BOUND HIT): a C program's heap pool exhausted.
+    Bound,
     /// Transaction boundaries.
     Begin,
     End,
@@ -237,6 +240,9 @@ pub struct Thread {
     pub lines: Vec<usize>,
     pub regs: Vec<String>,
     pub reg_init: Vec<Val>,
+    /// Why a run fails at an `assert` the C front end adds (a use after free, a
+    /// null dereference), by the instruction's index; other asserts just fail.
+    pub reasons: Vec<(usize, &'static str)>,
 }
 
 impl Thread {
@@ -247,6 +253,7 @@ impl Thread {
             lines: Vec::new(),
             regs: Vec::new(),
             reg_init: Vec::new(),
+            reasons: Vec::new(),
         }
     }
 
@@ -413,7 +420,11 @@ impl Program {
 
     /// What goes wrong at instruction `pc` of thread `t` when a run fails there.
     pub fn failure_reason(&self, t: usize, pc: usize) -> String {
-        match self.threads[t].code[pc] {
+        let th = &self.threads[t];
+        if let Some((_, why)) = th.reasons.iter().find(|r| r.0 == pc) {
+            return (*why).into();
+        }
+        match th.code[pc] {
             Instr::Assert(_) => "assert fails".into(),
             Instr::Spawn(u) => format!("`spawn {}`: already started", self.threads[u].name),
             _ => format!("`{}`: index out of bounds", self.show_instr(t, pc)),
@@ -591,6 +602,7 @@ impl Program {
             Instr::Branch(e, l) => format!("if {} goto @{l}", ex(e)),
             Instr::Assume(e) => format!("assume {}", ex(e)),
             Instr::Assert(e) => format!("assert {}", ex(e)),
+            Instr::Bound => "bound".into(),
             Instr::Begin => "begin".into(),
             Instr::End => "end".into(),
             Instr::ExclusiveBegin => "exclusive_begin".into(),
@@ -616,7 +628,16 @@ pub struct ReadOptions {
     /// The values (`lo..=hi`) of a nondet call whose type has more: such a call's
     /// range is cut (see [`Instr::Nondet`]).
     pub nondet: (Val, Val),
+    /// The objects each `malloc`/`calloc` call site may give each thread (docs/c.md,
+    /// *The heap*); a run asking for more is cut at the bound (BOUND HIT).
+    pub heap: u32,
 }
+
+/// The objects a C allocation site gives each thread unless `--heap` says otherwise.
+pub const DEFAULT_HEAP: u32 = 4;
+
+/// The most objects `--heap` may give a site.
+pub const MAX_HEAP: u32 = 64;
 
 impl Default for ReadOptions {
     fn default() -> ReadOptions {
@@ -624,6 +645,7 @@ impl Default for ReadOptions {
             defines: Vec::new(),
             includes: Vec::new(),
             nondet: (-1, 2),
+            heap: DEFAULT_HEAP,
         }
     }
 }

@@ -458,6 +458,10 @@ impl Reader<'_> {
                 c.i += 1;
                 Instr::Assume(expr(c, th)?)
             }
+            "bound" => {
+                c.i += 1;
+                Instr::Bound
+            }
             "lock" | "unlock" if c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) => {
                 c.i += 1;
                 let x = mem(c, p, th)?;

@@ -269,6 +269,7 @@ pub fn to_prog(p: &Program) -> String {
                 Instr::Branch(e, to) => format!("if {} goto L{to}", names.expr(t, e)),
                 Instr::Assume(e) => format!("assume {}", names.expr(t, e)),
                 Instr::Assert(e) => format!("assert {}", names.expr(t, e)),
+                Instr::Bound => "bound".into(),
                 Instr::Begin => "begin".into(),
                 Instr::End => "end".into(),
                 Instr::ExclusiveBegin => "exclusive_begin".into(),

@@ -313,6 +313,7 @@ pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
         defines: a.define.clone(),
         includes: a.include.clone(),
         nondet: a.nondet,
+        heap: a.heap,
     };
     cmd_explore(
         &a.file,

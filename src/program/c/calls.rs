@@ -232,6 +232,14 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Value::int(0))
             }
+            "malloc" | "calloc" => {
+                arity(if name == "malloc" { 1 } else { 2 })?;
+                self.malloc(name, args, span)
+            }
+            "free" => {
+                arity(1)?;
+                self.free(&args[0])
+            }
             "printf" | "puts" | "putchar" => {
                 // Output has no effect on memory; its arguments are still evaluated.
                 for a in args {

@@ -10,6 +10,9 @@ use crate::program::{Addr, BinOp, Expr, Instr, Operand, Reg};
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
 
+/// Why a run fails at a dereference of a pointer to no cell of its type.
+const NO_OBJECT: &str = "a dereference of a null pointer (or of one to no object of its type)";
+
 /// What an lvalue names.
 #[derive(Clone, Debug)]
 pub enum Place {
@@ -279,6 +282,7 @@ impl<'a> Lower<'a> {
     pub fn access(&mut self, p: &Place, span: Span, mut f: impl FnMut(&mut Self, Addr)) -> R<()> {
         let (op, ty) = match p {
             Place::Mem(a, _) => {
+                self.check_live(a.base);
                 f(self, *a);
                 return Ok(());
             }
@@ -290,11 +294,13 @@ impl<'a> Lower<'a> {
         }
         match op {
             Operand::Const(c) if c >= 1 && ((c - 1) as usize) < self.prog.locs.len() => {
+                self.check_live((c - 1) as usize);
                 f(self, ((c - 1) as usize).into());
             }
             Operand::Const(_) => {
                 // NULL (or no cell at all): every run reaching it fails.
-                self.b.emit(Instr::Assert(Expr::Op(Operand::Const(0))));
+                self.b
+                    .assert_because(Expr::Op(Operand::Const(0)), NO_OBJECT);
                 self.b.known = None;
             }
             Operand::Reg(r) => {
@@ -310,6 +316,7 @@ impl<'a> Lower<'a> {
                             let e =
                                 Expr::Bin(BinOp::Ne, Operand::Reg(r), Operand::Const(x as i64 + 1));
                             self.b.branch(e, next);
+                            self.check_live(x);
                             f(self, x.into());
                         }
                         Target::Range(base, n) => {
@@ -329,6 +336,7 @@ impl<'a> Lower<'a> {
                                 Expr::Bin(BinOp::Ge, Operand::Reg(i), Operand::Const(n as i64)),
                                 next,
                             );
+                            self.check_live(base);
                             f(
                                 self,
                                 Addr {
@@ -341,7 +349,8 @@ impl<'a> Lower<'a> {
                     self.b.jump(done);
                     self.b.place(next);
                 }
-                self.b.emit(Instr::Assert(Expr::Op(Operand::Const(0))));
+                self.b
+                    .assert_because(Expr::Op(Operand::Const(0)), NO_OBJECT);
                 self.b.known = None;
                 self.b.place(done);
             }
@@ -564,7 +573,7 @@ impl<'a> Lower<'a> {
             })),
             Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) => err(
                 e.span,
-                "`sizeof` is not supported (sizes are cells, not bytes)",
+                "`sizeof` is supported only as an allocation's size (`malloc(sizeof(T))`): sizes here are cells, not bytes",
             ),
             Expression::GenericSelection(_) => err(e.span, "`_Generic` is not supported"),
             Expression::CompoundLiteral(_) => err(e.span, "compound literals are not supported"),

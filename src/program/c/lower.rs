@@ -7,7 +7,9 @@
 use super::error::{err, R};
 use super::preprocess::SourceMap;
 use super::types::{declarator_name, type_specs, Type, Types};
-use crate::program::{Expr, Instr, Loc, Operand, Place as Shown, Program, Reg, Thread, Val};
+use crate::program::{
+    Expr, Instr, Loc, Operand, Place as Shown, Program, ReadOptions, Reg, Thread, Val,
+};
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
 use std::collections::{HashMap, VecDeque};
@@ -100,6 +102,12 @@ impl Builder {
             }
         }
         self.th.push(i, self.line);
+    }
+
+    /// `assert e`, whose failure says `why`.
+    pub fn assert_because(&mut self, e: Expr, why: &'static str) {
+        self.th.reasons.push((self.th.code.len(), why));
+        self.emit(Instr::Assert(e));
     }
 
     /// A register named `base` (or `base.2`, … when taken).
@@ -244,6 +252,38 @@ pub struct Frame {
     pub addressed: Vec<String>,
 }
 
+/// A heap pool: the objects one allocation site gives one thread, laid out one
+/// after the other, each followed by its liveness cell when the program frees.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    pub key: PoolKey,
+    /// The first object's cell, and the cells from one object to the next.
+    pub base: Loc,
+    pub stride: usize,
+    /// The cells of one object (its liveness cell, if any, comes after them).
+    pub cells: usize,
+}
+
+/// Where a pool comes from: the thread, the call's offset in the text, and the
+/// object's type; the name its cells take.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolKey {
+    pub thread: usize,
+    pub site: usize,
+    pub ty: Type,
+    pub name: String,
+}
+
+/// What one lowering pass learned for the next: what escaped, the heap's pools,
+/// and whether the program frees.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// Per object that is not in a pool, in the order laid out: whether it escaped.
+    pub seed: Vec<bool>,
+    pub pools: Vec<PoolKey>,
+    pub frees: bool,
+}
+
 /// What a global name denotes.
 #[derive(Clone, Debug)]
 pub enum Global {
@@ -264,9 +304,25 @@ pub struct Lower<'a> {
     /// point into.
     pub escaped: Vec<bool>,
     pub escaped_count: usize,
-    /// The objects a first pass found escaped, by index (objects are laid out in the
-    /// same order on every pass).
-    seed: Vec<bool>,
+    /// What the first pass learned (objects are laid out in the same order on
+    /// every pass).
+    pub plan: Plan,
+    /// Objects laid out outside pools so far (their index in the plan's seed).
+    plain: usize,
+    /// Per object: whether it is in a heap pool.
+    pub in_pool: Vec<bool>,
+    /// Whether the objects being freed have liveness cells (the plan says the
+    /// program frees).
+    pub live_cells: bool,
+    /// The heap's pools, and whether a `free` was lowered.
+    pub pools: Vec<Pool>,
+    pub frees: bool,
+    /// The objects a pool gives a thread (`--heap`).
+    pub heap: u32,
+    /// The thread being lowered, and its register counting each pool's objects
+    /// taken, by pool.
+    pub cur_thread: usize,
+    pub taken: HashMap<usize, Reg>,
     /// The fewest escaped objects a run-time dereference was lowered with.
     pub deref_seen: Option<usize>,
     pub statics: HashMap<(String, String), usize>,
@@ -290,18 +346,24 @@ pub fn lower(
     unit: &TranslationUnit,
     name: &str,
     map: &SourceMap,
-    nondet: (Val, Val),
+    options: &ReadOptions,
 ) -> R<Program> {
-    let first = Lower::run(unit, name, map, &[], nondet)?;
-    // A run-time dereference lowered before the last object escaped: again, with
-    // every escaped object known from the start.
-    match first.deref_seen {
-        Some(n) if n < first.escaped_count => {
-            let seed = first.escaped.clone();
-            Ok(Lower::run(unit, name, map, &seed, nondet)?.prog)
-        }
-        _ => Ok(first.prog),
+    let first = Lower::run(unit, name, map, Plan::default(), options, Types::default())?;
+    // A run-time dereference lowered before the last object escaped, or a heap: again,
+    // with every escaped object and every pool known from the start (and liveness
+    // cells if the program frees).
+    let late = matches!(first.deref_seen, Some(n) if n < first.escaped_count);
+    if !late && first.pools.is_empty() && !first.frees {
+        return Ok(first.prog);
     }
+    let plan = Plan {
+        seed: first.seed(),
+        pools: first.pools.iter().map(|p| p.key.clone()).collect(),
+        frees: first.frees,
+    };
+    // The pools' types as the first pass resolved them (a pool is laid out before
+    // the code that names its type is lowered).
+    Ok(Lower::run(unit, name, map, plan, options, first.types)?.prog)
 }
 
 impl<'a> Lower<'a> {
@@ -309,11 +371,13 @@ impl<'a> Lower<'a> {
         unit: &'a TranslationUnit,
         name: &str,
         map: &'a SourceMap,
-        seed: &[bool],
-        nondet: (Val, Val),
+        plan: Plan,
+        options: &ReadOptions,
+        types: Types<'a>,
     ) -> R<Lower<'a>> {
+        let live_cells = plan.frees;
         let mut l = Lower {
-            types: Types::default(),
+            types,
             prog: Program::new(name),
             map,
             globals: HashMap::new(),
@@ -321,7 +385,15 @@ impl<'a> Lower<'a> {
             objects: Vec::new(),
             escaped: Vec::new(),
             escaped_count: 0,
-            seed: seed.to_vec(),
+            plan,
+            plain: 0,
+            in_pool: Vec::new(),
+            live_cells,
+            pools: Vec::new(),
+            frees: false,
+            heap: options.heap,
+            cur_thread: 0,
+            taken: HashMap::new(),
             deref_seen: None,
             statics: HashMap::new(),
             handles: HashMap::new(),
@@ -331,7 +403,7 @@ impl<'a> Lower<'a> {
             thread_end: 0,
             runtime_loops: 0,
             atomic_depth: 0,
-            nondet,
+            nondet: options.nondet,
         };
         for d in &unit.0 {
             match &d.node {
@@ -347,6 +419,9 @@ impl<'a> Lower<'a> {
         let Some(main) = l.funcs.get("main").copied() else {
             return err(Span::none(), "no `main` function");
         };
+        for key in l.plan.pools.clone() {
+            l.lay_out_pool(key);
+        }
         l.prog.threads.push(Thread::new("main"));
         l.thread(0, main, None)?;
         while let Some((u, f, arg, span)) = l.queue.pop_front() {
@@ -371,6 +446,9 @@ impl<'a> Lower<'a> {
             th.code.insert(0, Instr::Fence);
             let line = th.lines.first().copied().unwrap_or(0);
             th.lines.insert(0, line);
+            for r in th.reasons.iter_mut() {
+                r.0 += 1;
+            }
         }
         if let Some((t, pc)) = l.prog.join_in_exclusive() {
             let th = &l.prog.threads[t];
@@ -389,6 +467,8 @@ impl<'a> Lower<'a> {
     /// Lowers thread u: the function `def` with its argument.
     fn thread(&mut self, u: usize, def: &'a Node<FunctionDefinition>, arg: Option<Val>) -> R<()> {
         self.b = Builder::new(&self.prog.threads[u].name);
+        self.cur_thread = u;
+        self.taken.clear();
         self.thread_end = self.b.label();
         let args = match arg {
             Some(v) => vec![Value {
@@ -430,8 +510,21 @@ impl<'a> Lower<'a> {
         self.map.locate(span.start).1
     }
 
-    /// Lays out an object of type `ty` named `name`: its cells, initially 0.
+    /// Lays out an object of type `ty` named `name` outside the heap: its cells,
+    /// initially 0.
     pub fn object(&mut self, name: &str, ty: &Type) -> usize {
+        let id = self.lay_out(name, ty);
+        self.in_pool.push(false);
+        let seeded = self.plan.seed.get(self.plain).copied().unwrap_or(false);
+        self.plain += 1;
+        if seeded {
+            self.escape(id);
+        }
+        id
+    }
+
+    /// Lays out an object's cells, initially 0 (not yet escaped).
+    pub fn lay_out(&mut self, name: &str, ty: &Type) -> usize {
         let base = self.prog.locs.len();
         match ty {
             Type::Array(e, n) if e.is_scalar() => {
@@ -450,14 +543,22 @@ impl<'a> Lower<'a> {
             ty: ty.clone(),
         });
         self.escaped.push(false);
-        let id = self.objects.len() - 1;
-        if self.seed.get(id).copied().unwrap_or(false) {
-            self.escape(id);
-        }
-        id
+        self.objects.len() - 1
     }
 
-    fn cells(&mut self, name: &str, ty: &Type) {
+    /// Per object outside the heap's pools, in the order laid out: whether it
+    /// escaped (the next pass's seed).
+    pub fn seed(&self) -> Vec<bool> {
+        let plain = self.in_pool.iter().map(|p| !p);
+        self.escaped
+            .iter()
+            .zip(plain)
+            .filter(|x| x.1)
+            .map(|x| *x.0)
+            .collect()
+    }
+
+    pub fn cells(&mut self, name: &str, ty: &Type) {
         match ty {
             Type::Array(e, n) => {
                 for i in 0..*n {

@@ -9,11 +9,13 @@
 //! - `types`: C types as cells.
 //! - `lower`: the translation unit (globals, threads) and the code builder.
 //! - `stmt`, `expr`, `calls`: statements, expressions, and calls (builtins, pthreads,
-//!   inlining); `error`: their errors, at a span of the preprocessed text.
+//!   inlining); `heap`: `malloc`, `calloc` and `free` from bounded pools; `error`:
+//!   their errors, at a span of the preprocessed text.
 
 mod calls;
 mod error;
 mod expr;
+mod heap;
 mod lower;
 mod nesting;
 pub mod preprocess;
@@ -98,7 +100,7 @@ fn read_text(text: &str, file: &str, options: &ReadOptions) -> Result<Program, F
     let name = Path::new(file)
         .file_stem()
         .map_or("c".into(), |s| s.to_string_lossy().into_owned());
-    lower::lower(&unit.unit, &name, &map, options.nondet).map_err(|e| {
+    lower::lower(&unit.unit, &name, &map, options).map_err(|e| {
         let offset = if e.span.is_none() { 0 } else { e.span.start };
         at(offset, e.msg)
     })

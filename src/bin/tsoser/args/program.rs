@@ -218,6 +218,10 @@ pub(crate) struct ExploreArgs {
     /// for these values only (NONDET CUT).
     #[arg(long, value_name = "LO..HI", default_value = "-1..2", value_parser = nondet_range, allow_hyphen_values = true)]
     pub(crate) nondet: (i64, i64),
+    /// C files: the objects each `malloc`/`calloc` call site may give each thread
+    /// (1 to 64); a run that asks for more is cut there (BOUND HIT).
+    #[arg(long, value_name = "K", default_value_t = tsoser::program::DEFAULT_HEAP, value_parser = clap::value_parser!(u32).range(1..=tsoser::program::MAX_HEAP as i64))]
+    pub(crate) heap: u32,
 }
 
 /// `LO..HI`: a range of 1 to 256 values, low first.
