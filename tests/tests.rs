@@ -33,6 +33,7 @@ mod sample;
 mod sat_cli;
 mod solver;
 mod std_format;
+mod stdatomic;
 mod svcomp;
 mod tacas15;
 

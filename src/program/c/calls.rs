@@ -9,7 +9,7 @@ use super::error::{err, R};
 use super::expr::Place;
 use super::lower::{Frame, Local, Lower, Value};
 use super::stmt::addressed;
-use super::types::{declarator_name, type_specs, Type};
+use super::types::{declarator_name, Type};
 use crate::program::{BinOp, Expr, Instr, Operand, RmwKind};
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
@@ -344,7 +344,7 @@ impl<'a> Lower<'a> {
             });
         }
         let p = self.pointee(&args[0], span)?;
-        let ty = p.ty().clone();
+        let ty = p.ty().plain().clone();
         let r = self.b.temp();
         let rmw = |l: &mut Self, k: RmwKind, flag| {
             l.access(&p, span, move |l, a| l.b.emit(Instr::Rmw(r, a, k, flag)))
@@ -481,7 +481,7 @@ impl<'a> Lower<'a> {
                 ),
             );
         }
-        let base = self.types.base(type_specs(&f.specifiers), def.span)?;
+        let base = self.types.declaration_base(&f.specifiers, def.span)?;
         let (_, ret_ty) = self.types.declared(base, &f.declarator.node)?;
         // The parameters: the function declarator's.
         let params = f
@@ -495,8 +495,7 @@ impl<'a> Lower<'a> {
             });
         let mut bound = Vec::new();
         for p in params.into_iter().flatten() {
-            let specs = type_specs(&p.node.specifiers);
-            let b = self.types.base(specs, p.span)?;
+            let b = self.types.declaration_base(&p.node.specifiers, p.span)?;
             let (pname, t) = match &p.node.declarator {
                 Some(d) => self.types.declared(b, &d.node)?,
                 None => (None, b),

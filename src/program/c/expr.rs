@@ -6,7 +6,7 @@
 use super::error::{err, R};
 use super::lower::{Global, Local, Lower, Value};
 use super::types::{literal, Type};
-use crate::program::{Addr, BinOp, Expr, Instr, Operand, Reg};
+use crate::program::{Addr, BinOp, Expr, Instr, Operand, Reg, RmwKind};
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
 
@@ -400,7 +400,7 @@ impl<'a> Lower<'a> {
 
     /// The value of a place (a new register for memory).
     pub fn load(&mut self, p: &Place, span: Span) -> R<Value> {
-        let ty = p.ty().clone();
+        let ty = p.ty().plain().clone();
         if let Place::Reg(r, _) = p {
             return Ok(Value {
                 op: self.b.resolve(Operand::Reg(*r)),
@@ -430,14 +430,46 @@ impl<'a> Lower<'a> {
                 if !p.ty().is_scalar() {
                     return err(span, "copying a struct or array is not supported");
                 }
+                if p.ty().is_atomic() {
+                    // A sequentially consistent store: `xchg`, as clang compiles it.
+                    let t = self.b.temp();
+                    let x = RmwKind::Xchg(op);
+                    return self.access(p, span, |l, a| l.b.emit(Instr::Rmw(t, a, x, None)));
+                }
                 self.access(p, span, |l, a| l.b.emit(Instr::Store(a, op)))
             }
         }
     }
 
+    /// `p += delta` on an `_Atomic` object in memory as one `LOCK XADD` (pointers
+    /// scale by their pointee's cells): the old value.
+    fn atomic_add(&mut self, p: &Place, delta: Operand, span: Span) -> R<Value> {
+        let ty = p.ty().plain().clone();
+        let delta = match &ty {
+            Type::Ptr(t) => {
+                let c = self.types.cells(t) as i64;
+                self.bin(BinOp::Mul, delta, Operand::Const(c))
+            }
+            Type::Int => delta,
+            _ => {
+                return err(
+                    span,
+                    "arithmetic on an `_Atomic` object that is not an integer or a pointer",
+                )
+            }
+        };
+        let t = self.b.temp();
+        let x = RmwKind::FetchAdd(delta);
+        self.access(p, span, |l, a| l.b.emit(Instr::Rmw(t, a, x, None)))?;
+        Ok(Value {
+            op: Operand::Reg(t),
+            ty,
+        })
+    }
+
     /// A value converted to type t (`_Bool`: 0 or 1).
     pub fn convert(&mut self, v: &Value, t: &Type) -> Operand {
-        if *t == Type::Bool && v.ty != Type::Bool {
+        if *t.plain() == Type::Bool && *v.ty.plain() != Type::Bool {
             self.bin(BinOp::Ne, v.op, Operand::Const(0))
         } else {
             self.b.resolve(v.op)
@@ -512,7 +544,7 @@ impl<'a> Lower<'a> {
                     let op = self.convert(&v, p.ty());
                     Ok(Value {
                         op,
-                        ty: p.ty().clone(),
+                        ty: p.ty().plain().clone(),
                     })
                 }
                 B::LogicalAnd | B::LogicalOr => self.logical(e),
@@ -520,13 +552,28 @@ impl<'a> Lower<'a> {
                     if let Some(arith) = compound(&op) {
                         let v = self.rvalue(&b.node.rhs)?;
                         let p = self.place(&b.node.lhs)?;
+                        if p.ty().is_atomic() && !matches!(p, Place::Reg(..)) {
+                            // `+=` and `-=` are one locked instruction; C11 makes every
+                            // compound assignment atomic, which x86 has no one
+                            // instruction for.
+                            let delta = match arith {
+                                BinOp::Add => self.b.resolve(v.op),
+                                BinOp::Sub => self.bin(BinOp::Sub, Operand::Const(0), v.op),
+                                _ => return err(
+                                    e.span,
+                                    "a compound assignment other than `+=` and `-=` to an `_Atomic` object",
+                                ),
+                            };
+                            let old = self.atomic_add(&p, delta, e.span)?;
+                            return self.arith(BinOp::Add, &old, &Value { op: delta, ty: Type::Int }, e.span);
+                        }
                         let old = self.load(&p, e.span)?;
                         let new = self.arith(arith, &old, &v, e.span)?;
                         self.store(&p, &new, e.span)?;
                         let op = self.convert(&new, p.ty());
                         return Ok(Value {
                             op,
-                            ty: p.ty().clone(),
+                            ty: p.ty().plain().clone(),
                         });
                     }
                     let x = self.rvalue(&b.node.lhs)?;
@@ -621,6 +668,15 @@ impl<'a> Lower<'a> {
             }
             U::PreIncrement | U::PreDecrement | U::PostIncrement | U::PostDecrement => {
                 let p = self.place(&u.node.operand)?;
+                let up = matches!(u.node.operator.node, U::PreIncrement | U::PostIncrement);
+                let pre = matches!(u.node.operator.node, U::PreIncrement | U::PreDecrement);
+                if p.ty().is_atomic() && !matches!(p, Place::Reg(..)) {
+                    let d = if up { 1 } else { -1 };
+                    let old = self.atomic_add(&p, Operand::Const(d), span)?;
+                    let op = if up { BinOp::Add } else { BinOp::Sub };
+                    let new = self.arith(op, &old, &Value::int(1), span)?;
+                    return Ok(if pre { new } else { old });
+                }
                 let old = self.load(&p, span)?;
                 // Keep the old value in a register of its own: a store may change it.
                 let old = match (old.op, &p) {
@@ -634,13 +690,9 @@ impl<'a> Lower<'a> {
                     }
                     _ => old,
                 };
-                let op = match u.node.operator.node {
-                    U::PreIncrement | U::PostIncrement => BinOp::Add,
-                    _ => BinOp::Sub,
-                };
+                let op = if up { BinOp::Add } else { BinOp::Sub };
                 let new = self.arith(op, &old, &Value::int(1), span)?;
                 self.store(&p, &new, span)?;
-                let pre = matches!(u.node.operator.node, U::PreIncrement | U::PreDecrement);
                 Ok(if pre { new } else { old })
             }
         }

@@ -6,7 +6,7 @@
 
 use super::error::{err, R};
 use super::preprocess::SourceMap;
-use super::types::{declarator_name, type_specs, Type, Types};
+use super::types::{declarator_name, Type, Types};
 use crate::program::{
     Expr, Instr, Loc, Operand, Place as Shown, Program, ReadOptions, Reg, Thread, Val,
 };
@@ -650,7 +650,7 @@ impl<'a> Lower<'a> {
                     continue;
                 }
             }
-            let base = self.types.base(type_specs(specs), d.span)?;
+            let base = self.types.declaration_base(specs, d.span)?;
             let (_, ty) = self.types.declared(base, decl)?;
             if self.types.cells(&ty) == 0 {
                 return err(
@@ -679,7 +679,11 @@ impl<'a> Lower<'a> {
         match (&init.node, ty) {
             (Initializer::Expression(e), t) if t.is_scalar() => {
                 let v = self.global_const(e)?;
-                self.prog.init[base] = if *t == Type::Bool { (v != 0) as Val } else { v };
+                self.prog.init[base] = if *t.plain() == Type::Bool {
+                    (v != 0) as Val
+                } else {
+                    v
+                };
                 Ok(())
             }
             (Initializer::List(items), Type::Array(e, n)) => {

@@ -1,7 +1,7 @@
 //! The system C preprocessor (`cpp`, else `gcc -E`), and positions in its output
 //! mapped back to the files and lines its `# line "file"` markers name.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::program::ReadOptions;
@@ -21,10 +21,42 @@ pub enum PreprocessError {
     Failed { cmd: &'static str, messages: String },
     #[error("`{0}` wrote text that is not UTF-8")]
     NotUtf8(&'static str),
+    #[error("cannot write tsoser's headers to {dir}: {error}")]
+    Headers { dir: String, error: std::io::Error },
+}
+
+/// tsoser's own headers, found before the compiler's: `<stdatomic.h>` as the
+/// `__atomic` builtins (the compiler's uses statement expressions and `__auto_type`).
+const HEADERS: [(&str, &str); 1] = [("stdatomic.h", include_str!("include/stdatomic.h"))];
+
+/// A directory holding [`HEADERS`], named after their text (written once; a file
+/// with other text is replaced, through a rename so that a reader never sees half).
+fn header_dir() -> Result<PathBuf, PreprocessError> {
+    // FNV-1a of the headers' text.
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for b in HEADERS.iter().flat_map(|(n, t)| n.bytes().chain(t.bytes())) {
+        hash = (hash ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    let dir = std::env::temp_dir().join(format!("tsoser-include-{hash:016x}"));
+    let fail = |error| PreprocessError::Headers {
+        dir: dir.display().to_string(),
+        error,
+    };
+    for (name, text) in HEADERS {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::create_dir_all(&dir).map_err(fail)?;
+            let tmp = dir.join(format!("{name}.{}", std::process::id()));
+            std::fs::write(&tmp, text).map_err(fail)?;
+            std::fs::rename(&tmp, &path).map_err(fail)?;
+        }
+    }
+    Ok(dir)
 }
 
 /// Runs the preprocessor on `path`: its output, or why there is none.
 pub fn preprocess(path: &Path, d: &ReadOptions) -> Result<String, PreprocessError> {
+    let headers = header_dir()?;
     for (cmd, pre) in [("cpp", &[][..]), ("gcc", &["-E"][..])] {
         let mut c = Command::new(cmd);
         c.args(pre);
@@ -34,6 +66,7 @@ pub fn preprocess(path: &Path, d: &ReadOptions) -> Result<String, PreprocessErro
         for i in &d.includes {
             c.arg("-I").arg(i);
         }
+        c.arg("-I").arg(&headers);
         c.arg(path);
         match c.output() {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

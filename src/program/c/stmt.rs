@@ -6,7 +6,7 @@
 use super::error::{err, R};
 use super::expr::Place;
 use super::lower::{Local, Lower, Value};
-use super::types::{declarator_name, type_specs, Type};
+use super::types::{declarator_name, Type};
 use crate::program::{Expr, Instr, Operand};
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
@@ -384,7 +384,7 @@ impl<'a> Lower<'a> {
             {
                 continue;
             }
-            let base = self.types.base(type_specs(specs), d.span)?;
+            let base = self.types.declaration_base(specs, d.span)?;
             let (name, ty) = self.types.declared(base, decl)?;
             let name = name.unwrap_or_default();
             if self.types.cells(&ty) == 0 {

@@ -27,20 +27,47 @@ pub enum Type {
     Handle,
     /// A function designator (a thread's start routine).
     Func(String),
+    /// An `_Atomic` object's type: a store to it is a sequentially consistent store
+    /// (`xchg`), `+=`, `-=`, `++` and `--` on it locked read-modify-writes; its value
+    /// is of the type inside.
+    Atomic(Box<Type>),
 }
 
 impl Type {
     pub fn is_scalar(&self) -> bool {
-        matches!(
-            self,
-            Type::Int | Type::Bool | Type::Ptr(_) | Type::Mutex | Type::Handle
-        )
+        match self {
+            Type::Atomic(t) => t.is_scalar(),
+            t => matches!(
+                t,
+                Type::Int | Type::Bool | Type::Ptr(_) | Type::Mutex | Type::Handle
+            ),
+        }
+    }
+
+    /// The type without `_Atomic` (a value's type).
+    pub fn plain(&self) -> &Type {
+        match self {
+            Type::Atomic(t) => t.plain(),
+            t => t,
+        }
+    }
+
+    pub fn is_atomic(&self) -> bool {
+        matches!(self, Type::Atomic(_))
+    }
+
+    /// `_Atomic T` (once: `_Atomic _Atomic T` is `_Atomic T`).
+    pub fn atomic(self) -> Type {
+        match self {
+            Type::Atomic(_) => self,
+            t => Type::Atomic(Box::new(t)),
+        }
     }
 
     /// Whether pointers to `self` may point at a cell of type `other` (integer types
     /// and pointer types are each one kind).
     pub fn same_kind(&self, other: &Type) -> bool {
-        match (self, other) {
+        match (self.plain(), other.plain()) {
             (Type::Int | Type::Bool, Type::Int | Type::Bool) => true,
             (Type::Ptr(_), Type::Ptr(_)) => true,
             (a, b) => a == b,
@@ -104,6 +131,7 @@ impl<'a> Types<'a> {
         match t {
             Type::Array(e, n) => self.cells(e) * n,
             Type::Struct(s) => self.structs[*s].cells,
+            Type::Atomic(t) => self.cells(t),
             Type::Void | Type::Func(_) => 0,
             _ => 1,
         }
@@ -160,12 +188,7 @@ impl<'a> Types<'a> {
                 | TypeSpecifier::TS18661Float(_) => {
                     return err(s.span, "floating-point types are not supported")
                 }
-                TypeSpecifier::Atomic(_) => {
-                    return err(
-                        s.span,
-                        "`_Atomic` types are not supported (use the `__atomic_*` builtins)",
-                    )
-                }
+                TypeSpecifier::Atomic(t) => self.type_name(t)?.atomic(),
                 TypeSpecifier::TypeOf(_) => return err(s.span, "`typeof` is not supported"),
                 TypeSpecifier::Enum(e) => self.enumeration(&e.node)?,
                 TypeSpecifier::Struct(st) => self.structure(st)?,
@@ -179,6 +202,35 @@ impl<'a> Types<'a> {
             (None, _) => err(span, "a declaration without a type"),
             (Some(_), _) => err(span, "conflicting type specifiers"),
         }
+    }
+
+    /// The type a declaration's specifiers give, `_Atomic` when qualified so.
+    pub fn declaration_base(
+        &mut self,
+        specs: &'a [Node<DeclarationSpecifier>],
+        span: Span,
+    ) -> R<Type> {
+        let t = self.base(type_specs(specs), span)?;
+        let atomic = specs.iter().any(|s| {
+            matches!(&s.node, DeclarationSpecifier::TypeQualifier(q) if q.node == TypeQualifier::Atomic)
+        });
+        Ok(if atomic { t.atomic() } else { t })
+    }
+
+    /// The type a struct field's or a type name's specifiers give, `_Atomic` when
+    /// qualified so.
+    fn qualified_base(&mut self, specs: &'a [Node<SpecifierQualifier>], span: Span) -> R<Type> {
+        let t = self.base(
+            specs.iter().filter_map(|s| match &s.node {
+                SpecifierQualifier::TypeSpecifier(t) => Some(t),
+                _ => None,
+            }),
+            span,
+        )?;
+        let atomic = specs.iter().any(|s| {
+            matches!(&s.node, SpecifierQualifier::TypeQualifier(q) if q.node == TypeQualifier::Atomic)
+        });
+        Ok(if atomic { t.atomic() } else { t })
     }
 
     /// `f` one definition deeper: an error past [`MAX_TYPE_DEPTH`].
@@ -201,7 +253,7 @@ impl<'a> Types<'a> {
             Some(Typedef::Pending(specs, decl)) => {
                 let (specs, decl) = (*specs, *decl);
                 let t = self.deeper(span, |s| {
-                    let base = s.base(type_specs(specs), span)?;
+                    let base = s.declaration_base(specs, span)?;
                     Ok(s.declared(base, &decl.node)?.1)
                 })?;
                 self.typedefs
@@ -264,11 +316,7 @@ impl<'a> Types<'a> {
             let StructDeclaration::Field(f) = &d.node else {
                 continue;
             };
-            let specs = f.node.specifiers.iter().filter_map(|s| match &s.node {
-                SpecifierQualifier::TypeSpecifier(t) => Some(t),
-                _ => None,
-            });
-            let base = self.base(specs, f.span)?;
+            let base = self.qualified_base(&f.node.specifiers, f.span)?;
             for sd in &f.node.declarators {
                 if sd.node.bit_width.is_some() {
                     return err(sd.span, "bit fields are not supported");
@@ -329,7 +377,17 @@ impl<'a> Types<'a> {
         }
         for x in rest.into_iter().rev() {
             t = match &x.node {
-                DerivedDeclarator::Pointer(_) => Type::Ptr(Box::new(t)),
+                DerivedDeclarator::Pointer(q) => {
+                    let atomic = q.iter().any(|q| {
+                        matches!(&q.node, PointerQualifier::TypeQualifier(t) if t.node == TypeQualifier::Atomic)
+                    });
+                    let p = Type::Ptr(Box::new(t));
+                    if atomic {
+                        p.atomic()
+                    } else {
+                        p
+                    }
+                }
                 DerivedDeclarator::Array(a) => {
                     let n = match &a.node.size {
                         ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => {
@@ -360,11 +418,7 @@ impl<'a> Types<'a> {
 
     /// A type name (of a cast).
     pub fn type_name(&mut self, tn: &'a Node<TypeName>) -> R<Type> {
-        let specs = tn.node.specifiers.iter().filter_map(|s| match &s.node {
-            SpecifierQualifier::TypeSpecifier(t) => Some(t),
-            _ => None,
-        });
-        let base = self.base(specs, tn.span)?;
+        let base = self.qualified_base(&tn.node.specifiers, tn.span)?;
         match &tn.node.declarator {
             Some(d) => Ok(self.declared(base, &d.node)?.1),
             None => Ok(base),
