@@ -747,3 +747,29 @@ fn deeply_inlined_calls_are_an_input_error() {
     let e = explore(&p, &Config::new(Model::Sc));
     assert_eq!(e.outcomes.len(), 1);
 }
+
+/// Bug a_mutex_call_without_arguments_is_an_error (found by the million-input run of
+/// fuzz_c): `pthread_mutex_init()` took its mutex before its arity was checked, and
+/// the lowering panicked. Each mutex call with too few arguments is an input error.
+#[test]
+fn a_mutex_call_without_arguments_is_an_error() {
+    for (call, n) in [
+        ("pthread_mutex_init()", 2),
+        ("pthread_mutex_lock()", 1),
+        ("pthread_mutex_unlock()", 1),
+        ("pthread_mutex_destroy()", 1),
+    ] {
+        let name = call.trim_end_matches("()");
+        let p = source(
+            &format!("{name}.c"),
+            &format!("int main(void) {{\n  {call};\n  return 0;\n}}\n"),
+        );
+        let e = error(&p);
+        assert!(
+            e.contains(&format!(
+                "{name}.c:2:3: `{name}` takes {n} arguments, not 0"
+            )),
+            "{e}"
+        );
+    }
+}

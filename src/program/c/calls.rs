@@ -209,13 +209,15 @@ impl<'a> Lower<'a> {
             | "pthread_mutex_lock"
             | "pthread_mutex_unlock"
             | "pthread_mutex_destroy" => {
+                // Bug a_mutex_call_without_arguments_is_an_error: the mutex was taken
+                // before the arity was checked, and `pthread_mutex_init()` panicked.
+                arity(if name == "pthread_mutex_init" { 2 } else { 1 })?;
                 let p = self.pointee(&args[0], span)?;
                 if *p.ty() != Type::Mutex {
                     return err(args[0].span, "not a `pthread_mutex_t`");
                 }
                 match name {
                     "pthread_mutex_init" => {
-                        arity(2)?;
                         self.null(&args[1], "mutex attributes")?;
                         self.access(&p, span, |l, a| {
                             l.b.emit(Instr::Store(a, Operand::Const(0)))
