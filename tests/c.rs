@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use tsoser::explore::dpor::explore_dpor;
 use tsoser::explore::states::explore;
 use tsoser::explore::{Config, Model};
-use tsoser::program::{read_program, read_program_with, Program, ReadOptions};
+use tsoser::program::{read_program, read_program_with, LoopBound, Program, ReadOptions};
 
 const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
 
@@ -746,4 +746,87 @@ fn deeply_inlined_calls_are_an_input_error() {
     let p = read_program(&source("inlined-60.c", &text)).unwrap();
     let e = explore(&p, &Config::new(Model::Sc));
     assert_eq!(e.outcomes.len(), 1);
+}
+
+/// `--loop-bound entry` bounds each loop to N backward jumps per entry to it, where
+/// `--unroll N` counts them per thread: a loop of 3 passes around one of 2 (9 backward
+/// jumps in all) fits a per-entry bound of 3, not a per-thread one; a per-entry bound of
+/// 2 cuts the outer loop (BOUND HIT, naming the bound), also with the reach engine,
+/// which has no bound of its own. The bound is in the program, which prints as `.prog`
+/// and reads back.
+#[test]
+fn loops_are_bounded_per_entry_with_loop_bound_entry() {
+    use tsoser::explore::reach::reach;
+    use tsoser::program::parse::parse_program;
+    use tsoser::program::print::to_prog;
+    let text = "volatile int n = 2, m = 3, x;\nint main(void) {\n  int i, j;\n  \
+                for (i = 0; i < m; i++)\n    for (j = 0; j < n; j++)\n      x = x + 1;\n  \
+                return 0;\n}\n";
+    let f = source("nested.c", text);
+    let read = |bound| {
+        let o = ReadOptions {
+            loop_bound: bound,
+            ..ReadOptions::default()
+        };
+        read_program_with(&f, &o).unwrap()
+    };
+    let sc = Config::new(Model::Sc);
+    // Per thread: 9 backward jumps pass 3.
+    let e = explore(&read(LoopBound::Thread), &sc.unroll(3));
+    assert!(e.bound > 0 && e.outcomes.is_empty(), "{e:?}");
+    // Per entry: 3 and 2 fit 3 (the explorer's own bound, 0 here, does not apply).
+    let p = read(LoopBound::Entry(Some(3)));
+    assert_eq!(p.loop_bound, Some(3));
+    for e in [
+        explore(&p, &sc.unroll(0)),
+        explore_dpor(&p, &sc.unroll(0), false).exploration,
+        reach(&p, &sc),
+    ] {
+        assert_eq!(e.bound, 0, "{e:?}");
+        assert_eq!(e.outcomes.len(), 1);
+        assert!(e.outcomes[0].0.contains(&6), "x = 6: {:?}", e.outcomes);
+    }
+    // The outer loop's third backward jump passes 2.
+    let p = read(LoopBound::Entry(Some(2)));
+    for e in [
+        explore(&p, &sc),
+        explore_dpor(&p, &sc, false).exploration,
+        reach(&p, &sc),
+    ] {
+        assert!(e.bound > 0 && e.outcomes.is_empty(), "{e:?}");
+    }
+    let back = parse_program(&to_prog(&p)).unwrap();
+    assert_eq!(back.loop_bound, Some(2));
+    assert_eq!(to_prog(&back), to_prog(&p));
+    // The file's own `/* BOUND N */` when --unroll is not given.
+    let g = source("bounded.c", &format!("/* BOUND 3 */\n{text}"));
+    let o = ReadOptions {
+        loop_bound: LoopBound::Entry(None),
+        ..ReadOptions::default()
+    };
+    assert_eq!(read_program_with(&g, &o).unwrap().loop_bound, Some(3));
+
+    let name = f.to_str().unwrap();
+    let args = ["explore", name, "--model", "sc", "--loop-bound", "entry"];
+    let o = common::tsoser_exits(&[&args[..], &["--unroll", "2"]].concat(), 0);
+    assert!(
+        common::stdout(&o).contains("cut by the loop bound (--unroll 2 per loop entry)"),
+        "{}",
+        common::stdout(&o)
+    );
+    let o = common::tsoser_exits(
+        &[&args[..], &["--engine", "reach", "--unroll", "3"]].concat(),
+        0,
+    );
+    assert!(common::stdout(&o).contains("x=6"), "{}", common::stdout(&o));
+    let o = common::tsoser_exits(
+        &[
+            "explore",
+            "examples/programs/sb.prog",
+            "--loop-bound",
+            "entry",
+        ],
+        2,
+    );
+    assert!(common::stderr(&o).contains("bounds the loops of a C file"));
 }

@@ -3,7 +3,9 @@
 //! space is finite is explored completely however long its runs: a spin loop that
 //! waits forever is a cycle of states, not a cut run. The first assertion failure found
 //! has a shortest schedule (fewest steps). Outcomes are counted as distinct final
-//! states, not runs: with cycles there can be infinitely many runs.
+//! states, not runs: with cycles there can be infinitely many runs. A program that
+//! bounds its own loops (`bound`, [`crate::program::Program::loop_bound`]) still stops
+//! at those bounds.
 
 use super::machine::{Machine, Settled, State, Step, MAX_BUFFER, UNBOUNDED};
 use super::states::{Config, Exploration, Failure, Incomplete};
@@ -26,6 +28,7 @@ pub fn reach(p: &Program, c: &Config) -> Exploration {
         failure: None,
         cut: 0,
         cut_at: Vec::new(),
+        bound: 0,
         incomplete: None,
         bytes: 0,
         nondet_cut: None,
@@ -72,7 +75,7 @@ pub fn reach(p: &Program, c: &Config) -> Exploration {
         failure: x.failure,
         cut: x.cut,
         cut_at: x.cut_at,
-        bound: 0,
+        bound: x.bound,
         nondet_cut: x.nondet_cut,
     }
 }
@@ -89,6 +92,8 @@ struct Reach<'a, 'p> {
     failure: Option<Failure>,
     cut: u64,
     cut_at: Vec<Failure>,
+    /// Steps that stopped at a false `bound`.
+    bound: u64,
     incomplete: Option<Incomplete>,
     bytes: usize,
     /// The line of the first cut `nondet` reached.
@@ -129,8 +134,8 @@ impl Reach<'_, '_> {
                     self.cut_at.push(f);
                 }
             }
-            // No bound: a backward branch never cuts a run here.
-            Settled::Bound => unreachable!("the reach engine has no unrolling bound"),
+            // No unrolling bound: only the program's own `bound` stops a run here.
+            Settled::Bound => self.bound += 1,
             Settled::Spin => {
                 self.incomplete.get_or_insert(Incomplete::Spin);
             }

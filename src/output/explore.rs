@@ -33,8 +33,19 @@ pub fn incomplete_text(i: Incomplete) -> String {
     }
 }
 
+/// The bound that cut runs: the program's own per-entry loop bound, else `--unroll`.
+fn bound_text(p: &Program, unroll: Option<u32>) -> String {
+    match p.loop_bound {
+        Some(n) => format!("the loop bound (--unroll {n} per loop entry)"),
+        None => format!(
+            "the unrolling bound (--unroll {})",
+            unroll.unwrap_or_default()
+        ),
+    }
+}
+
 /// Where runs stop when none completes: each cut instruction, and the bound.
-fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
+fn why_no_run(p: &Program, e: &Exploration, unroll: Option<u32>) -> String {
     let mut at: Vec<String> = e
         .cut_at
         .iter()
@@ -57,7 +68,7 @@ fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
         at.push(format!("{} more", e.cut_at.len() - 3));
     }
     if e.bound > 0 {
-        at.push(format!("the unrolling bound (--unroll {unroll}) is hit"));
+        at.push(format!("{} is hit", bound_text(p, unroll)));
     }
     format!(
         "no run completes: every run is cut where {}",
@@ -66,7 +77,7 @@ fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
 }
 
 /// Why robustness is unknown, when not for the budget.
-fn robustness_note(r: &Report) -> Option<String> {
+fn robustness_note(p: &Program, r: &Report) -> Option<String> {
     let e = &r.exploration;
     if r.robust_cut {
         return Some(if e.outcomes.is_empty() {
@@ -76,9 +87,9 @@ fn robustness_note(r: &Report) -> Option<String> {
                 .to_string()
         } else {
             format!(
-                "{} runs were cut by the unrolling bound (--unroll {}): longer runs are not explored",
+                "{} runs were cut by {}: longer runs are not explored",
                 e.bound,
-                r.unroll.unwrap_or_default()
+                bound_text(p, r.unroll)
             )
         });
     }
@@ -206,7 +217,7 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         }
     );
     if r.no_run {
-        s += &format!("{}\n", why_no_run(p, e, r.unroll.unwrap_or_default()));
+        s += &format!("{}\n", why_no_run(p, e, r.unroll));
     }
     for (vals, runs) in &e.outcomes {
         let mark = match holds(p, e, vals) {
@@ -235,9 +246,9 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     }
     if e.bound > 0 {
         s += &format!(
-            "BOUND HIT: {} {what} cut by the unrolling bound (--unroll {}): the answers hold up to it\n",
+            "BOUND HIT: {} {what} cut by {}: the answers hold up to it\n",
             e.bound,
-            r.unroll.unwrap_or_default()
+            bound_text(p, r.unroll)
         );
     }
     if let Some(line) = e.nondet_cut {
@@ -316,7 +327,7 @@ fn failures_text(p: &Program, r: &Report) -> String {
 
 /// The robustness answer, with a witness run and its cycle when not robust.
 fn robustness_text(p: &Program, r: &Report, rb: &Robustness, model: &str) -> String {
-    let note = robustness_note(r);
+    let note = robustness_note(p, r);
     match rb.robust {
         Some(true) if r.robust_cut => format!(
             "robust: unknown — no {model} run or run prefix searched has a happens-before cycle, but {} ({})\n",
@@ -416,7 +427,7 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
     let robustness = r.robustness.as_ref().map(|rb| RobustnessJson {
         robust: r.robust(),
         states: rb.states,
-        note: robustness_note(r),
+        note: robustness_note(p, r),
         witness: rb.witness.as_ref().map(|w| {
             let (steps, cycle) = witness_lines(r);
             RobustnessWitness {
@@ -447,9 +458,7 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
         nondet_cut: e.nondet_cut,
         assertion_failure,
         deadlock,
-        no_run: r
-            .no_run
-            .then(|| why_no_run(p, e, r.unroll.unwrap_or_default())),
+        no_run: r.no_run.then(|| why_no_run(p, e, r.unroll)),
         robustness,
         exit,
     })
@@ -491,6 +500,9 @@ pub fn replay_text(
                 p.show_instr(t, pc),
                 line_text(line)
             );
+        }
+        Some(Settled::Bound) if p.loop_bound.is_some() => {
+            s += &format!("the run is cut by {}\n", bound_text(p, None))
         }
         Some(Settled::Bound) => s += "the run is cut by the unrolling bound\n",
         Some(Settled::Spin) => s += "the run spins in a register-only loop\n",

@@ -201,6 +201,10 @@ pub enum Instr {
     Assume(Expr),
     /// `assert e`: a run reaching it with e = 0 is an assertion failure.
     Assert(Expr),
+    /// `bound e`: a run reaching it with e = 0 stops at a loop bound: it is cut and
+    /// reported as BOUND HIT, as a backward branch past the unrolling bound is (the C
+    /// front end's per-entry loop bound, [`Program::loop_bound`]).
+    Bound(Expr),
     /// Transaction boundaries.
     Begin,
     End,
@@ -363,6 +367,10 @@ pub struct Program {
     pub arrays: Vec<Array>,
     /// The program's own unrolling bound (`unroll N`), used when `--unroll` is not given.
     pub unroll: Option<u32>,
+    /// `loop_bound N`: the program bounds its loops itself with [`Instr::Bound`], each
+    /// to N backward jumps per entry to it (`--loop-bound entry`), so the explorer's
+    /// per-thread unrolling bound does not apply.
+    pub loop_bound: Option<u32>,
 }
 
 impl Program {
@@ -377,6 +385,7 @@ impl Program {
             expect: Vec::new(),
             arrays: Vec::new(),
             unroll: None,
+            loop_bound: None,
         }
     }
 
@@ -444,7 +453,7 @@ impl Program {
     }
 
     /// A spawned thread that could stop before its first memory instruction (at a
-    /// reachable `assume`, `assert`, backward branch, or indexed memory operand): its
+    /// reachable `assume`, `assert`, `bound`, backward branch, or indexed memory operand): its
     /// index and that instruction's. A `spawn` starts its thread in one step, which
     /// must not fail, cut or bound the run.
     pub fn spawn_error(&self) -> Option<(usize, usize)> {
@@ -591,6 +600,7 @@ impl Program {
             Instr::Branch(e, l) => format!("if {} goto @{l}", ex(e)),
             Instr::Assume(e) => format!("assume {}", ex(e)),
             Instr::Assert(e) => format!("assert {}", ex(e)),
+            Instr::Bound(e) => format!("bound {}", ex(e)),
             Instr::Begin => "begin".into(),
             Instr::End => "end".into(),
             Instr::ExclusiveBegin => "exclusive_begin".into(),
@@ -616,6 +626,8 @@ pub struct ReadOptions {
     /// The values (`lo..=hi`) of a nondet call whose type has more: such a call's
     /// range is cut (see [`Instr::Nondet`]).
     pub nondet: (Val, Val),
+    /// How C loops are bounded.
+    pub loop_bound: LoopBound,
 }
 
 impl Default for ReadOptions {
@@ -624,8 +636,22 @@ impl Default for ReadOptions {
             defines: Vec::new(),
             includes: Vec::new(),
             nondet: (-1, 2),
+            loop_bound: LoopBound::Thread,
         }
     }
+}
+
+/// How the C front end bounds loops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoopBound {
+    /// The explorer's unrolling bound: backward branches per thread (`--unroll`).
+    #[default]
+    Thread,
+    /// Each loop left after at most N backward jumps since it was entered, counted in
+    /// the program itself ([`Program::loop_bound`]), for Nidhugg's `--unroll=N`
+    /// (Abdulla et al., TACAS'15, Table 1's LB; docs/c.md says how they compare); a
+    /// backward `goto` at most N times. None: the file's `/* BOUND N */`, else 4.
+    Entry(Option<u32>),
 }
 
 /// Reads a program file: `.litmus` files as herd X86 litmus tests, `.c` files through

@@ -283,6 +283,9 @@ pub struct Lower<'a> {
     pub atomic_depth: usize,
     /// The values of a `__VERIFIER_nondet_*` call whose type has more (`--nondet`).
     pub nondet: (Val, Val),
+    /// Each loop's backward jumps per entry, when bounded in the program
+    /// (`--loop-bound entry`).
+    pub per_entry: Option<u32>,
 }
 
 /// Lowers a translation unit: `main` and the threads it creates.
@@ -291,14 +294,15 @@ pub fn lower(
     name: &str,
     map: &SourceMap,
     nondet: (Val, Val),
+    per_entry: Option<u32>,
 ) -> R<Program> {
-    let first = Lower::run(unit, name, map, &[], nondet)?;
+    let first = Lower::run(unit, name, map, &[], nondet, per_entry)?;
     // A run-time dereference lowered before the last object escaped: again, with
     // every escaped object known from the start.
     match first.deref_seen {
         Some(n) if n < first.escaped_count => {
             let seed = first.escaped.clone();
-            Ok(Lower::run(unit, name, map, &seed, nondet)?.prog)
+            Ok(Lower::run(unit, name, map, &seed, nondet, per_entry)?.prog)
         }
         _ => Ok(first.prog),
     }
@@ -311,6 +315,7 @@ impl<'a> Lower<'a> {
         map: &'a SourceMap,
         seed: &[bool],
         nondet: (Val, Val),
+        per_entry: Option<u32>,
     ) -> R<Lower<'a>> {
         let mut l = Lower {
             types: Types::default(),
@@ -332,6 +337,7 @@ impl<'a> Lower<'a> {
             runtime_loops: 0,
             atomic_depth: 0,
             nondet,
+            per_entry,
         };
         for d in &unit.0 {
             match &d.node {

@@ -218,6 +218,19 @@ pub(crate) struct ExploreArgs {
     /// for these values only (NONDET CUT).
     #[arg(long, value_name = "LO..HI", default_value = "-1..2", value_parser = nondet_range, allow_hyphen_values = true)]
     pub(crate) nondet: (i64, i64),
+    /// C files: how `--unroll N` bounds loops: `thread`, N backward branches per
+    /// thread; `entry`, N backward jumps per entry to each loop, counted in the program
+    /// (for Nidhugg's `--unroll=N`; N from --unroll, else the file's `/* BOUND N */`,
+    /// else 4; also with --engine reach).
+    #[arg(long, value_enum, default_value = "thread")]
+    pub(crate) loop_bound: LoopBoundArg,
+}
+
+/// How `explore --loop-bound` bounds a C file's loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LoopBoundArg {
+    Thread,
+    Entry,
 }
 
 /// `LO..HI`: a range of 1 to 256 values, low first.
