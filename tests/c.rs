@@ -7,7 +7,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use tsoser::explore::dpor::explore_dpor;
 use tsoser::explore::states::explore;
-use tsoser::explore::{Config, Model};
+use tsoser::explore::{Config, Incomplete, Model};
 use tsoser::program::{read_program, read_program_with, LoopBound, Program, ReadOptions};
 
 const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
@@ -829,4 +829,51 @@ fn loops_are_bounded_per_entry_with_loop_bound_entry() {
         2,
     );
     assert!(common::stderr(&o).contains("bounds the loops of a C file"));
+}
+
+/// `--stop-at-failure` ends a DPOR exploration with the execution in which an
+/// assertion fails, as Nidhugg stops at its first error: fewer executions, the same
+/// failure (it replays), the exploration marked as ended there; other engines refuse it.
+#[test]
+fn stop_at_failure_ends_dpor_at_the_first_failing_execution() {
+    let p = read_c(&example("sb.c"), &[]);
+    let c = Config::new(Model::Tso);
+    let all = explore_dpor(&p, &c, false);
+    let first = explore_dpor(&p, &c.stop_at_failure(true), false);
+    assert!(all.exploration.failure.is_some() && first.exploration.failure.is_some());
+    assert!(all.exploration.complete);
+    assert_eq!(
+        first.exploration.incomplete,
+        Some(Incomplete::StoppedAtFailure)
+    );
+    assert!(
+        first.stats.executions < all.stats.executions,
+        "{} of {}",
+        first.stats.executions,
+        all.stats.executions
+    );
+    let sb = "examples/c/sb.c";
+    let args = [
+        "explore",
+        sb,
+        "--model",
+        "tso",
+        "--no-robustness",
+        "--stop-at-failure",
+    ];
+    let o = common::tsoser_exits(&[&args[..], &["--engine", "dpor"]].concat(), 1);
+    let out = common::stdout(&o);
+    assert!(
+        out.contains(&format!(
+            "{} explored by DPOR",
+            match first.stats.executions {
+                1 => "1 execution".to_string(),
+                n => format!("{n} executions"),
+            }
+        )) && out.contains("assertion FAILS")
+            && out.contains("ended at the first failed assertion (--stop-at-failure)"),
+        "{out}"
+    );
+    let o = common::tsoser_exits(&args, 2);
+    assert!(common::stderr(&o).contains("add --engine dpor"));
 }

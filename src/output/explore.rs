@@ -23,6 +23,9 @@ pub fn incomplete_text(i: Incomplete) -> String {
         ),
         Incomplete::MaxExecutions => "the --max-executions budget ran out".into(),
         Incomplete::Timeout => "the --timeout ran out".into(),
+        Incomplete::StoppedAtFailure => {
+            "the exploration ended at the first failed assertion (--stop-at-failure)".into()
+        }
         Incomplete::Memory => {
             format!(
                 "the states held passed the memory budget (--max-memory; {})",

@@ -43,6 +43,13 @@ pub(crate) fn config(b: &Bounds) -> Result<Config> {
         (Some(_), _) => bail!("--max-executions bounds the dpor engine: add --engine dpor"),
         (None, _) => {}
     }
+    match (b.stop_at_failure, b.engine) {
+        (true, crate::args::EngineArg::Dpor) => c = c.stop_at_failure(true),
+        (true, _) => {
+            bail!("--stop-at-failure ends the dpor engine's exploration: add --engine dpor")
+        }
+        (false, _) => {}
+    }
     if b.unroll.is_some() && b.engine == crate::args::EngineArg::Reach {
         bail!("--unroll bounds loops, and the reach engine follows them without a bound: drop one");
     }

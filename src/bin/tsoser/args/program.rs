@@ -39,6 +39,11 @@ pub(crate) struct Bounds {
     /// searches poll it, so nothing keeps running after it.
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<f64>,
+    /// End the exploration with the first execution in which an assertion fails, as
+    /// Nidhugg does; the executions counted are those up to and including it
+    /// (`--engine dpor` only).
+    #[arg(long)]
+    pub(crate) stop_at_failure: bool,
 }
 
 /// The flags of `crosscheck`.
