@@ -491,14 +491,7 @@ fn fuzz_standard_input_texts() {
 
 #[test]
 fn fuzz_programs() {
-    let c = corpus(
-        &[
-            "examples/programs",
-            "examples/tacas15",
-            "tests/inputs/programs",
-        ],
-        &["prog"],
-    );
+    let c = corpus(&["examples/programs", "tests/inputs/programs"], &["prog"]);
     fuzz(
         "prog",
         4,

@@ -232,7 +232,7 @@ fn the_heap_bound_from_the_cli() {
     let o = tsoser_exits(&["explore", f, "--heap", "2"], 3);
     assert!(
         stdout(&o)
-            .contains("runs cut by the unrolling bound (--unroll 4) or the heap bound (--heap)"),
+            .contains("runs cut by the unrolling bound (--unroll 4) or the heap bound (--heap 2)"),
         "{}",
         stdout(&o)
     );

@@ -253,6 +253,7 @@ pub fn explore_dpor(p: &Program, c: &Config, robustness: bool) -> Dpored {
         stats: DporStats::default(),
         incomplete: None,
         max_executions: c.max_executions,
+        stop_at_failure: c.stop_at_failure,
         max_memory: c.max_memory,
         deadline: c.deadline,
         bytes: 0,
@@ -306,6 +307,7 @@ struct Dpor<'a, 'p> {
     stats: DporStats,
     incomplete: Option<Incomplete>,
     max_executions: u64,
+    stop_at_failure: bool,
     max_memory: usize,
     deadline: Option<std::time::Instant>,
     /// Bytes held by the levels and events.
@@ -519,6 +521,11 @@ impl Dpor<'_, '_> {
             Some(p) => level.backtrack.insert(p),
             None if first.is_some() => self.stats.sleep_blocked += 1,
             None => self.end(&level),
+        }
+        // Nidhugg's way: the execution in which an assertion failed ends the search.
+        let last = level.backtrack.iter().next().is_none();
+        if last && self.stop_at_failure && self.failure.is_some() {
+            self.incomplete.get_or_insert(Incomplete::StoppedAtFailure);
         }
         if self.stats.executions + self.stats.sleep_blocked >= self.max_executions {
             self.incomplete.get_or_insert(Incomplete::MaxExecutions);

@@ -8,7 +8,7 @@
 //!   oldest store of one address; `fence` waits for all of the thread's buffers, a
 //!   locked instruction for its own address's.
 //!
-//! Register-only instructions (`Assign`, `Branch`, `Assume`, `Assert`, `Begin`, `End`)
+//! Register-only instructions (`Assign`, `Branch`, `Assume`, `Assert`, `Bound`, `Begin`, `End`)
 //! commute with every other step, so they run at once after each step; a run is a
 //! sequence of memory steps and commits. A backward branch taken more than the
 //! unrolling bound cuts the run, as does a false `assume`.
@@ -23,6 +23,10 @@ pub const MAX_BUFFER: usize = 64;
 /// The unrolling bound of a machine with none ([`super::reach`]): backward branches are
 /// not counted, so a loop's states repeat.
 pub const UNBOUNDED: u32 = u32::MAX;
+
+/// The unrolling bound of a machine whose program bounds its own loops
+/// ([`Program::loop_bound`]): backward branches are not counted.
+pub const SELF_BOUNDED: u32 = u32::MAX - 1;
 
 /// The program counter of a thread that a `spawn` has not started yet.
 pub const NOT_STARTED: u32 = u32::MAX;
@@ -174,8 +178,8 @@ pub enum Settled {
     /// A false `assume` (or a `lock` found taken) in thread t at instruction pc: the
     /// run is dropped.
     Cut(usize, usize),
-    /// A backward branch past the unrolling bound: the run is dropped, and the
-    /// exploration is complete only up to the bound.
+    /// A backward branch past the unrolling bound, or a false `bound`: the run is
+    /// dropped, and the exploration is complete only up to the bound.
     Bound,
     /// `assert` failed in thread t at instruction pc (or an array index there was out
     /// of bounds, or a `spawn` there named a started thread).
@@ -198,7 +202,13 @@ pub struct Machine<'p> {
 }
 
 impl<'p> Machine<'p> {
+    /// The machine of `p` under `model`; `unroll` bounds backward branches per thread
+    /// unless the program bounds its loops itself ([`SELF_BOUNDED`]).
     pub fn new(p: &'p Program, model: Model, unroll: u32) -> Machine<'p> {
+        let unroll = match p.loop_bound {
+            Some(_) if unroll != UNBOUNDED => SELF_BOUNDED,
+            _ => unroll,
+        };
         let mut offset = Vec::new();
         let mut n = 0;
         for t in &p.threads {
@@ -310,7 +320,7 @@ impl<'p> Machine<'p> {
                                 s.pc[t] = STUCK;
                                 return Settled::Ok;
                             }
-                        } else if *to <= pc {
+                        } else if *to <= pc && self.unroll != SELF_BOUNDED {
                             s.jumps[t] += 1;
                             if s.jumps[t] > self.unroll {
                                 return Settled::Bound;
@@ -330,7 +340,11 @@ impl<'p> Machine<'p> {
                         return Settled::Failed(t, pc);
                     }
                 }
-                Instr::Bound => return Settled::Bound,
+                Instr::Bound(e) => {
+                    if self.eval(s, t, e) == 0 {
+                        return Settled::Bound;
+                    }
+                }
                 Instr::Begin => {
                     if s.depth[t] == 0 {
                         s.txns[t] += 1;

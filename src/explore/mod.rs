@@ -197,7 +197,8 @@ pub struct Report {
     pub no_run: bool,
     /// The dpor engine's counts.
     pub dpor: Option<DporStats>,
-    /// The unrolling bound the exploration used (None: the reach engine, which has none).
+    /// The unrolling bound the exploration used (None: the reach engine, which has none,
+    /// or a program that bounds its loops itself, [`Program::loop_bound`]).
     pub unroll: Option<u32>,
     pub engine: EngineKind,
 }
@@ -321,7 +322,7 @@ pub fn run(p: &Program, o: Options) -> Result<Report, RunError> {
         deadlock,
         no_run,
         dpor,
-        unroll: (!o.engine.unbounded()).then_some(c.unroll),
+        unroll: (!o.engine.unbounded() && p.loop_bound.is_none()).then_some(c.unroll),
         engine: o.engine,
     })
 }

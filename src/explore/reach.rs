@@ -3,7 +3,9 @@
 //! space is finite is explored completely however long its runs: a spin loop that
 //! waits forever is a cycle of states, not a cut run. The first assertion failure found
 //! has a shortest schedule (fewest steps). Outcomes are counted as distinct final
-//! states, not runs: with cycles there can be infinitely many runs.
+//! states, not runs: with cycles there can be infinitely many runs. A program that
+//! bounds its own loops (`bound`, [`crate::program::Program::loop_bound`]) still stops
+//! at those bounds.
 
 use super::machine::{Machine, Settled, State, Step, MAX_BUFFER, UNBOUNDED};
 use super::states::{Config, Exploration, Failure, Incomplete};
@@ -90,7 +92,8 @@ struct Reach<'a, 'p> {
     failure: Option<Failure>,
     cut: u64,
     cut_at: Vec<Failure>,
-    /// Steps cut by a program's own bound (`bound`: a C heap pool exhausted).
+    /// Steps that stopped at a false `bound` (a C loop's per-entry bound, an
+    /// exhausted heap pool).
     bound: u64,
     incomplete: Option<Incomplete>,
     bytes: usize,
@@ -132,7 +135,7 @@ impl Reach<'_, '_> {
                     self.cut_at.push(f);
                 }
             }
-            // No unrolling bound: only a `bound` instruction cuts a run here.
+            // No unrolling bound: only the program's own `bound` stops a run here.
             Settled::Bound => self.bound += 1,
             Settled::Spin => {
                 self.incomplete.get_or_insert(Incomplete::Spin);

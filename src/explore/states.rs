@@ -20,6 +20,9 @@ pub struct Config {
     pub max_memory: usize,
     /// When the searches stop with *unknown*, polled cooperatively.
     pub deadline: Option<std::time::Instant>,
+    /// The DPOR engine ends the exploration with the first execution in which an
+    /// assertion fails, as Nidhugg does ([`Incomplete::StoppedAtFailure`]).
+    pub stop_at_failure: bool,
 }
 
 impl Config {
@@ -32,6 +35,13 @@ impl Config {
             max_executions: 10_000_000,
             max_memory: crate::mem::default_budget(),
             deadline: None,
+            stop_at_failure: false,
+        }
+    }
+    pub fn stop_at_failure(self, stop_at_failure: bool) -> Config {
+        Config {
+            stop_at_failure,
+            ..self
         }
     }
     pub fn deadline(self, deadline: Option<std::time::Instant>) -> Config {
@@ -77,6 +87,9 @@ pub enum Incomplete {
     Timeout,
     /// The robustness search's frontier matrix is full ([`super::robust::TooMany`]).
     Frontier,
+    /// The DPOR engine stopped after the first execution with a failed assertion
+    /// ([`Config::stop_at_failure`]).
+    StoppedAtFailure,
 }
 
 /// An assertion failure with the run that reaches it; also where runs are cut (a

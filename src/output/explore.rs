@@ -23,6 +23,9 @@ pub fn incomplete_text(i: Incomplete) -> String {
         ),
         Incomplete::MaxExecutions => "the --max-executions budget ran out".into(),
         Incomplete::Timeout => "the --timeout ran out".into(),
+        Incomplete::StoppedAtFailure => {
+            "the exploration ended at the first failed assertion (--stop-at-failure)".into()
+        }
         Incomplete::Memory => {
             format!(
                 "the states held passed the memory budget (--max-memory; {})",
@@ -33,8 +36,24 @@ pub fn incomplete_text(i: Incomplete) -> String {
     }
 }
 
+/// The bounds that cut runs: the program's own per-entry loop bound, else `--unroll`;
+/// and the heap's pools when the program allocates.
+fn bound_text(p: &Program, unroll: Option<u32>) -> String {
+    let loops = match p.loop_bound {
+        Some(n) => format!("the loop bound (--unroll {n} per loop entry)"),
+        None => format!(
+            "the unrolling bound (--unroll {})",
+            unroll.unwrap_or_default()
+        ),
+    };
+    match p.heap {
+        Some(k) => format!("{loops} or the heap bound (--heap {k})"),
+        None => loops,
+    }
+}
+
 /// Where runs stop when none completes: each cut instruction, and the bound.
-fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
+fn why_no_run(p: &Program, e: &Exploration, unroll: Option<u32>) -> String {
     let mut at: Vec<String> = e
         .cut_at
         .iter()
@@ -65,17 +84,6 @@ fn why_no_run(p: &Program, e: &Exploration, unroll: u32) -> String {
     )
 }
 
-/// The bounds that cut runs: the unrolling bound, and the heap's when the program
-/// allocates from pools (`Instr::Bound`).
-fn bound_text(p: &Program, unroll: u32) -> String {
-    let heap = p.threads.iter().any(|t| t.code.contains(&Instr::Bound));
-    if heap {
-        format!("the unrolling bound (--unroll {unroll}) or the heap bound (--heap)")
-    } else {
-        format!("the unrolling bound (--unroll {unroll})")
-    }
-}
-
 /// Why robustness is unknown, when not for the budget.
 fn robustness_note(p: &Program, r: &Report) -> Option<String> {
     let e = &r.exploration;
@@ -89,7 +97,7 @@ fn robustness_note(p: &Program, r: &Report) -> Option<String> {
             format!(
                 "{} runs were cut by {}: longer runs are not explored",
                 e.bound,
-                bound_text(p, r.unroll.unwrap_or_default())
+                bound_text(p, r.unroll)
             )
         });
     }
@@ -217,7 +225,7 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         }
     );
     if r.no_run {
-        s += &format!("{}\n", why_no_run(p, e, r.unroll.unwrap_or_default()));
+        s += &format!("{}\n", why_no_run(p, e, r.unroll));
     }
     for (vals, runs) in &e.outcomes {
         let mark = match holds(p, e, vals) {
@@ -248,7 +256,7 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
         s += &format!(
             "BOUND HIT: {} {what} cut by {}: the answers hold up to it\n",
             e.bound,
-            bound_text(p, r.unroll.unwrap_or_default())
+            bound_text(p, r.unroll)
         );
     }
     if let Some(line) = e.nondet_cut {
@@ -458,9 +466,7 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
         nondet_cut: e.nondet_cut,
         assertion_failure,
         deadlock,
-        no_run: r
-            .no_run
-            .then(|| why_no_run(p, e, r.unroll.unwrap_or_default())),
+        no_run: r.no_run.then(|| why_no_run(p, e, r.unroll)),
         robustness,
         exit,
     })
@@ -502,6 +508,9 @@ pub fn replay_text(
                 p.show_instr(t, pc),
                 line_text(line)
             );
+        }
+        Some(Settled::Bound) if p.loop_bound.is_some() => {
+            s += &format!("the run is cut by {}\n", bound_text(p, None))
         }
         Some(Settled::Bound) => s += "the run is cut by the unrolling bound\n",
         Some(Settled::Spin) => s += "the run spins in a register-only loop\n",

@@ -182,9 +182,11 @@ pub struct ExploreReport {
     /// Runs (dpor: maximal executions) cut by `assume` or a `lock` found taken.
     pub cut: u64,
     /// Runs (dpor: maximal executions) cut by the unrolling bound: when not 0, the
-    /// answers hold up to the bound (`--unroll`, or the program's `unroll`).
+    /// answers hold up to the bound (`--unroll`, the program's `unroll`, or its own
+    /// `loop_bound`).
     pub bound_hit: u64,
-    /// The unrolling bound used (null with the reach engine, which has none).
+    /// The unrolling bound used (null with the reach engine, which has none, and for a
+    /// program that bounds its loops itself: `--loop-bound entry`).
     pub unroll: Option<u32>,
     /// The line of a `nondet` whose range leaves out values of its type (C's
     /// `__VERIFIER_nondet_int` over `--nondet`), when the exploration reached one: the

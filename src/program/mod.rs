@@ -201,9 +201,10 @@ pub enum Instr {
     Assume(Expr),
     /// `assert e`: a run reaching it with e = 0 is an assertion failure.
     Assert(Expr),
-    /// `bound`: a run reaching it is cut as a loop past the unrolling bound is, and
-    /// counted with those runs (BOUND HIT): a C program's heap pool exhausted.
-    Bound,
+    /// `bound e`: a run reaching it with e = 0 is cut and reported as BOUND HIT, as a
+    /// backward branch past the unrolling bound is: the C front end's per-entry loop
+    /// bound ([`Program::loop_bound`]) and its heap pools when exhausted.
+    Bound(Expr),
     /// Transaction boundaries.
     Begin,
     End,
@@ -370,6 +371,13 @@ pub struct Program {
     pub arrays: Vec<Array>,
     /// The program's own unrolling bound (`unroll N`), used when `--unroll` is not given.
     pub unroll: Option<u32>,
+    /// `loop_bound N`: the program bounds its loops itself with [`Instr::Bound`], each
+    /// to N backward jumps per entry to it (`--loop-bound entry`), so the explorer's
+    /// per-thread unrolling bound does not apply.
+    pub loop_bound: Option<u32>,
+    /// The objects a C program's heap pools give a thread (`--heap`), when it
+    /// allocates: runs may also stop at a `bound` of an exhausted pool.
+    pub heap: Option<u32>,
 }
 
 impl Program {
@@ -384,6 +392,8 @@ impl Program {
             expect: Vec::new(),
             arrays: Vec::new(),
             unroll: None,
+            loop_bound: None,
+            heap: None,
         }
     }
 
@@ -455,7 +465,7 @@ impl Program {
     }
 
     /// A spawned thread that could stop before its first memory instruction (at a
-    /// reachable `assume`, `assert`, backward branch, or indexed memory operand): its
+    /// reachable `assume`, `assert`, `bound`, backward branch, or indexed memory operand): its
     /// index and that instruction's. A `spawn` starts its thread in one step, which
     /// must not fail, cut or bound the run.
     pub fn spawn_error(&self) -> Option<(usize, usize)> {
@@ -602,7 +612,7 @@ impl Program {
             Instr::Branch(e, l) => format!("if {} goto @{l}", ex(e)),
             Instr::Assume(e) => format!("assume {}", ex(e)),
             Instr::Assert(e) => format!("assert {}", ex(e)),
-            Instr::Bound => "bound".into(),
+            Instr::Bound(e) => format!("bound {}", ex(e)),
             Instr::Begin => "begin".into(),
             Instr::End => "end".into(),
             Instr::ExclusiveBegin => "exclusive_begin".into(),
@@ -631,6 +641,8 @@ pub struct ReadOptions {
     /// The objects each `malloc`/`calloc` call site may give each thread (docs/c.md,
     /// *The heap*); a run asking for more is cut at the bound (BOUND HIT).
     pub heap: u32,
+    /// How C loops are bounded.
+    pub loop_bound: LoopBound,
 }
 
 /// The objects a C allocation site gives each thread unless `--heap` says otherwise.
@@ -646,8 +658,22 @@ impl Default for ReadOptions {
             includes: Vec::new(),
             nondet: (-1, 2),
             heap: DEFAULT_HEAP,
+            loop_bound: LoopBound::Thread,
         }
     }
+}
+
+/// How the C front end bounds loops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoopBound {
+    /// The explorer's unrolling bound: backward branches per thread (`--unroll`).
+    #[default]
+    Thread,
+    /// Each loop left after at most N backward jumps since it was entered, counted in
+    /// the program itself ([`Program::loop_bound`]), for Nidhugg's `--unroll=N`
+    /// (Abdulla et al., TACAS'15, Table 1's LB; docs/c.md says how they compare); a
+    /// backward `goto` at most N times. None: the file's `/* BOUND N */`, else 4.
+    Entry(Option<u32>),
 }
 
 /// Reads a program file: `.litmus` files as herd X86 litmus tests, `.c` files through

@@ -106,6 +106,7 @@ struct Reader<'t> {
     /// The line of the open thread's `thread … {` (an unclosed thread is an error there).
     opened: usize,
     unroll_line: Option<usize>,
+    loop_bound_line: Option<usize>,
     atomic_depth: usize,
     /// `begin`/`end` nesting in the text of the current thread.
     txn_depth: usize,
@@ -125,6 +126,7 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
         cur: None,
         opened: 0,
         unroll_line: None,
+        loop_bound_line: None,
         atomic_depth: 0,
         txn_depth: 0,
         group: None,
@@ -176,7 +178,7 @@ fn parse_lines(text: &str) -> Result<Program, Error> {
             p.threads[t].lines[pc],
             format!(
                 "thread `{}` is spawned, so its first memory instruction must come before any \
-                 `assume`, `assert`, backward branch or indexed operand",
+                 `assume`, `assert`, `bound`, backward branch or indexed operand",
                 p.threads[t].name
             ),
         ));
@@ -198,6 +200,7 @@ impl Reader<'_> {
             "thread" => self.thread(&mut c, line),
             "array" => self.array(&mut c),
             "unroll" => self.unroll(&mut c, line),
+            "loop_bound" => self.loop_bound(&mut c, line),
             "exists" | "forall" | "~" => self.condition(line),
             w => Err(c.err(format!("unknown top-level statement `{w}` (expected program, init, thread, exists, ~exists or forall)"))),
         }
@@ -307,6 +310,22 @@ impl Reader<'_> {
         }
         self.unroll_line = Some(line);
         self.p.unroll = Some(n as u32);
+        Ok(())
+    }
+
+    /// `loop_bound N`: the program bounds its loops itself with `bound` (one).
+    fn loop_bound(&mut self, c: &mut Cur, line: usize) -> Result<(), Error> {
+        let n = c.num()?;
+        c.end()?;
+        if !(0..=u32::MAX as Val).contains(&n) {
+            return Err(c.err("`loop_bound` takes 0 to 2^32-1".into()));
+        }
+        if let Some(first) = self.loop_bound_line.replace(line) {
+            return Err(c.err(format!(
+                "a second `loop_bound` (the first is on line {first}): a program has one bound"
+            )));
+        }
+        self.p.loop_bound = Some(n as u32);
         Ok(())
     }
 
@@ -460,7 +479,7 @@ impl Reader<'_> {
             }
             "bound" => {
                 c.i += 1;
-                Instr::Bound
+                Instr::Bound(expr(c, th)?)
             }
             "lock" | "unlock" if c.toks.get(c.i + 1) == Some(&Tok::Sym("[")) => {
                 c.i += 1;

@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// one of these names would read as something else.
 /// (`lock`, `unlock` and `join` start a statement only before `[` or a name, so
 /// registers and locations keep those names.)
-const KEYWORDS: [&str; 20] = [
+const KEYWORDS: [&str; 21] = [
     "program",
     "init",
     "thread",
@@ -28,6 +28,7 @@ const KEYWORDS: [&str; 20] = [
     "if",
     "assume",
     "assert",
+    "bound",
     "true",
     "xchg",
     "fadd",
@@ -194,6 +195,9 @@ pub fn to_prog(p: &Program) -> String {
     if let Some(n) = p.unroll {
         let _ = writeln!(s, "unroll {n}");
     }
+    if let Some(n) = p.loop_bound {
+        let _ = writeln!(s, "loop_bound {n}");
+    }
     // Every location, in order (so they keep their indices: an array's elements come
     // with its declaration); registers' initial values after the threads that declare
     // them.
@@ -269,7 +273,7 @@ pub fn to_prog(p: &Program) -> String {
                 Instr::Branch(e, to) => format!("if {} goto L{to}", names.expr(t, e)),
                 Instr::Assume(e) => format!("assume {}", names.expr(t, e)),
                 Instr::Assert(e) => format!("assert {}", names.expr(t, e)),
-                Instr::Bound => "bound".into(),
+                Instr::Bound(e) => format!("bound {}", names.expr(t, e)),
                 Instr::Begin => "begin".into(),
                 Instr::End => "end".into(),
                 Instr::ExclusiveBegin => "exclusive_begin".into(),

@@ -1,7 +1,7 @@
 //! `tsoser explore` and `tsoser suite`: programs and litmus tests.
 
-use crate::args::ExploreArgs;
 use crate::args::{Bounds, ExploreFormat};
+use crate::args::{ExploreArgs, LoopBoundArg};
 use crate::out::{warn, INTERNAL, OK, UNKNOWN, VIOLATION};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
@@ -42,6 +42,13 @@ pub(crate) fn config(b: &Bounds) -> Result<Config> {
         (Some(n), crate::args::EngineArg::Dpor) => c = c.max_executions(n),
         (Some(_), _) => bail!("--max-executions bounds the dpor engine: add --engine dpor"),
         (None, _) => {}
+    }
+    match (b.stop_at_failure, b.engine) {
+        (true, crate::args::EngineArg::Dpor) => c = c.stop_at_failure(true),
+        (true, _) => {
+            bail!("--stop-at-failure ends the dpor engine's exploration: add --engine dpor")
+        }
+        (false, _) => {}
     }
     if b.unroll.is_some() && b.engine == crate::args::EngineArg::Reach {
         bail!("--unroll bounds loops, and the reach engine follows them without a bound: drop one");
@@ -292,11 +299,19 @@ fn emit(
 }
 
 /// `tsoser explore`: its flags checked into the explorer's options.
-pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
+pub(crate) fn explore_args(mut a: ExploreArgs) -> Result<u8> {
     let format = match (a.json, a.format) {
         (false, f) => f,
         (true, ExploreFormat::Text) => ExploreFormat::Json,
         (true, _) => bail!("--json and --format herd|prog exclude each other"),
+    };
+    let loop_bound = match a.loop_bound {
+        LoopBoundArg::Thread => program::LoopBound::Thread,
+        _ if !a.file.extension().is_some_and(|e| e == "c" || e == "i") => {
+            bail!("--loop-bound entry bounds the loops of a C file (`.c`, `.i`)")
+        }
+        // The C front end bounds each loop; the explorer's per-thread bound is off.
+        LoopBoundArg::Entry => program::LoopBound::Entry(a.bounds.unroll.take()),
     };
     let o = Options {
         config: config(&a.bounds)?,
@@ -314,6 +329,7 @@ pub(crate) fn explore_args(a: ExploreArgs) -> Result<u8> {
         includes: a.include.clone(),
         nondet: a.nondet,
         heap: a.heap,
+        loop_bound,
     };
     cmd_explore(
         &a.file,

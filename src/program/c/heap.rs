@@ -3,8 +3,8 @@
 //! Each allocation site gives each thread a pool of `--heap` objects, laid out when
 //! the program is read. A register of the thread counts the objects taken, so an
 //! allocation touches no memory and orders nothing (it is no fence). A run that asks
-//! a pool for one object more is cut there, as a loop past the unrolling bound is
-//! (BOUND HIT). Freed objects are never handed out again.
+//! a pool for one object more is cut there by a `bound`, as a loop past the
+//! unrolling bound is (BOUND HIT). Freed objects are never handed out again.
 //!
 //! When the program calls `free`, each object has a liveness cell after its own
 //! cells, initially 0: `free` reads it (1: a double free fails the run) and writes 1,
@@ -54,16 +54,12 @@ impl<'a> Lower<'a> {
                 r
             }
         };
-        let ok = self.b.label();
         let room = Expr::Bin(
             BinOp::Lt,
             Operand::Reg(taken),
             Operand::Const(self.heap as i64),
         );
-        self.b.branch(room, ok);
-        self.b.emit(Instr::Bound);
-        self.b.known = None;
-        self.b.place(ok);
+        self.b.emit(Instr::Bound(room));
         let off = self.bin(
             BinOp::Mul,
             Operand::Reg(taken),

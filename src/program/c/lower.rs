@@ -339,6 +339,9 @@ pub struct Lower<'a> {
     pub atomic_depth: usize,
     /// The values of a `__VERIFIER_nondet_*` call whose type has more (`--nondet`).
     pub nondet: (Val, Val),
+    /// Each loop's backward jumps per entry, when bounded in the program
+    /// (`--loop-bound entry`).
+    pub per_entry: Option<u32>,
 }
 
 /// Lowers a translation unit: `main` and the threads it creates.
@@ -347,8 +350,17 @@ pub fn lower(
     name: &str,
     map: &SourceMap,
     options: &ReadOptions,
+    per_entry: Option<u32>,
 ) -> R<Program> {
-    let first = Lower::run(unit, name, map, Plan::default(), options, Types::default())?;
+    let first = Lower::run(
+        unit,
+        name,
+        map,
+        Plan::default(),
+        options,
+        per_entry,
+        Types::default(),
+    )?;
     // A run-time dereference lowered before the last object escaped, or a heap: again,
     // with every escaped object and every pool known from the start (and liveness
     // cells if the program frees).
@@ -363,7 +375,11 @@ pub fn lower(
     };
     // The pools' types as the first pass resolved them (a pool is laid out before
     // the code that names its type is lowered).
-    Ok(Lower::run(unit, name, map, plan, options, first.types)?.prog)
+    let mut second = Lower::run(unit, name, map, plan, options, per_entry, first.types)?;
+    if !second.pools.is_empty() {
+        second.prog.heap = Some(options.heap);
+    }
+    Ok(second.prog)
 }
 
 impl<'a> Lower<'a> {
@@ -373,6 +389,7 @@ impl<'a> Lower<'a> {
         map: &'a SourceMap,
         plan: Plan,
         options: &ReadOptions,
+        per_entry: Option<u32>,
         types: Types<'a>,
     ) -> R<Lower<'a>> {
         let live_cells = plan.frees;
@@ -404,6 +421,7 @@ impl<'a> Lower<'a> {
             runtime_loops: 0,
             atomic_depth: 0,
             nondet: options.nondet,
+            per_entry,
         };
         for d in &unit.0 {
             match &d.node {

@@ -23,7 +23,7 @@ mod stmt;
 mod types;
 
 use crate::error::{Error, FileError};
-use crate::program::{Program, ReadOptions};
+use crate::program::{LoopBound, Program, ReadOptions};
 use std::path::Path;
 
 /// Reads a C file: preprocessed first unless `preprocessed` (a `.i` file).
@@ -43,10 +43,8 @@ pub fn read_c(
     }
     let text = preprocess::preprocess(path, options)
         .map_err(|e| wrap(Error::Preprocess(e.to_string())))?;
-    let mut p = read_text(&text, &file, options)?;
     // The preprocessor dropped the comments: the bound is in the source.
-    p.unroll = bound_comment(&raw);
-    Ok(p)
+    read_text(&text, &file, options, bound_comment(&raw))
 }
 
 /// Reads already-preprocessed C text (what a `.i` file holds) named `name`: its lines
@@ -57,13 +55,18 @@ pub fn read_preprocessed(
     name: &str,
     options: &ReadOptions,
 ) -> Result<Program, FileError> {
-    let mut p = read_text(text, name, options)?;
-    p.unroll = bound_comment(text);
-    Ok(p)
+    read_text(text, name, options, bound_comment(text))
 }
 
-/// Parses and lowers preprocessed `text` of the file `file`.
-fn read_text(text: &str, file: &str, options: &ReadOptions) -> Result<Program, FileError> {
+/// Parses and lowers preprocessed `text` of the file `file`, whose `/* BOUND N */`
+/// comment gave `bound`: the program's `unroll N`, or under a per-entry loop bound
+/// with no N of its own, that N.
+fn read_text(
+    text: &str,
+    file: &str,
+    options: &ReadOptions,
+    bound: Option<u32>,
+) -> Result<Program, FileError> {
     let wrap = |error| FileError {
         file: file.to_string(),
         error,
@@ -100,10 +103,19 @@ fn read_text(text: &str, file: &str, options: &ReadOptions) -> Result<Program, F
     let name = Path::new(file)
         .file_stem()
         .map_or("c".into(), |s| s.to_string_lossy().into_owned());
-    lower::lower(&unit.unit, &name, &map, options).map_err(|e| {
+    let per_entry = match options.loop_bound {
+        LoopBound::Thread => None,
+        LoopBound::Entry(n) => Some(n.or(bound).unwrap_or(4)),
+    };
+    let mut p = lower::lower(&unit.unit, &name, &map, options, per_entry).map_err(|e| {
         let offset = if e.span.is_none() { 0 } else { e.span.start };
         at(offset, e.msg)
-    })
+    })?;
+    match per_entry {
+        Some(n) => p.loop_bound = Some(n),
+        None => p.unroll = bound,
+    }
+    Ok(p)
 }
 
 /// The benchmark's own loop bound, from a `/* BOUND N */` comment.

@@ -1,13 +1,15 @@
 //! Statements and local declarations. Loops are backward branches, bounded by the
 //! unrolling bound, except a `for` loop counting a local from a constant to a
 //! constant that its body does not assign: it is unrolled when read (at most
-//! [`MAX_PASSES`] passes), with the counter a constant in each pass.
+//! [`MAX_PASSES`] passes), with the counter a constant in each pass. Under a per-entry
+//! loop bound (Nidhugg's `--unroll=N`) each loop counts its passes in a register set
+//! to 0 at its entry, and `bound` stops a run past N.
 
 use super::error::{err, R};
 use super::expr::Place;
 use super::lower::{Local, Lower, Value};
 use super::types::{declarator_name, Type};
-use crate::program::{Expr, Instr, Operand};
+use crate::program::{BinOp, Expr, Instr, Operand, Reg};
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
 use lang_c::visit::{self, Visit};
@@ -61,7 +63,9 @@ impl<'a> Lower<'a> {
             }
             Statement::While(w) => {
                 let (head, end) = (self.b.label(), self.b.label());
+                let passes = self.loop_entry();
                 self.b.place_head(head);
+                self.loop_pass(passes, 1);
                 self.jump_if(&w.node.expression, false, end)?;
                 self.body(&w.node.statement, end, Some(head), true)?;
                 self.b.jump(head);
@@ -70,7 +74,9 @@ impl<'a> Lower<'a> {
             }
             Statement::DoWhile(d) => {
                 let (head, cont, end) = (self.b.label(), self.b.label(), self.b.label());
+                let passes = self.loop_entry();
                 self.b.place_head(head);
+                self.loop_pass(passes, 1);
                 self.body(&d.node.statement, end, Some(cont), true)?;
                 self.b.place(cont);
                 self.jump_if(&d.node.expression, true, head)?;
@@ -86,6 +92,12 @@ impl<'a> Lower<'a> {
             Statement::Goto(id) => {
                 self.frame().gotos.push((id.node.name.clone(), s.span));
                 let l = self.c_label(&id.node.name);
+                if self.b.is_placed(l) {
+                    // A backward `goto`: at most N taken in a run (per thread, as
+                    // `--unroll` counts them), under a per-entry loop bound.
+                    let taken = self.loop_entry_at_start();
+                    self.loop_pass(taken, 0);
+                }
                 self.b.jump(l);
                 Ok(None)
             }
@@ -172,6 +184,37 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Under a per-entry loop bound (`--loop-bound entry`): a new pass counter, set to
+    /// 0 here where the loop is entered.
+    fn loop_entry(&mut self) -> Option<Reg> {
+        let r = self.loop_entry_at_start()?;
+        self.b.emit(Instr::Assign(r, Expr::Op(Operand::Const(0))));
+        Some(r)
+    }
+
+    /// Under a per-entry loop bound: a new counter, 0 when its thread starts.
+    fn loop_entry_at_start(&mut self) -> Option<Reg> {
+        self.per_entry?;
+        Some(self.b.fresh_reg("_pass"))
+    }
+
+    /// One pass through a loop's head (before its condition; `extra` 1) or one backward
+    /// `goto` (0): counted, and a run past N + `extra` stops there (BOUND HIT). A loop
+    /// is thus left after at most N backward jumps since it was entered: a loop entered
+    /// once is bounded as `--unroll N` bounds it per thread, which gives Nidhugg's
+    /// trace counts with `--unroll=N` on the TACAS'15 suite (docs/c.md).
+    fn loop_pass(&mut self, passes: Option<Reg>, extra: i64) {
+        let (Some(r), Some(n), true) = (passes, self.per_entry, self.b.reachable()) else {
+            return;
+        };
+        let (pass, most) = (Operand::Reg(r), Operand::Const(i64::from(n) + extra));
+        self.b.emit(Instr::Assign(
+            r,
+            Expr::Bin(BinOp::Add, pass, Operand::Const(1)),
+        ));
+        self.b.emit(Instr::Bound(Expr::Bin(BinOp::Le, pass, most)));
+    }
+
     /// `switch (e) body`: a branch to each `case` whose constant equals e's value, else
     /// to `default` (or past the body); `break` leaves it, `continue` goes to the
     /// enclosing loop's, and a case falls through to the next.
@@ -196,7 +239,7 @@ impl<'a> Lower<'a> {
                     }
                     let test = match v {
                         Operand::Const(x) => Expr::Op(Operand::Const((x == c) as i64)),
-                        _ => Expr::Bin(crate::program::BinOp::Eq, v, Operand::Const(c)),
+                        _ => Expr::Bin(BinOp::Eq, v, Operand::Const(c)),
                     };
                     self.b.branch(test, lab);
                 }
@@ -266,7 +309,9 @@ impl<'a> Lower<'a> {
             return Ok(());
         }
         let (head, cont) = (self.b.label(), self.b.label());
+        let passes = self.loop_entry();
         self.b.place_head(head);
+        self.loop_pass(passes, 1);
         if let Some(c) = &f.condition {
             self.jump_if(c, false, end)?;
         }

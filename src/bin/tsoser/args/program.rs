@@ -39,6 +39,11 @@ pub(crate) struct Bounds {
     /// searches poll it, so nothing keeps running after it.
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<f64>,
+    /// End the exploration with the first execution in which an assertion fails, as
+    /// Nidhugg does; the executions counted are those up to and including it
+    /// (`--engine dpor` only).
+    #[arg(long)]
+    pub(crate) stop_at_failure: bool,
 }
 
 /// The flags of `crosscheck`.
@@ -222,6 +227,19 @@ pub(crate) struct ExploreArgs {
     /// (1 to 64); a run that asks for more is cut there (BOUND HIT).
     #[arg(long, value_name = "K", default_value_t = tsoser::program::DEFAULT_HEAP, value_parser = clap::value_parser!(u32).range(1..=tsoser::program::MAX_HEAP as i64))]
     pub(crate) heap: u32,
+    /// C files: how `--unroll N` bounds loops: `thread`, N backward branches per
+    /// thread; `entry`, N backward jumps per entry to each loop, counted in the program
+    /// (for Nidhugg's `--unroll=N`; N from --unroll, else the file's `/* BOUND N */`,
+    /// else 4; also with --engine reach).
+    #[arg(long, value_enum, default_value = "thread")]
+    pub(crate) loop_bound: LoopBoundArg,
+}
+
+/// How `explore --loop-bound` bounds a C file's loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LoopBoundArg {
+    Thread,
+    Entry,
 }
 
 /// `LO..HI`: a range of 1 to 256 values, low first.
