@@ -71,11 +71,7 @@ fn a_test_and_set_lock_needs_a_barrier_under_pso() {
 
 /// A C source written to a fresh directory: its path.
 fn source(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tsoser-c-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    crate::common::source("c", name, text)
 }
 
 /// The error reading a C file, as the CLI prints it.

@@ -15,11 +15,7 @@ const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
 
 /// A C source written to a fresh directory: its path.
 fn source(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tsoser-heap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    crate::common::source("heap", name, text)
 }
 
 fn read(name: &str, text: &str, heap: u32) -> Program {

@@ -19,12 +19,9 @@ fn example(defines: &[&str]) -> Program {
     read_program_with(&path, &o).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A C source written to a fresh directory: its path.
 fn source(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tsoser-atomic-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    crate::common::source("atomic", name, text)
 }
 
 /// Whether an assertion fails, with both engines (which must agree).

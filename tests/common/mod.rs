@@ -12,6 +12,16 @@ use tsoser::trace::exec::{for_each_execution, Execution, Node, Step};
 use tsoser::trace::Trace;
 
 /// Runs the `tsoser` binary in the package directory.
+/// A source file `name` with `text`, written to a fresh directory of its own (named
+/// after `tag`, the process and the name): its path.
+pub fn source(tag: &str, name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tsoser-{tag}-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 pub fn tsoser(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_tsoser"))
         .args(args)
