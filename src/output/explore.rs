@@ -252,6 +252,13 @@ pub fn text(p: &Program, file: &str, r: &Report) -> String {
     if e.cut > 0 {
         s += &format!("{what} cut by assume (or a lock found taken): {}\n", e.cut);
     }
+    if let Some(d) = r.dpor.filter(|d| d.lock_waits > 0) {
+        s += &format!(
+            "executions stopped at a lock found taken: {} (a Nidhugg thread waits there instead: it counts the other {} as traces)\n",
+            d.lock_waits,
+            d.executions - d.lock_waits
+        );
+    }
     if e.bound > 0 {
         s += &format!(
             "BOUND HIT: {} {what} cut by {}: the answers hold up to it\n",
@@ -457,6 +464,7 @@ pub fn json(p: &Program, file: &str, r: &Report, exit: u8) -> Value {
         dpor: r.dpor.map(|d| DporJson {
             executions: d.executions,
             sleep_blocked: d.sleep_blocked,
+            lock_waits: d.lock_waits,
         }),
         outcomes,
         condition,

@@ -202,12 +202,13 @@ pub struct ExploreReport {
     pub exit: u8,
 }
 
-/// What the dpor engine explored: maximal executions, and those that ended with every
-/// enabled process asleep.
+/// What the dpor engine explored: maximal executions, those that ended with every
+/// enabled process asleep, and those with a thread stopped at a lock it found taken.
 #[derive(Clone, Debug, Serialize)]
 pub struct DporJson {
     pub executions: u64,
     pub sleep_blocked: u64,
+    pub lock_waits: u64,
 }
 
 /// One final outcome: the observed values, the runs reaching it (dpor: the executions
