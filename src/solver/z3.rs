@@ -101,21 +101,30 @@ impl Solver for Z3 {
         } else {
             // A cancellation (a portfolio's other side, or the caller) interrupts z3
             // from a watcher thread, polled every 5 ms while the call runs, and again
-            // until it returns: an interrupt before z3 starts its search is lost.
-            let done = std::sync::atomic::AtomicBool::new(false);
+            // until it returns: an interrupt before z3 starts its search is lost. The
+            // watcher waits on a channel that the call's end closes, so it leaves at
+            // once, not after its next 5 ms sleep (which made every z3 call at least
+            // that long).
             let handle = self.solver.get_context().handle();
             let stop = &self.stop;
+            let (done, watched) = std::sync::mpsc::channel::<()>();
             std::thread::scope(|s| {
-                s.spawn(|| {
-                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                s.spawn(move || {
+                    let tick = std::time::Duration::from_millis(5);
+                    loop {
                         if stop.expired() {
                             handle.interrupt();
                         }
-                        std::thread::sleep(std::time::Duration::from_millis(5));
+                        if !matches!(
+                            watched.recv_timeout(tick),
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                        ) {
+                            break;
+                        }
                     }
                 });
                 let r = self.solver.check();
-                done.store(true, std::sync::atomic::Ordering::Relaxed);
+                drop(done);
                 r
             })
         };
