@@ -29,6 +29,7 @@ mod props;
 mod qadeer_cache;
 mod reach;
 mod regressions;
+mod relax;
 mod sample;
 mod sat_cli;
 mod solver;

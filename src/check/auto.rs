@@ -1,6 +1,9 @@
 //! `--algo auto`, the default: the shared front end once (forced cycle, components of
 //! the graph of possible conflicts, §5.6's single-event components left out), then per
 //! component:
+//! 0. if one transaction of the component has two events or more, the polynomial test
+//!    of [`relax`] — it proves most such components serializable at once, where the
+//!    searches below can take exponential time (docs/hardness.md);
 //! 1. fpt alone within `first_jumps` jumps ([`FPT_FIRST_JUMPS`]) and [`FPT_FIRST_TIME`]
 //!    of search — it finds violations in a handful of jumps and refutes components of few chains
 //!    outright, without a thread or a formula;
@@ -12,6 +15,7 @@
 //! Paper semantics goes to sat whole (a reproduction mode, not a performance one).
 
 use super::fpt::{self, FptError, FptOptions, FptStats};
+use super::relax::{self, Relax};
 use super::sat::{self, SatError, SatStats};
 use super::{Semantics, Unknown, Verdict};
 use crate::solver::SolverKind;
@@ -46,6 +50,9 @@ pub struct AutoStats {
     /// (docs/semantics.md §5.6).
     pub single_event_components: u64,
     pub largest_component: u64,
+    /// Components proved serializable by the one-transaction test ([`relax`]).
+    #[serde(rename = "components_by_relax")]
+    pub by_relax: u64,
     /// Components decided by fpt (alone or in the portfolio), and by sat.
     #[serde(rename = "components_by_fpt")]
     pub by_fpt: u64,
@@ -112,6 +119,13 @@ pub fn check_auto(
     // fpt's side of the race leaves one core to sat (built on the first race).
     let mut racing: Option<rayon::ThreadPool> = None;
     for i in 0..front.comps.len() {
+        let proved = super::front::timed(&mut st.phases, "relax", || {
+            relax::prove(trace, &front.comps[i], &front.multi, stop)
+        });
+        if proved == Relax::Serializable {
+            st.by_relax += 1;
+            continue;
+        }
         // fpt not run (no first jumps) and the deadline already passed: unknown.
         let mut v = Verdict::Unknown(Unknown::Deadline);
         if first_jumps > 0 {

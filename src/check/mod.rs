@@ -8,6 +8,7 @@ pub mod decide;
 pub mod execution;
 pub mod fpt;
 pub(crate) mod front;
+pub mod relax;
 pub mod sat;
 pub mod sc;
 mod verify;
