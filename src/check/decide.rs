@@ -183,6 +183,7 @@ impl DeciderStats {
                 ("components", s.components),
                 ("components of single events", s.single_event_components),
                 ("largest component", s.largest_component),
+                ("components by relax", s.by_relax),
                 ("components by fpt", s.by_fpt),
                 ("components by sat", s.by_sat),
                 ("components raced", s.raced),
