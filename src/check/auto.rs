@@ -50,7 +50,7 @@ pub struct AutoStats {
     /// (docs/semantics.md §5.6).
     pub single_event_components: u64,
     pub largest_component: u64,
-    /// Components proved serializable by the one-transaction test ([`relax`]).
+    /// Components decided by the polynomial test ([`relax`]).
     #[serde(rename = "components_by_relax")]
     pub by_relax: u64,
     /// Components decided by fpt (alone or in the portfolio), and by sat.
@@ -122,9 +122,16 @@ pub fn check_auto(
         let proved = super::front::timed(&mut st.phases, "relax", || {
             relax::prove(trace, &front.comps[i], &front.multi, stop)
         });
-        if proved == Relax::Serializable {
-            st.by_relax += 1;
-            continue;
+        match proved {
+            Relax::Serializable => {
+                st.by_relax += 1;
+                continue;
+            }
+            Relax::Violation(w) => {
+                st.by_relax += 1;
+                return Ok((Verdict::Violation(w), st));
+            }
+            Relax::Maybe | Relax::Skipped => {}
         }
         // fpt not run (no first jumps) and the deadline already passed: unknown.
         let mut v = Verdict::Unknown(Unknown::Deadline);

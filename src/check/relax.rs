@@ -18,18 +18,23 @@
 //! events (docs/hardness.md, Theorem 1): the test drops the FIFO order between two
 //! commits met inside a segment, and the timing between segments, so it cannot be exact.
 
+use super::execution::tso_cycle;
+use super::Witness;
 use crate::stop::Stop;
 use crate::trace::conflict::{access, same_thread_conflict, Access};
-use crate::trace::exec::{Node, Step};
+use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::{EventId, Op, ThreadId, Trace, VarId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// What [`prove`] found for a component.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Relax {
     /// No execution has a cycle inside the component.
     Serializable,
+    /// An execution and a cycle of its conflict graph: a ring whose commits the cuts
+    /// pinned, placed as they were pinned (not yet re-checked: [`super::verify`] does).
+    Violation(Box<Witness>),
     /// Relaxed segments close a ring: the component may be serializable or not.
     Maybe,
     /// Not tried: the component has no transaction of two events or over
@@ -65,49 +70,74 @@ enum Entry {
 /// The most transactions of two events or more a component may have for [`prove`].
 pub const MAX_MULTI: usize = 64;
 
+/// The most cases [`prove`] splits a component into (see there).
+pub const MAX_CASES: usize = 256;
+
 /// Decides component `comp` (transaction indices) of `trace`, whose transactions of two
 /// events or more (`multi`, per transaction) are T₁ … T_m, m ≤ [`MAX_MULTI`]. A cycle
 /// is a ring of *segments*, each from one Tᵢ to the next through single-event
 /// transactions only; if the segments found (an over-approximation) close no ring, no
 /// execution has a cycle.
+///
+/// When they close one, the widest commit window on the ring is cut in two halves, and
+/// each case (with FIFO's consequences for the thread's other windows) is tried again,
+/// up to [`MAX_CASES`] cases: every execution lies in one case, and the ring may not
+/// survive in either, since the cut orders that commit against the others.
 pub fn prove(trace: &Trace, comp: &[usize], multi: &[bool], stop: &Stop) -> Relax {
     let big: Vec<usize> = comp.iter().copied().filter(|&t| multi[t]).collect();
     if big.is_empty() || big.len() > MAX_MULTI {
         return Relax::Skipped;
     }
-    let g = Graph::new(trace, comp, &big);
+    let mut g = Graph::new(trace, comp, &big);
     let runs: Vec<_> = (0..big.len()).flat_map(|i| g.runs(i)).collect();
-    if g.work().saturating_mul(runs.len() as u64) > MAX_WORK {
+    let per_case = g.work().saturating_mul(runs.len() as u64);
+    if per_case > MAX_WORK {
         return Relax::Skipped;
     }
-    let mut labels = vec![u64::MAX; 2 * trace.len()];
-    let mut segment = vec![vec![false; big.len()]; big.len()];
-    for (from, exit, first, entry) in runs {
-        if let Entry::Commit(y) = entry {
-            if segment[from][g.multi_of[y]] {
-                continue;
-            }
+    let cases = MAX_CASES.min((MAX_WORK / per_case).max(1) as usize);
+    let mut scratch = Scratch {
+        labels: vec![u64::MAX; 2 * trace.len()],
+        parent: vec![usize::MAX; 2 * trace.len()],
+    };
+    let mut todo = vec![(g.lo.clone(), g.hi.clone())];
+    let mut tried = 0;
+    while let Some((lo, hi)) = todo.pop() {
+        tried += 1;
+        if tried > cases {
+            return Relax::Maybe;
         }
-        let Some(reached) = g.reaches(exit, first, entry, &mut labels, stop) else {
-            return Relax::Skipped;
+        (g.lo, g.hi) = (lo, hi);
+        let ring = match g.ring(big.len(), &runs, &mut scratch, stop) {
+            None => return Relax::Skipped,
+            Some(None) => continue,
+            Some(Some(ring)) => ring,
         };
-        for to in reached {
-            segment[from][to] = true;
-        }
+        let widest = ring
+            .into_iter()
+            .filter(|&w| g.hi[w] > g.lo[w])
+            .max_by_key(|&w| g.hi[w] - g.lo[w]);
+        let Some(w) = widest else {
+            // Every commit on the ring has one place: try the execution it describes.
+            if let Some(witness) = g.realize() {
+                return Relax::Violation(Box::new(witness));
+            }
+            return Relax::Maybe;
+        };
+        let mid = g.lo[w] + (g.hi[w] - g.lo[w]) / 4 * 2;
+        todo.extend(
+            [g.cut(w, mid, true), g.cut(w, mid, false)]
+                .into_iter()
+                .flatten(),
+        );
     }
-    // Transitive closure (m ≤ 64): a ring is a transaction that reaches itself.
-    let m = big.len();
-    for k in 0..m {
-        let through = segment[k].clone();
-        for row in segment.iter_mut().filter(|row| row[k]) {
-            row.iter_mut().zip(&through).for_each(|(r, &t)| *r |= t);
-        }
-    }
-    if (0..m).any(|a| segment[a][a]) {
-        Relax::Maybe
-    } else {
-        Relax::Serializable
-    }
+    Relax::Serializable
+}
+
+/// Per-run arrays, reused.
+struct Scratch {
+    labels: Vec<u64>,
+    /// The node each label came from (`usize::MAX`: the way out).
+    parent: Vec<usize>,
 }
 
 /// [`prove`] on the whole trace as one component.
@@ -148,6 +178,10 @@ struct Graph<'a> {
     reads: Vec<Vec<EventId>>,
     writes: Vec<Vec<EventId>>,
     rmws: Vec<Vec<EventId>>,
+    /// Per write: the earliest and latest time its commit may take in this case (§5.5's
+    /// window, `[2w+2, 2h]`, narrowed by [`prove`]'s cuts).
+    lo: Vec<u64>,
+    hi: Vec<u64>,
 }
 
 impl<'a> Graph<'a> {
@@ -164,6 +198,10 @@ impl<'a> Graph<'a> {
             reads: vec![Vec::new(); nvars],
             writes: vec![Vec::new(); nvars],
             rmws: vec![Vec::new(); nvars],
+            lo: (0..trace.len()).map(|w| time(w) + 1).collect(),
+            hi: (0..trace.len())
+                .map(|w| 2 * trace.commit_bound(w) as u64)
+                .collect(),
         };
         for (i, e) in trace.events.iter().enumerate() {
             let m = member[e.txn.index()];
@@ -203,6 +241,112 @@ impl<'a> Graph<'a> {
             })
             .sum();
         po + cross + 1
+    }
+
+    /// The commits inside the segments of one ring, if the runs close one (`None`:
+    /// stopped).
+    #[allow(clippy::type_complexity)]
+    fn ring(
+        &self,
+        m: usize,
+        runs: &[(usize, Exit, First, Entry)],
+        scratch: &mut Scratch,
+        stop: &Stop,
+    ) -> Option<Option<Vec<EventId>>> {
+        // segment[i][j]: the commits inside one segment from Tᵢ to Tⱼ, if one was found.
+        let mut segment: Vec<Vec<Option<Vec<EventId>>>> = vec![vec![None; m]; m];
+        for &(from, exit, first, entry) in runs {
+            if let Entry::Commit(y) = entry {
+                if segment[from][self.multi_of[y]].is_some() {
+                    continue;
+                }
+            }
+            for (to, commits) in self.reaches(exit, first, entry, scratch, stop)? {
+                segment[from][to].get_or_insert(commits);
+            }
+        }
+        // A ring: depth-first search for a transaction reaching itself.
+        for a in 0..m {
+            let mut prev = vec![usize::MAX; m];
+            let mut stack = vec![a];
+            while let Some(i) = stack.pop() {
+                for j in 0..m {
+                    if segment[i][j].is_none() || (j != a && prev[j] != usize::MAX) {
+                        continue;
+                    }
+                    prev[j] = i;
+                    if j != a {
+                        stack.push(j);
+                        continue;
+                    }
+                    let mut commits = Vec::new();
+                    let mut to = a;
+                    loop {
+                        let from = prev[to];
+                        commits.extend(segment[from][to].iter().flatten());
+                        to = from;
+                        if to == a {
+                            return Some(Some(commits));
+                        }
+                    }
+                }
+            }
+        }
+        Some(None)
+    }
+
+    /// The execution with every commit at the earliest time of its window, after its
+    /// FIFO predecessor (commits sharing a gap by trace order), if that has a cycle.
+    fn realize(&self) -> Option<Witness> {
+        let tr = self.trace;
+        let mut at = vec![0u64; tr.len()];
+        let mut last = vec![0u64; tr.threads.len()];
+        let mut commits: Vec<EventId> = tr.writes().collect();
+        for &w in &commits {
+            let th = self.thread(w).index();
+            at[w] = self.lo[w].max(last[th]);
+            if at[w] > self.hi[w] {
+                return None;
+            }
+            last[th] = at[w];
+        }
+        commits.sort_by_key(|&w| (at[w], w));
+        let mut steps = Vec::with_capacity(tr.len() + commits.len());
+        let mut next = commits.iter().peekable();
+        for g in 0..=tr.len() {
+            while let Some(&&w) = next.peek().filter(|&&&w| at[w] <= 2 * g as u64) {
+                steps.push(Step::Commit(w));
+                next.next();
+            }
+            if g < tr.len() {
+                steps.push(Step::Event(g));
+            }
+        }
+        let execution = Execution::new(tr, steps).ok()?;
+        let cycle = tso_cycle(tr, &execution)?;
+        Some(Witness::Execution { execution, cycle })
+    }
+
+    /// The windows with `c(w)` at or before `mid` (`early`) or after it, FIFO carried
+    /// to the thread's other writes; `None` if a window is then empty.
+    fn cut(&self, w: EventId, mid: u64, early: bool) -> Option<(Vec<u64>, Vec<u64>)> {
+        let (mut lo, mut hi) = (self.lo.clone(), self.hi.clone());
+        let tr = self.trace;
+        let own = self.threads[self.thread(w).index()]
+            .iter()
+            .copied()
+            .filter(|&q| tr.events[q].op == Op::Wr);
+        for q in own {
+            if early && q <= w {
+                hi[q] = hi[q].min(mid);
+            } else if !early && q >= w {
+                lo[q] = lo[q].max(mid + 2);
+            }
+            if lo[q] > hi[q] {
+                return None;
+            }
+        }
+        Some((lo, hi))
     }
 
     /// Every (way out, first step, way in) to try from Tᵢ (docs/hardness.md, the
@@ -334,24 +478,49 @@ impl<'a> Graph<'a> {
     }
 
     /// The transactions Tⱼ a segment reaches from the way out `exit` (first step
-    /// `first`) by the way in `entry`; `None` when stopped.
+    /// `first`) by the way in `entry`, each with the commits inside one such segment;
+    /// `None` when stopped.
     fn reaches(
         &self,
         exit: Exit,
         first: First,
         entry: Entry,
-        labels: &mut [u64],
+        scratch: &mut Scratch,
         stop: &Stop,
-    ) -> Option<Vec<usize>> {
+    ) -> Option<Vec<(usize, Vec<EventId>)>> {
+        let Scratch { labels, parent } = scratch;
         labels.iter_mut().for_each(|l| *l = u64::MAX);
-        let tr = self.trace;
+        // The commits inside the segment that ends at `node`.
+        let inside = |node: usize, parent: &[usize]| {
+            // The way out and the way in, when commits, count too: their windows
+            // are cut as well.
+            let mut commits: Vec<EventId> = [exit, Step::Event(usize::MAX)]
+                .into_iter()
+                .chain(match entry {
+                    Entry::Commit(y) => Some(Step::Commit(y)),
+                    Entry::Events => None,
+                })
+                .filter_map(|n| match n {
+                    Step::Commit(w) => Some(w),
+                    Step::Event(_) => None,
+                })
+                .collect();
+            let mut i = node;
+            while i != usize::MAX {
+                if i % 2 == 1 {
+                    commits.push(i / 2);
+                }
+                i = parent[i];
+            }
+            commits
+        };
         let x0 = match exit {
             Step::Event(e) | Step::Commit(e) => e,
         };
         let (home, mine) = (self.multi_of[x0], self.thread(x0));
         let start = match exit {
             Step::Event(x) => time(x),
-            Step::Commit(x) => time(x) + 1,
+            Step::Commit(x) => self.lo[x],
         };
         let mut reached = Vec::new();
         let mut heap = BinaryHeap::new();
@@ -374,11 +543,11 @@ impl<'a> Graph<'a> {
                     }
                 }
                 let nl = match to {
-                    Step::Commit(w) => nl.max(2 * w as u64 + 2),
+                    Step::Commit(w) => nl.max(self.lo[w]),
                     Step::Event(_) => nl,
                 };
                 if let Step::Commit(w) = to {
-                    if nl > 2 * tr.commit_bound(w) as u64 {
+                    if nl > self.hi[w] {
                         continue;
                     }
                 }
@@ -388,11 +557,21 @@ impl<'a> Graph<'a> {
                     if node == exit && j == home {
                         continue;
                     }
+                    let here = if node == exit {
+                        usize::MAX
+                    } else {
+                        index(node)
+                    };
                     match entry {
-                        Entry::Events if matches!(to, Step::Event(_)) && !reached.contains(&j) => {
-                            reached.push(j)
+                        Entry::Events
+                            if matches!(to, Step::Event(_))
+                                && !reached.iter().any(|(k, _)| *k == j) =>
+                        {
+                            reached.push((j, inside(here, parent)))
                         }
-                        Entry::Commit(y) if to == Step::Commit(y) => return Some(vec![j]),
+                        Entry::Commit(y) if to == Step::Commit(y) => {
+                            return Some(vec![(j, inside(here, parent))])
+                        }
                         _ => {}
                     }
                     continue;
@@ -412,6 +591,11 @@ impl<'a> Graph<'a> {
                 let i = index(to);
                 if nl < labels[i] {
                     labels[i] = nl;
+                    parent[i] = if node == exit {
+                        usize::MAX
+                    } else {
+                        index(node)
+                    };
                     heap.push(Reverse((nl, i)));
                 }
             }
