@@ -363,6 +363,19 @@ fn crosscheck_exits_3_when_an_answer_it_owes_is_unknown() {
     tsoser_exits(&["crosscheck", "examples/programs/sb.prog"], 0);
 }
 
+/// Bug crosscheck_counted_joins_as_events: a TSO run taken as an execution of its
+/// trace counted each `join` (and nondet choice) as an event, which the trace has not,
+/// so `crosscheck` panicked on every program that joins: every C program with
+/// `pthread_join`.
+#[test]
+fn crosscheck_of_a_program_that_joins() {
+    let p = read_program(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/c/sb.c")).unwrap();
+    let r = crosscheck(&p, &Config::default());
+    assert_eq!((r.robust_tso, r.robust_pso), (Some(false), Some(false)));
+    assert!(r.tso_runs > 0, "{:?}", r.tso_runs);
+    assert!(r.disagreements().is_empty(), "{:?}", r.disagreements());
+}
+
 /// A folder holding a program that does not parse (`bad.prog`) and `sb.prog`.
 fn bad_and_good_programs(tag: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("tsoser-{tag}-{}", std::process::id()));
