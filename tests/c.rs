@@ -559,6 +559,38 @@ fn switch_falls_through_breaks_and_continues() {
     }
 }
 
+/// `suite` reads its C programs as `explore` does: with `--nondet 4..5` the value that
+/// fails the assertion is taken, and the expected verdict matches.
+#[test]
+fn suite_reads_c_with_explores_flags() {
+    let five = source(
+        "five.c",
+        "void reach_error(void);\nint main(void) {\n  int v = __VERIFIER_nondet_int();\n  \
+         if (v == 5) reach_error();\n  return 0;\n}\n",
+    );
+    let dir = five.parent().unwrap();
+    std::fs::write(dir.join("expected.csv"), "five.c,1\n").unwrap();
+    let csv = dir.join("expected.csv");
+    let args = [
+        "suite",
+        dir.to_str().unwrap(),
+        "--expected",
+        csv.to_str().unwrap(),
+    ];
+    let o = common::tsoser_exits(&args, 3);
+    assert!(
+        common::stdout(&o).contains("0 match"),
+        "{}",
+        common::stdout(&o)
+    );
+    let o = common::tsoser_exits(&[&args[..], &["--nondet", "4..5"]].concat(), 0);
+    assert!(
+        common::stdout(&o).contains("1 match"),
+        "{}",
+        common::stdout(&o)
+    );
+}
+
 /// `suite` over a folder of C programs with SV-COMP's manifest: each program's verdict
 /// is whether an assertion fails, compared with the `unreach-call` rows (others are
 /// ignored); a wrong expectation is a mismatch (exit 1).

@@ -88,6 +88,42 @@ fn atomic_objects_store_and_add_with_locked_instructions() {
     assert_eq!(e.outcomes[0].0, vec![3, 3, 7], "{:?}", e.outcomes);
 }
 
+/// `+=` and `++` on an `_Atomic` pointer step by the pointee's cells, as C's pointer
+/// arithmetic does; `__sync_fetch_and_add` and `__atomic_add_fetch` on a pointer add
+/// their operand as it is, as GCC's builtins do (one cell here, one byte there).
+#[test]
+fn atomic_pointer_arithmetic_scales_and_the_builtins_do_not() {
+    let text = "struct S { int a; int b; };
+struct S s[4];
+struct S *_Atomic p;
+struct S *q;
+        int main(void) {
+  p = s;
+  p += 1;
+  p++;
+  p->a = 5;
+  q = s;
+          __sync_fetch_and_add(&q, 1);
+  q->a = 7;
+  __atomic_add_fetch(&q, 2, __ATOMIC_SEQ_CST)->a = 9;
+          return 0;
+}
+";
+    let p = read_program(&source("pointers.c", text)).unwrap();
+    let e = explore(&p, &Config::new(Model::Sc));
+    assert_eq!(e.outcomes.len(), 1, "{:?}", e.outcomes);
+    let cells: Vec<String> = p
+        .observed()
+        .iter()
+        .zip(&e.outcomes[0].0)
+        .filter(|(_, v)| **v != 0)
+        .map(|(pl, v)| format!("{}={v}", p.place_name(pl)))
+        .collect();
+    // A pointer is a cell number plus one: p = &s[2] (cell 4) after 1 + 2 + 2, and q
+    // reaches s[0].b (cell 1) and s[1].b (cell 3) one cell and three cells past s.
+    assert_eq!(cells, ["s[0].b=7", "s[1].b=9", "s[2].a=5", "p=5", "q=4"]);
+}
+
 /// A compound assignment x86 has no one instruction for is an input error at its
 /// place, and so is a C11 function the header does not give.
 #[test]

@@ -6,7 +6,7 @@
 
 use super::{run as explore_one, Exploration, Options};
 use crate::error::{Error, FileError};
-use crate::program::{read_program, Program};
+use crate::program::{read_program_with, Program, ReadOptions};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -174,10 +174,11 @@ pub struct Unfinished;
 /// The files `suite` explores.
 const EXTENSIONS: [&str; 3] = ["litmus", "c", "i"];
 
-/// Explores every `.litmus`, `.c` and `.i` file of `dir` under `o`; with `herd`, each
-/// row keeps what it makes of its test.
+/// Explores every `.litmus`, `.c` and `.i` file of `dir` under `o`, C files read with
+/// `read`; with `herd`, each row keeps what it makes of its test.
 pub fn run(
     dir: &Path,
+    read: &ReadOptions,
     o: Options,
     expected: Option<&Expected>,
     herd: Option<&Herd>,
@@ -242,7 +243,7 @@ pub fn run(
             // A named pipe or device would block the read: only regular files.
             let regular = std::fs::metadata(f).is_ok_and(|m| m.is_file());
             let program = if regular {
-                read_program(f).map_err(|e| e.to_string())
+                read_program_with(f, read).map_err(|e| e.to_string())
             } else {
                 Err(format!("{}: not a regular file", f.display()))
             };

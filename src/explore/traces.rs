@@ -87,6 +87,8 @@ pub fn run_execution(trace: &Trace, run: &[Issued]) -> Result<Execution, NotAnEx
                 }
                 steps.push(ExecStep::Commit(pending[t].remove(index)));
             }
+            // Joins and nondet choices are no events of the trace.
+            e if !in_trace(&e) => {}
             _ => {
                 steps.push(ExecStep::Event(next));
                 match effect {

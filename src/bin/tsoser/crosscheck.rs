@@ -16,6 +16,7 @@ use std::time::Duration;
 use tsoser::crosscheck::{crosscheck, Check, Config, Report};
 use tsoser::explore::Model;
 use tsoser::monitor::Kind;
+use tsoser::program::{read_program_with, ReadOptions};
 
 /// The columns of the table after the program and its runs: (title, the model it
 /// needs, the cell).
@@ -163,7 +164,7 @@ pub(crate) fn cmd_crosscheck(a: &CrosscheckArgs) -> Result<u8> {
         .filter(|c| c.1.is_none() || model.is_none() || c.1 == model)
         .collect();
     let mut code = if inputs.errors.is_empty() { OK } else { USAGE };
-    let (results, panicked) = run_all(&inputs.files, &config);
+    let (results, panicked) = run_all(&inputs.files, &a.c.options(a.unroll), &config);
     if panicked {
         code = worst(code, INTERNAL);
     }
@@ -273,7 +274,7 @@ type Row = (String, Result<Report, String>);
 
 /// Cross-checks every program in parallel, with a progress bar on a terminal; `true`
 /// when one panicked (its row says so).
-fn run_all(files: &[PathBuf], config: &Config) -> (Vec<Row>, bool) {
+fn run_all(files: &[PathBuf], read: &ReadOptions, config: &Config) -> (Vec<Row>, bool) {
     let mut panicked = false;
     // Progress on standard error when it is a terminal (indicatif draws nothing else).
     let bar = indicatif::ProgressBar::new(files.len() as u64);
@@ -288,7 +289,7 @@ fn run_all(files: &[PathBuf], config: &Config) -> (Vec<Row>, bool) {
     }
     let results: Vec<Row> = map_files(files, |f| {
         let _tick = Tick(&bar);
-        tsoser::program::read_program(f)
+        read_program_with(f, read)
             .map(|p| {
                 // Only their number is printed: a corpus of thousands of programs
                 // must not hold every SC trace until the table is printed.

@@ -305,13 +305,13 @@ pub(crate) fn explore_args(mut a: ExploreArgs) -> Result<u8> {
         (true, ExploreFormat::Text) => ExploreFormat::Json,
         (true, _) => bail!("--json and --format herd|prog exclude each other"),
     };
-    let loop_bound = match a.loop_bound {
-        LoopBoundArg::Thread => program::LoopBound::Thread,
+    let read = match a.c.loop_bound {
+        LoopBoundArg::Thread => a.c.options(None),
         _ if !a.file.extension().is_some_and(|e| e == "c" || e == "i") => {
             bail!("--loop-bound entry bounds the loops of a C file (`.c`, `.i`)")
         }
         // The C front end bounds each loop; the explorer's per-thread bound is off.
-        LoopBoundArg::Entry => program::LoopBound::Entry(a.bounds.unroll.take()),
+        LoopBoundArg::Entry => a.c.options(a.bounds.unroll.take()),
     };
     let o = Options {
         config: config(&a.bounds)?,
@@ -323,13 +323,6 @@ pub(crate) fn explore_args(mut a: ExploreArgs) -> Result<u8> {
         traces: a.emit_traces.as_deref(),
         runs: a.emit_runs.as_deref(),
         max_traces: a.max_traces,
-    };
-    let read = program::ReadOptions {
-        defines: a.define.clone(),
-        includes: a.include.clone(),
-        nondet: a.nondet,
-        heap: a.heap,
-        loop_bound,
     };
     cmd_explore(
         &a.file,

@@ -34,8 +34,9 @@ pub(crate) fn cmd_sample(a: &CrosscheckArgs, runs: usize) -> Result<u8> {
         ..SampleConfig::default()
     };
     let mut code = if inputs.errors.is_empty() { OK } else { USAGE };
+    let read = a.c.options(a.unroll);
     let results = map_files(&inputs.files, |f| {
-        tsoser::program::read_program(f)
+        tsoser::program::read_program_with(f, &read)
             .map(|p| sample(&p, &config))
             .map_err(|e| tsoser::text::message(&e.to_string()))
     });

@@ -7,9 +7,11 @@ use anyhow::{bail, Context, Result};
 use std::path::Path;
 use tsoser::explore::{suite, Options};
 use tsoser::output::explore as report;
+use tsoser::program::ReadOptions;
 
 pub(crate) fn cmd_suite(
     dir: &Path,
+    read: &ReadOptions,
     expected: Option<&Path>,
     o: Options,
     as_json: bool,
@@ -17,7 +19,7 @@ pub(crate) fn cmd_suite(
 ) -> Result<u8> {
     let want = expected.map(suite::read_expected).transpose()?;
     let hook: &suite::Herd = &tsoser::output::herd::herd;
-    let sum = suite::run(dir, o, want.as_ref(), herd.then_some(hook))
+    let sum = suite::run(dir, read, o, want.as_ref(), herd.then_some(hook))
         .with_context(|| format!("cannot read {}", dir.display()))?;
     if o.config.expired() && sum.unknown() > 0 {
         warn(&format!(
@@ -110,5 +112,6 @@ pub(crate) fn suite_args(a: SuiteArgs) -> Result<u8> {
     if herd && a.json {
         bail!("--json and --format herd exclude each other");
     }
-    cmd_suite(&a.dir, a.expected.as_deref(), o, a.json, herd)
+    let read = a.c.options(a.bounds.unroll);
+    cmd_suite(&a.dir, &read, a.expected.as_deref(), o, a.json, herd)
 }

@@ -399,15 +399,14 @@ impl<'a> Lower<'a> {
                 if n == 3 {
                     self.order(&args[2])?;
                 }
-                let sub = name.contains("sub");
-                let d = if sub {
+                let d = if name.contains("sub") {
                     self.bin(BinOp::Sub, Operand::Const(0), v.op)
                 } else {
                     self.b.resolve(v.op)
                 };
-                rmw(self, RmwKind::FetchAdd(d), None)?;
+                let old = self.fetch_add(&p, d, false, span)?;
                 if name.ends_with("_fetch") && !name.contains("fetch_") {
-                    let op = self.bin(BinOp::Add, Operand::Reg(r), d);
+                    let op = self.bin(BinOp::Add, old.op, d);
                     return Ok(Value { op, ty });
                 }
                 Ok(old)

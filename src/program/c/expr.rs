@@ -441,11 +441,15 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// `p += delta` on an `_Atomic` object in memory as one `LOCK XADD` (pointers
-    /// scale by their pointee's cells): the old value.
-    fn atomic_add(&mut self, p: &Place, delta: Operand, span: Span) -> R<Value> {
+    /// One `LOCK XADD` (`fadd`) of delta to the object at p: the old value. With
+    /// `scale` (C's `+=`, `-=`, `++`, `--` on an `_Atomic` object) the object must be an
+    /// integer or a pointer, and a pointer's delta counts its pointee's cells; without
+    /// it (the `__sync`/`__atomic` builtins, which GCC does not scale) delta is added
+    /// as it is.
+    pub fn fetch_add(&mut self, p: &Place, delta: Operand, scale: bool, span: Span) -> R<Value> {
         let ty = p.ty().plain().clone();
         let delta = match &ty {
+            _ if !scale => delta,
             Type::Ptr(t) => {
                 let c = self.types.cells(t) as i64;
                 self.bin(BinOp::Mul, delta, Operand::Const(c))
@@ -564,7 +568,7 @@ impl<'a> Lower<'a> {
                                     "a compound assignment other than `+=` and `-=` to an `_Atomic` object",
                                 ),
                             };
-                            let old = self.atomic_add(&p, delta, e.span)?;
+                            let old = self.fetch_add(&p, delta, true, e.span)?;
                             return self.arith(BinOp::Add, &old, &Value { op: delta, ty: Type::Int }, e.span);
                         }
                         let old = self.load(&p, e.span)?;
@@ -672,7 +676,7 @@ impl<'a> Lower<'a> {
                 let pre = matches!(u.node.operator.node, U::PreIncrement | U::PreDecrement);
                 if p.ty().is_atomic() && !matches!(p, Place::Reg(..)) {
                     let d = if up { 1 } else { -1 };
-                    let old = self.atomic_add(&p, Operand::Const(d), span)?;
+                    let old = self.fetch_add(&p, Operand::Const(d), true, span)?;
                     let op = if up { BinOp::Add } else { BinOp::Sub };
                     let new = self.arith(op, &old, &Value::int(1), span)?;
                     return Ok(if pre { new } else { old });

@@ -232,14 +232,15 @@ impl<'a> Lower<'a> {
         if !self.live_cells {
             return;
         }
-        let span = self.heap as usize;
-        let Some(p) = self
-            .pools
-            .iter()
-            .find(|p| (p.base..p.base + p.stride * span).contains(&x))
-        else {
+        // The pools lie in the order of their first cells: the last one starting at or
+        // before x is the only one that may hold it.
+        let i = self.pools.partition_point(|p| p.base <= x);
+        let Some(p) = i.checked_sub(1).map(|i| &self.pools[i]) else {
             return;
         };
+        if x >= p.base + p.stride * self.heap as usize {
+            return;
+        }
         let live = p.base + (x - p.base) / p.stride * p.stride + p.cells;
         let t = self.b.temp();
         self.b.emit(Instr::Load(t, live.into()));

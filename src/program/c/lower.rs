@@ -314,7 +314,8 @@ pub struct Lower<'a> {
     /// Whether the objects being freed have liveness cells (the plan says the
     /// program frees).
     pub live_cells: bool,
-    /// The heap's pools, and whether a `free` was lowered.
+    /// The heap's pools (in the order laid out, so by their first cell), and whether
+    /// a `free` was lowered.
     pub pools: Vec<Pool>,
     pub frees: bool,
     /// The objects a pool gives a thread (`--heap`).

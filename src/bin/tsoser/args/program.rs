@@ -49,7 +49,7 @@ pub(crate) struct Bounds {
 /// The flags of `crosscheck`.
 #[derive(clap::Args)]
 pub(crate) struct CrosscheckArgs {
-    /// Programs (`.prog`, `.litmus`) and directories of them (recursively).
+    /// Programs (`.prog`, `.litmus`, `.c`, `.i`) and directories of them (recursively).
     #[arg(required = true, value_name = "PROG")]
     pub(crate) programs: Vec<PathBuf>,
     /// Times a backward branch may be taken per thread (default 4; 100 with --runs,
@@ -79,6 +79,8 @@ pub(crate) struct CrosscheckArgs {
     /// The seed of the random runs (with --runs).
     #[arg(long, default_value_t = 0, requires = "runs")]
     pub(crate) seed: u64,
+    #[command(flatten)]
+    pub(crate) c: CReadArgs,
 }
 
 /// The weak models of `crosscheck --model`.
@@ -212,6 +214,13 @@ pub(crate) struct ExploreArgs {
     pub(crate) json: bool,
     #[arg(long)]
     pub(crate) stats: bool,
+    #[command(flatten)]
+    pub(crate) c: CReadArgs,
+}
+
+/// How `explore`, `crosscheck` and `suite` read a C file (`.c`, `.i`).
+#[derive(clap::Args)]
+pub(crate) struct CReadArgs {
     /// C files: define a macro for the preprocessor (`NAME` or `NAME=VALUE`).
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub(crate) define: Vec<String>,
@@ -235,7 +244,23 @@ pub(crate) struct ExploreArgs {
     pub(crate) loop_bound: LoopBoundArg,
 }
 
-/// How `explore --loop-bound` bounds a C file's loops.
+impl CReadArgs {
+    /// The options C files are read with; `unroll` is N for `--loop-bound entry`.
+    pub(crate) fn options(&self, unroll: Option<u32>) -> tsoser::program::ReadOptions {
+        tsoser::program::ReadOptions {
+            defines: self.define.clone(),
+            includes: self.include.clone(),
+            nondet: self.nondet,
+            heap: self.heap,
+            loop_bound: match self.loop_bound {
+                LoopBoundArg::Thread => tsoser::program::LoopBound::Thread,
+                LoopBoundArg::Entry => tsoser::program::LoopBound::Entry(unroll),
+            },
+        }
+    }
+}
+
+/// How `--loop-bound` bounds a C file's loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum LoopBoundArg {
     Thread,
@@ -274,4 +299,6 @@ pub(crate) struct SuiteArgs {
     pub(crate) format: SuiteFormat,
     #[arg(long)]
     pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) c: CReadArgs,
 }
