@@ -30,8 +30,9 @@ pub(crate) fn cmd_encode(a: &EncodeArgs) -> Result<u8> {
     }
     use satcheck::encode::ExportError;
     let built = match (format, semantics) {
-        // Exact SMT: integer positions need no cuts; otherwise the eagerly closed formula.
-        (Format::Smt2, Semantics::Exact) => {
+        // Exact SMT: integer positions need no cuts; ASP: `#edge` keeps the order
+        // acyclic; otherwise the eagerly closed formula.
+        (Format::Smt2, Semantics::Exact) | (Format::Asp, _) => {
             satcheck::encode::whole_formula(&trace, semantics, &stop)
         }
         _ => satcheck::encode::export_formula(&trace, semantics, &stop),
@@ -51,6 +52,7 @@ pub(crate) fn cmd_encode(a: &EncodeArgs) -> Result<u8> {
     let text = match format {
         Format::Dimacs => satcheck::export::to_dimacs(&trace, &f),
         Format::Smt2 => satcheck::export::to_smt2(&trace, &f, semantics),
+        Format::Asp => satcheck::asp::to_asp(&trace, &f, semantics),
     };
     if stop.expired() {
         return unknown("while writing the formula");

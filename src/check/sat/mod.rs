@@ -8,6 +8,7 @@
 //! if it is cyclic (lazy cut) and solve again. A model's cycle is re-checked on the
 //! execution it describes before it becomes a witness.
 
+pub mod asp;
 pub mod encode;
 pub mod export;
 pub(crate) mod order;

@@ -16,11 +16,23 @@
 
 use super::encode::{Atom, Formula};
 use crate::solver::{Lit, Node, OrderGraph, Point, Positions, Term};
+use crate::trace::exec::Step;
 use crate::trace::{EventId, ThreadId, Trace};
 use std::collections::HashMap;
 
-/// The graph of `f`'s order atoms over `trace`, with no atom assigned.
-pub fn graph(trace: &Trace, f: &Formula) -> OrderGraph {
+/// The nodes and fixed edges of the restricted graph (module doc), before any atom.
+pub(crate) struct Skeleton {
+    /// The events kept, ascending.
+    pub events: Vec<EventId>,
+    /// The stores whose commits are kept, ascending.
+    pub commits: Vec<EventId>,
+    /// Trace order between consecutive kept events, `w → c(w)`, `c(w) → h(w)` and
+    /// FIFO between a thread's kept commits.
+    pub fixed: Vec<(Step, Step)>,
+}
+
+/// The events and commits `f`'s atoms name, with the fixed edges among them.
+pub(crate) fn skeleton(trace: &Trace, f: &Formula) -> Skeleton {
     let mut events: Vec<EventId> = Vec::new();
     let mut commits: Vec<EventId> = Vec::new();
     for a in f.atoms.keys() {
@@ -42,24 +54,46 @@ pub fn graph(trace: &Trace, f: &Formula) -> OrderGraph {
     }
     events.sort_unstable();
     events.dedup();
+    let mut fixed: Vec<(Step, Step)> = events
+        .windows(2)
+        .map(|p| (Step::Event(p[0]), Step::Event(p[1])))
+        .collect();
+    let mut last: HashMap<ThreadId, EventId> = HashMap::new();
+    for &w in &commits {
+        fixed.push((Step::Event(w), Step::Commit(w)));
+        let h = trace.commit_bound(w);
+        if h < trace.len() {
+            fixed.push((Step::Commit(w), Step::Event(h)));
+        }
+        if let Some(prev) = last.insert(trace.events[w].thread, w) {
+            fixed.push((Step::Commit(prev), Step::Commit(w)));
+        }
+    }
+    Skeleton {
+        events,
+        commits,
+        fixed,
+    }
+}
+
+/// The graph of `f`'s order atoms over `trace`, with no atom assigned.
+pub fn graph(trace: &Trace, f: &Formula) -> OrderGraph {
+    let Skeleton {
+        events,
+        commits,
+        fixed,
+    } = skeleton(trace, f);
     let ev = |e: EventId| events.binary_search(&e).expect("a kept event") as Node;
     let cm =
         |w: EventId| (events.len() + commits.binary_search(&w).expect("a kept commit")) as Node;
+    let node = |s: Step| match s {
+        Step::Event(e) => ev(e),
+        Step::Commit(w) => cm(w),
+    };
     let nodes = events.len() + commits.len();
     let mut adj: Vec<Vec<(Node, Lit)>> = vec![Vec::new(); nodes];
-    for i in 1..events.len() {
-        adj[i - 1].push((i as Node, 0));
-    }
-    let mut last: HashMap<ThreadId, EventId> = HashMap::new();
-    for &w in &commits {
-        adj[ev(w) as usize].push((cm(w), 0));
-        let h = trace.commit_bound(w);
-        if h < trace.len() {
-            adj[cm(w) as usize].push((ev(h), 0));
-        }
-        if let Some(prev) = last.insert(trace.events[w].thread, w) {
-            adj[cm(prev) as usize].push((cm(w), 0));
-        }
+    for (x, y) in fixed {
+        adj[node(x) as usize].push((node(y), 0));
     }
     // Every fixed edge goes forward in "event p at 2p, c(w) just after w": trace
     // order, w → c(w), c(w) → h(w) with h(w) > w, FIFO in write order.

@@ -93,6 +93,8 @@ pub(crate) enum Format {
     Dimacs,
     /// SMT-LIB 2 (integer commit positions in exact semantics).
     Smt2,
+    /// An ASP program for clingo, its order kept acyclic by `#edge`.
+    Asp,
 }
 
 /// The flags of `check`.
