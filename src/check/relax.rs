@@ -100,7 +100,7 @@ pub fn prove(trace: &Trace, comp: &[usize], multi: &[bool], stop: &Stop) -> Rela
         parent: vec![usize::MAX; 2 * trace.len()],
     };
     let mut todo = vec![(g.lo.clone(), g.hi.clone())];
-    let mut tried = 0;
+    let (mut tried, mut open) = (0, false);
     while let Some((lo, hi)) = todo.pop() {
         tried += 1;
         if tried > cases {
@@ -117,11 +117,14 @@ pub fn prove(trace: &Trace, comp: &[usize], multi: &[bool], stop: &Stop) -> Rela
             .filter(|&w| g.hi[w] > g.lo[w])
             .max_by_key(|&w| g.hi[w] - g.lo[w]);
         let Some(w) = widest else {
-            // Every commit on the ring has one place: try the execution it describes.
-            if let Some(witness) = g.realize() {
-                return Relax::Violation(Box::new(witness));
+            // Every commit on the ring has one place: try the execution it describes;
+            // if it has no cycle, this case stays open, and the others may still hold
+            // a violation.
+            match g.realize() {
+                Some(witness) => return Relax::Violation(Box::new(witness)),
+                None => open = true,
             }
-            return Relax::Maybe;
+            continue;
         };
         let mid = g.lo[w] + (g.hi[w] - g.lo[w]) / 4 * 2;
         todo.extend(
@@ -130,7 +133,11 @@ pub fn prove(trace: &Trace, comp: &[usize], multi: &[bool], stop: &Stop) -> Rela
                 .flatten(),
         );
     }
-    Relax::Serializable
+    if open {
+        Relax::Maybe
+    } else {
+        Relax::Serializable
+    }
 }
 
 /// Per-run arrays, reused.
