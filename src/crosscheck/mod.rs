@@ -271,6 +271,14 @@ pub fn crosscheck(p: &Program, c: &Config) -> Report {
     };
     let sc_complete = sc.stop == EmitStop::Complete;
     let tso_complete = tso.stop == EmitStop::Complete;
+    // No complete run: the robustness search saw only prefixes, so "robust" is not
+    // known (as `explore` says).
+    let (robust_tso, robust_pso) = if sc.traces.is_empty() {
+        let cut = |r: Option<bool>| r.filter(|&robust| !robust);
+        (cut(robust_tso), cut(robust_pso))
+    } else {
+        (robust_tso, robust_pso)
+    };
 
     let kinds: Vec<Kind> = [Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso, Kind::Fenced]
         .into_iter()
