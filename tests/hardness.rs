@@ -7,7 +7,7 @@ use crate::common;
 
 use tsoser::check::decide::{decide, Algo, Budget, Question};
 use tsoser::check::{brute, verify, Semantics, Verdict};
-use tsoser::reduction::{decode, sat_to_trace, Cnf, Lit};
+use tsoser::reduction::{decode, one_transaction, sat_to_trace, Cnf, Lit};
 use tsoser::solver::SolverKind;
 use tsoser::trace::exec::Step;
 
@@ -128,6 +128,78 @@ fn every_small_formula_is_satisfiable_iff_its_trace_is_not_serializable() {
         }
     }
     assert_eq!((sat, unsat), (255, 30));
+}
+
+/// Theorem 1 of docs/hardness.md: with one transaction of two events (both placements
+/// of its first read), the trace is still not serializable exactly when φ is
+/// satisfiable — by auto, by varisat, and by brute up to 6 writes — on the same 285
+/// formulas. A violation's witness re-checks.
+#[test]
+fn one_transaction_of_two_events_is_enough_for_hardness() {
+    let lits: Vec<Lit> = (1..=2)
+        .flat_map(|v| [true, false].map(|positive| Lit { var: v, positive }))
+        .collect();
+    let mut clauses: Vec<Vec<Lit>> = lits.iter().map(|&l| vec![l]).collect();
+    for i in 0..lits.len() {
+        for j in i + 1..lits.len() {
+            clauses.push(vec![lits[i], lits[j]]);
+        }
+    }
+    let n = clauses.len();
+    let one = Budget {
+        jobs: 1,
+        ..Budget::default()
+    };
+    let (mut sat, mut unsat, mut by_brute) = (0, 0, 0);
+    for a in 0..n {
+        for b in a..=n {
+            for c in b..=n {
+                // b == n or c == n: fewer clauses.
+                let pick: Vec<usize> = [a, b, c].into_iter().filter(|&x| x < n).collect();
+                let f = Cnf {
+                    vars: 2,
+                    clauses: pick.iter().map(|&c| clauses[c].clone()).collect(),
+                };
+                let want = satisfiable(&f);
+                let r = sat_to_trace(&f);
+                for at_start in [false, true] {
+                    let t = one_transaction(&r, at_start);
+                    let multi: Vec<usize> = tsoser::analysis::multi_event(&t)
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &m)| m)
+                        .map(|(i, _)| i)
+                        .collect();
+                    assert_eq!(multi.len(), 1, "{}", f.to_dimacs());
+                    assert_eq!(t.txns[tsoser::trace::TxnId::new(multi[0])].name, "Zp");
+                    for (name, algo) in [
+                        ("auto", Algo::AUTO),
+                        ("sat/varisat", Algo::Sat(SolverKind::Varisat)),
+                    ] {
+                        let got = decide(&t, Question::Tso(Semantics::Exact), algo, &one)
+                            .unwrap_or_else(|e| panic!("{name}: {e}"))
+                            .verdict;
+                        assert_eq!(got.is_violation(), want, "{name} on\n{}", f.to_dimacs());
+                        if let Verdict::Violation(w) = &got {
+                            assert_eq!(verify(&t, w), Ok(()), "{name}: witness");
+                        }
+                    }
+                    if r.writes <= 6 {
+                        by_brute += 1;
+                        let (v, _) = brute::check_exact(&t, u64::MAX, &tsoser::Stop::default());
+                        assert_eq!(v.is_violation(), want, "brute on\n{}", f.to_dimacs());
+                    }
+                }
+                if want {
+                    sat += 1;
+                } else {
+                    unsat += 1;
+                }
+            }
+        }
+    }
+    assert_eq!((sat, unsat), (255, 30));
+    assert!(by_brute > 100, "{by_brute}");
 }
 
 /// 1,000 random formulas: 1–5 variables, 1–8 clauses of 1–3 literals, fixed seeds;
@@ -264,6 +336,7 @@ mod cli {
         assert!(stderr(&o).contains("/nonexistent.cnf"), "{}", stderr(&o));
         for (args, what) in [
             (&["gen", "--family", "sat"][..], "--cnf FILE or --random"),
+            (&["gen", "--one-txn"][..], "go with --family sat"),
             (
                 &[
                     "gen",

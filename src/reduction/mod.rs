@@ -7,4 +7,4 @@
 pub(crate) mod sat;
 
 pub use crate::cnf::{Cnf, Lit};
-pub use sat::{decode, sat_to_trace, Reduction};
+pub use sat::{decode, one_transaction, sat_to_trace, Reduction};

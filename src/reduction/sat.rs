@@ -198,3 +198,69 @@ pub fn decode(cnf: &Cnf, cycle: &[&str]) -> Option<Vec<bool>> {
         .all(|l| seen.get(l.var as usize).is_some_and(|s| s[0] != s[1]))
         .then_some(a)
 }
+
+/// Theorem 1 of docs/hardness.md: τ_φ with one transaction of two events, `Zp` =
+/// {`rd zs_`, `rd ze_`} of thread `zz`, and every other transaction a single event.
+/// Hubs and links become one transaction per read; `Z`'s first reads become thread
+/// `S` after `rd zs_`, its last reads thread `E` before `rd ze_`; threads `ws` and `we`
+/// write `zs_` and `ze_` before every other write. `Zp`'s first read comes just before
+/// `S`'s, or first in the trace with `at_start` (`gen --pairs 1`'s shape: the first two
+/// events of the first thread). Still: not serializable ⟺ φ satisfiable.
+pub fn one_transaction(r: &Reduction, at_start: bool) -> Trace {
+    let t = &r.trace;
+    let mut size: std::collections::HashMap<&str, usize> = Default::default();
+    for e in 0..t.len() {
+        *size.entry(t.txn_name(e)).or_default() += 1;
+    }
+    // Z's reads: a first run of consecutive events, then the last ones (with no
+    // clause kept, Z's two reads are consecutive: one each).
+    let z: Vec<usize> = (0..t.len()).filter(|&e| t.txn_name(e) == "Z").collect();
+    let split = match z.windows(2).position(|w| w[1] != w[0] + 1) {
+        Some(i) => i + 1,
+        None => z.len() / 2,
+    };
+    let (first, last) = (z[0], z[z.len() - 1]);
+    let mut b = TraceBuilder::new().name(format!(
+        "{}-one{}",
+        t.name.as_deref().unwrap_or("sat"),
+        if at_start { "-first" } else { "" }
+    ));
+    if at_start {
+        b.push("zz", Some("Zp"), Op::Rd, Some("zs_"));
+    }
+    b.push("ws", Some("Ws"), Op::Wr, Some("zs_"));
+    b.push("we", Some("We"), Op::Wr, Some("ze_"));
+    let mut n = 0;
+    let mut single = |b: &mut TraceBuilder, thread: &str, prefix: &str, op: Op, var: &str| {
+        n += 1;
+        b.push(thread, Some(&format!("{prefix}.{n}")), op, Some(var));
+    };
+    for e in 0..t.len() {
+        let ev = &t.events[e];
+        let var = &t.vars[ev.var.expect("reads and writes only")];
+        let (thread, txn) = (t.thread_name(e), t.txn_name(e));
+        if e == first {
+            if !at_start {
+                b.push("zz", Some("Zp"), Op::Rd, Some("zs_"));
+            }
+            single(&mut b, "S", "S", Op::Rd, "zs_");
+        }
+        if txn == "Z" {
+            let role = if z.iter().position(|&x| x == e) < Some(split) {
+                "S"
+            } else {
+                "E"
+            };
+            single(&mut b, role, role, ev.op, var);
+            if e == last {
+                single(&mut b, "E", "E", Op::Rd, "ze_");
+                b.push("zz", Some("Zp"), Op::Rd, Some("ze_"));
+            }
+        } else if size[txn] > 1 {
+            single(&mut b, thread, txn, ev.op, var);
+        } else {
+            b.push(thread, Some(txn), ev.op, Some(var));
+        }
+    }
+    b.build().expect("the construction is well-formed")
+}

@@ -1,7 +1,7 @@
 //! `tsoser gen` and `tsoser convert`.
 
 use crate::args::ConvertArgs;
-use crate::args::{GenArgs, GenFamily, Schedule};
+use crate::args::{GenArgs, GenFamily, OneTxn, Schedule};
 use crate::out::{read_as, refuse_clobber, write_out, TraceFormat};
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
@@ -23,8 +23,9 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
         || a.clauses.is_some()
         || a.clause_len.is_some()
         || a.write_cnf.is_some()
+        || a.one_txn.is_some()
     {
-        bail!("--cnf, --random, --clauses, --clause-len and --write-cnf go with --family sat");
+        bail!("--cnf, --random, --clauses, --clause-len, --write-cnf and --one-txn go with --family sat");
     }
     let vars = a.vars.unwrap_or(1000);
     if !(1..=MAX_THREADS).contains(&a.threads) {
@@ -109,9 +110,13 @@ fn gen_sat(a: &GenArgs) -> Result<u8> {
         write_out(Some(path), &cnf.to_dimacs())?;
     }
     let r = sat_to_trace(&cnf);
+    let trace = match a.one_txn {
+        Some(at) => tsoser::reduction::one_transaction(&r, at == OneTxn::First),
+        None => r.trace,
+    };
     write_out(
         a.output.as_deref(),
-        &tsoser::trace::yaml::write(&r.trace, tsoser::trace::yaml::Form::Compact),
+        &tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Compact),
     )?;
     Ok(0)
 }

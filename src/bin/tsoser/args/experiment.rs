@@ -38,6 +38,10 @@ pub(crate) struct GenArgs {
     /// `--family sat`: also write the formula (DIMACS) to this file.
     #[arg(long)]
     pub(crate) write_cnf: Option<PathBuf>,
+    /// `--family sat`: the construction with one transaction of two events
+    /// (docs/hardness.md, Theorem 1); `first`: that transaction opens the trace.
+    #[arg(long, value_name = "WHERE", num_args = 0..=1, default_missing_value = "gadget")]
+    pub(crate) one_txn: Option<OneTxn>,
     #[arg(long, default_value_t = 1000)]
     pub(crate) events: usize,
     #[arg(long, default_value_t = 8)]
@@ -162,4 +166,13 @@ pub(crate) struct ReportArgs {
 pub(crate) struct BenchArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub(crate) rest: Vec<String>,
+}
+
+/// Where `gen --family sat --one-txn` puts the first read of its one transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum OneTxn {
+    /// Just before the reads it joins: the construction of the proof.
+    Gadget,
+    /// First in the trace: the first two events of the first thread (`--pairs 1`'s shape).
+    First,
 }
