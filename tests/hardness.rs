@@ -89,10 +89,8 @@ fn check_formula(f: &Cnf, what: &str, brute_max: usize) -> (bool, bool) {
     (want, by_brute)
 }
 
-/// Every formula of 1–3 clauses over 2 variables, clauses of 1–2 literals (tautologies
-/// included: the construction drops them), as multisets: 285 formulas.
-#[test]
-fn every_small_formula_is_satisfiable_iff_its_trace_is_not_serializable() {
+/// The clauses of 1–2 literals over 2 variables (tautologies included).
+fn small_clauses() -> Vec<Vec<Lit>> {
     let lits: Vec<Lit> = (1..=2)
         .flat_map(|v| [true, false].map(|positive| Lit { var: v, positive }))
         .collect();
@@ -102,6 +100,14 @@ fn every_small_formula_is_satisfiable_iff_its_trace_is_not_serializable() {
             clauses.push(vec![lits[i], lits[j]]);
         }
     }
+    clauses
+}
+
+/// Every formula of 1–3 clauses over 2 variables, clauses of 1–2 literals (tautologies
+/// included: the construction drops them), as multisets: 285 formulas.
+#[test]
+fn every_small_formula_is_satisfiable_iff_its_trace_is_not_serializable() {
+    let clauses = small_clauses();
     let (mut sat, mut unsat) = (0, 0);
     let n = clauses.len();
     let mut formulas: Vec<Vec<usize>> = Vec::new();
@@ -136,15 +142,7 @@ fn every_small_formula_is_satisfiable_iff_its_trace_is_not_serializable() {
 /// formulas. A violation's witness re-checks.
 #[test]
 fn one_transaction_of_two_events_is_enough_for_hardness() {
-    let lits: Vec<Lit> = (1..=2)
-        .flat_map(|v| [true, false].map(|positive| Lit { var: v, positive }))
-        .collect();
-    let mut clauses: Vec<Vec<Lit>> = lits.iter().map(|&l| vec![l]).collect();
-    for i in 0..lits.len() {
-        for j in i + 1..lits.len() {
-            clauses.push(vec![lits[i], lits[j]]);
-        }
-    }
+    let clauses = small_clauses();
     let n = clauses.len();
     let one = Budget {
         jobs: 1,

@@ -266,6 +266,39 @@ proptest! {
     }
 }
 
+/// Whether a test's optional tool is `absent`: then it fails if CI's `require`
+/// variable is set, and otherwise says `SKIPPED:` past the harness's capture (so a
+/// plain `cargo test` shows it) and how to install the tool.
+fn missing(absent: bool, require: &str, what: &str, install: &str) -> bool {
+    if absent {
+        assert!(
+            std::env::var_os(require).is_none(),
+            "{what} (docs/testing.md: Prerequisites)"
+        );
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: {what}; {install} runs this test"
+        );
+    }
+    absent
+}
+
+/// The same small generated traces (4–10 events) for every run.
+fn small_traces() -> (
+    proptest::test_runner::TestRunner,
+    impl proptest::strategy::Strategy<Value = tsoser::trace::Trace>,
+) {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let strat = traces(Params {
+        min_events: 4,
+        max_events: 10,
+        ..Params::default()
+    });
+    (TestRunner::new_with_rng(Config::default(), rng), strat)
+}
+
 /// An external DIMACS solver from Debian (`apt-get install picosat` or `minisat`), if
 /// installed: `Some(satisfiable)`. CI installs picosat and sets
 /// `TSOSER_REQUIRE_EXTERNAL_SOLVER=1`, which turns its absence into a failure.
@@ -296,35 +329,19 @@ fn external_solve(cnf: &std::path::Path) -> Option<bool> {
 #[test]
 fn external_solver_agrees_with_brute_on_exported_formulas() {
     use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::{Config, TestRunner};
     let dir = std::env::temp_dir().join(format!("tsoser-dimacs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let probe = dir.join("probe.cnf");
     std::fs::write(&probe, "p cnf 1 1\n1 0\n").unwrap();
-    if external_solve(&probe).is_none() {
-        assert!(
-            std::env::var_os("TSOSER_REQUIRE_EXTERNAL_SOLVER").is_none(),
-            "no picosat or minisat on PATH (docs/testing.md: Prerequisites)"
-        );
-        // Written past the test harness's capture, so a plain `cargo test` shows it.
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: no picosat or minisat on PATH; `apt-get install picosat` runs this test"
-        );
+    if missing(
+        external_solve(&probe).is_none(),
+        "TSOSER_REQUIRE_EXTERNAL_SOLVER",
+        "no picosat or minisat on PATH",
+        "`apt-get install picosat`",
+    ) {
         return;
     }
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        proptest::test_runner::TestRng::deterministic_rng(
-            proptest::test_runner::RngAlgorithm::ChaCha,
-        ),
-    );
-    let strat = traces(Params {
-        min_events: 4,
-        max_events: 10,
-        ..Params::default()
-    });
+    let (mut runner, strat) = small_traces();
     let (mut sat, mut unsat) = (0, 0);
     for i in 0..1000 {
         let t = strat.new_tree(&mut runner).unwrap().current();
@@ -414,32 +431,16 @@ for p in sys.stdin.read().split("\n%%%%\n"):
 #[test]
 fn clingo_agrees_with_brute_on_asp_programs() {
     use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::{Config, TestRunner};
-    if clingo_all(&["a.".to_string(), ":- not a. a :- not a.".to_string()])
-        != Some(vec![true, false])
-    {
-        assert!(
-            std::env::var_os("TSOSER_REQUIRE_CLINGO").is_none(),
-            "no clingo Python module (docs/testing.md: Prerequisites)"
-        );
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: no clingo Python module; `pip install clingo` runs this test"
-        );
+    let probe = ["a.".to_string(), ":- not a. a :- not a.".to_string()];
+    if missing(
+        clingo_all(&probe) != Some(vec![true, false]),
+        "TSOSER_REQUIRE_CLINGO",
+        "no clingo Python module",
+        "`pip install clingo`",
+    ) {
         return;
     }
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        proptest::test_runner::TestRng::deterministic_rng(
-            proptest::test_runner::RngAlgorithm::ChaCha,
-        ),
-    );
-    let strat = traces(Params {
-        min_events: 4,
-        max_events: 10,
-        ..Params::default()
-    });
+    let (mut runner, strat) = small_traces();
     let stop = tsoser::Stop::default();
     let mut cases = Vec::new();
     for i in 0..200 {
