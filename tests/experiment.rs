@@ -988,7 +988,7 @@ violation = "VIO"
 #[test]
 fn a_broken_external_decider_is_an_error_with_its_cause() {
     let d = temp_dir("external-bad");
-    let cases: [(&str, &str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str, &str); 10] = [
         // name, shell script (its $1 is the trace), verdict, in the reason
         ("ok", "echo; echo '  SER '; exit 10", "serializable", ""),
         (
@@ -1009,6 +1009,7 @@ fn a_broken_external_decider_is_an_error_with_its_cause() {
             "error",
             "exit 127 without a verdict line: ",
         ),
+        ("silent", "exit 1", "error", "exit 1 without a verdict line"),
         (
             "failed",
             "echo 'cannot read' >&2; exit 2",

@@ -377,13 +377,18 @@ fn external_verdict(record: &mut Record, x: &External, stdout: &str, stderr: &st
     .filter_map(|(v, l)| Some((v, l?.as_str())).filter(|(_, l)| says(l)))
     .collect();
     let last = |text: &str| crate::text::excerpt(text.lines().last().unwrap_or("").trim());
+    // The last line of its stderr, if any, after a colon.
+    let said_why = match last(stderr) {
+        l if l.is_empty() => l,
+        l => format!(": {l}"),
+    };
     let exit = record.exit.map_or(String::new(), |c| format!("exit {c}"));
     let (verdict, reason) = match said.as_slice() {
         [(v, _)] if *v != "unknown" => (*v, None),
-        [(v, l)] => (*v, Some(format!("{exit}, printed `{l}`: {}", last(stderr)))),
+        [(v, l)] => (*v, Some(format!("{exit}, printed `{l}`{said_why}"))),
         [] if record.exit != Some(0) => (
             "error",
-            Some(format!("{exit} without a verdict line: {}", last(stderr))),
+            Some(format!("{exit} without a verdict line{said_why}")),
         ),
         [] => (
             "error",
