@@ -147,6 +147,45 @@ fn bad_declarations_name_their_line() {
         assert_eq!(e.line().unwrap_or(0), line, "{text:?}: {e}");
         assert!(e.to_string().contains(what), "{text:?}: {e}");
     }
+    // External deciders (lines 6–10 the first, 11–15 the second).
+    let family = "deciders = [\"fpt\"]\n[[family]]\nname = \"sat\"\nvars = [3]\nseeds = 1\n";
+    let external = |name: &str, command: &str, ser: &str| {
+        format!("[[external]]\nname = \"{name}\"\ncommand = {command}\nserializable = \"{ser}\"\nviolation = \"V\"\n")
+    };
+    let ok = external("x", "[\"d\", \"{trace}\"]", "S");
+    for (externals, line, what) in [
+        (
+            external("fpt", "[\"d\", \"{trace}\"]", "S"),
+            7,
+            "external 1: `name` `fpt` is a decider",
+        ),
+        (
+            ok.clone() + &external("y", "[\"d\"]", "S"),
+            13,
+            "external 2: `command` never names the trace",
+        ),
+        (
+            external("x", "[\"d\", \"{trace}\"]", " V "),
+            9,
+            "must differ",
+        ),
+        (
+            ok.clone() + &external("x", "[\"d\", \"{trace}\"]", "S"),
+            12,
+            "external 2: `name` `x`",
+        ),
+        (ok.clone() + "timeout = 3\n", 11, "unknown field `timeout`"),
+        (
+            external("a/b", "[\"d\", \"{trace}\"]", "S"),
+            7,
+            "`name` `a/b`: letters",
+        ),
+    ] {
+        let text = format!("{family}{externals}");
+        let e = Config::parse(&text).unwrap_err();
+        assert_eq!(e.line().unwrap_or(0), line, "{text}: {e}");
+        assert!(e.to_string().contains(what), "{text}: {e}");
+    }
 }
 
 #[test]
@@ -850,4 +889,313 @@ fn fresh_records(tag: &str) -> (std::path::PathBuf, tsoser::experiment::Header) 
     let path = temp_dir(tag).join("r.jsonl");
     drop(Records::open(&path, &header).unwrap());
     (path, header)
+}
+
+/// An executable shell script `name` in `dir` with `body`: its path.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+/// A TOML string (single-quoted: no escapes).
+fn lit(s: &Path) -> String {
+    format!("'{}'", s.display())
+}
+
+/// External deciders run per trace beside tsoser's, in the same records: one that
+/// answers as `check` does agrees with auto on every trace; one that answers the
+/// opposite is flagged by the report on every trace, and both are on the plots.
+#[test]
+fn external_deciders_run_beside_tsosers_and_the_report_checks_them() {
+    let d = temp_dir("external");
+    let body = |yes: &str, no: &str| {
+        format!("\"$1\" check \"$2\" --semantics \"$3\" >/dev/null\ncase $? in 0) echo {yes};; 1) echo {no};; *) exit 9;; esac")
+    };
+    let mine = script(&d, "mine.sh", &body("SER", "VIO"));
+    let liar = script(&d, "liar.sh", &body("VIO", "SER"));
+    let decl = d.join("x.toml");
+    std::fs::write(
+        &decl,
+        format!(
+            r#"
+timeout = 20
+deciders = ["auto"]
+[[family]]
+name = "dense"
+events = [12]
+threads = [2, 3]
+pairs = [1]
+seeds = 2
+[[external]]
+name = "mine"
+command = [{}, "{{tsoser}}", "{{trace}}", "{{semantics}}"]
+serializable = "SER"
+violation = "VIO"
+[[external]]
+name = "liar"
+command = ["sh", {}, "{{tsoser}}", "{{trace}}", "{{semantics}}"]
+serializable = "SER"
+violation = "VIO"
+"#,
+            lit(&mine),
+            lit(&liar)
+        ),
+    )
+    .unwrap();
+    let records = d.join("r.jsonl");
+    let r = records.to_str().unwrap();
+    tsoser_exits(&["experiment", decl.to_str().unwrap(), "-o", r], 0);
+    let (_, rs) = read(&records).unwrap();
+    assert_eq!(rs.len(), 12);
+    let verdict = |trace: &str, decider: &str| {
+        let r = rs
+            .iter()
+            .find(|r| r.decider == decider && r.id.starts_with(trace))
+            .unwrap();
+        assert!(r.answered(), "{r:?}");
+        r.verdict.clone()
+    };
+    let keys: Vec<&str> = rs
+        .iter()
+        .filter(|r| r.decider == "auto")
+        .map(|r| r.id.strip_suffix("/auto/exact").unwrap())
+        .collect();
+    for k in &keys {
+        assert_eq!(verdict(k, "mine"), verdict(k, "auto"), "{k}");
+        assert_ne!(verdict(k, "liar"), verdict(k, "auto"), "{k}");
+    }
+    let out = d.join("report");
+    let o = tsoser_exits(&["report", r, "-o", out.to_str().unwrap()], 1);
+    let (text, err) = (common::stdout(&o), stderr(&o));
+    assert!(text.contains("mine ") && text.contains("liar "), "{text}");
+    assert!(text.contains("disagree on 4 traces"), "{text}");
+    for k in &keys {
+        assert!(err.contains(&format!("disagree on {k} (exact)")), "{err}");
+    }
+    assert!(err.contains("liar: ") && err.contains("mine: "), "{err}");
+    for plot in ["cactus.svg", "time-vs-threads-dense.svg"] {
+        let svg = std::fs::read_to_string(out.join(plot)).unwrap();
+        assert!(svg.contains("mine") && svg.contains("liar"), "{plot}");
+    }
+}
+
+/// An external decider that does not answer — missing, garbage, both lines, a crash,
+/// an exit without a verdict — is an error saying why, never a verdict; its own
+/// "unknown" line is an unknown; a verdict line counts whatever the exit code.
+#[test]
+fn a_broken_external_decider_is_an_error_with_its_cause() {
+    let d = temp_dir("external-bad");
+    let cases: [(&str, &str, &str, &str); 10] = [
+        // name, shell script (its $1 is the trace), verdict, in the reason
+        ("ok", "echo; echo '  SER '; exit 10", "serializable", ""),
+        (
+            "garbage",
+            "echo maybe; echo SERIAL",
+            "error",
+            "no verdict line (`SER` or `VIO`) in the output: `SERIAL`",
+        ),
+        (
+            "both",
+            "echo VIO; echo SER",
+            "error",
+            "contradictory output: printed `SER` and `VIO`",
+        ),
+        (
+            "missing",
+            "no-such-decider-for-tsoser \"$1\"",
+            "error",
+            "exit 127 without a verdict line: ",
+        ),
+        ("silent", "exit 1", "error", "exit 1 without a verdict line"),
+        (
+            "failed",
+            "echo 'cannot read' >&2; exit 2",
+            "error",
+            "exit 2 without a verdict line: cannot read",
+        ),
+        (
+            "crash",
+            "echo SER; kill -SEGV $$",
+            "error",
+            "killed by signal 11",
+        ),
+        ("empty", "true", "error", "no verdict line"),
+        (
+            "gave-up",
+            "echo GAVE UP; echo 'out of time' >&2",
+            "unknown",
+            "exit 0, printed `GAVE UP`: out of time",
+        ),
+        ("nonzero-verdict", "echo VIO; exit 20", "violation", ""),
+    ];
+    let mut toml = String::from(
+        "deciders = [\"auto\"]\n[[family]]\nname = \"dense\"\nevents = [12]\nthreads = [2]\nseeds = 1\n",
+    );
+    for (name, body, _, _) in &cases {
+        let s = script(&d, &format!("{name}.sh"), body);
+        toml += &format!(
+            "[[external]]\nname = \"{name}\"\ncommand = [{}, \"{{trace}}\"]\nserializable = \"SER\"\nviolation = \"VIO\"\nunknown = \"GAVE UP\"\n",
+            lit(&s)
+        );
+    }
+    toml += "[[external]]\nname = \"absent\"\ncommand = [\"/no/such/decider\", \"{trace}\"]\nserializable = \"S\"\nviolation = \"V\"\n";
+    let c = Config::parse(&toml).unwrap();
+    let runs = expand(&c, Path::new(".")).unwrap();
+    let trace = tsoser::experiment::runner::prepare(&d, &runs[0]).unwrap();
+    let limits = Limits {
+        timeout: 10.0,
+        memory_mib: 1024,
+        parallel: 1,
+        jobs_per_run: 1,
+        grace: std::time::Duration::from_secs(1),
+    };
+    let program = Path::new(env!("CARGO_BIN_EXE_tsoser"));
+    for (name, _, verdict, why) in cases {
+        let run = runs.iter().find(|r| r.decider == name).unwrap();
+        let r = run_one(program, &trace, run, &limits);
+        assert_eq!(r.verdict, verdict, "{name}: {r:?}");
+        let reason = r.reason.as_deref().unwrap_or("");
+        assert!(reason.contains(why), "{name}: {r:?}");
+        assert_eq!(r.reason.is_none(), why.is_empty(), "{name}: {r:?}");
+    }
+    let absent = runs.iter().find(|r| r.decider == "absent").unwrap();
+    let r = run_one(program, &trace, absent, &limits);
+    assert_eq!(r.verdict, "error");
+    assert!(
+        r.reason
+            .as_deref()
+            .unwrap()
+            .starts_with("cannot start /no/such/decider: "),
+        "{r:?}"
+    );
+}
+
+/// Whether process `pid` is gone (or a zombie nobody reaped: it runs no more).
+fn gone(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.is_empty()
+        || stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .trim_start()
+            .starts_with('Z')
+}
+
+/// An external decider past the timeout is killed with everything it started, and so
+/// is what it leaves behind when it answers: no process outlives its run.
+#[test]
+fn an_external_decider_is_killed_with_all_it_started() {
+    let d = temp_dir("external-kill");
+    let (slow_pid, left_pid) = (d.join("slow.pid"), d.join("left.pid"));
+    let slow = script(
+        &d,
+        "slow.sh",
+        &format!("sleep 30 & echo $! > {}\nsleep 30", lit(&slow_pid)),
+    );
+    let left = script(
+        &d,
+        "left.sh",
+        &format!("sleep 30 & echo $! > {}\necho VIO", lit(&left_pid)),
+    );
+    let toml = format!(
+        "deciders = [\"auto\"]\n[[family]]\nname = \"dense\"\nevents = [12]\nthreads = [2]\nseeds = 1\n\
+[[external]]\nname = \"slow\"\ncommand = [{}, \"{{trace}}\"]\nserializable = \"SER\"\nviolation = \"VIO\"\n\
+[[external]]\nname = \"left\"\ncommand = [{}, \"{{trace}}\"]\nserializable = \"SER\"\nviolation = \"VIO\"\n",
+        lit(&slow),
+        lit(&left)
+    );
+    let c = Config::parse(&toml).unwrap();
+    let runs = expand(&c, Path::new(".")).unwrap();
+    let trace = tsoser::experiment::runner::prepare(&d, &runs[0]).unwrap();
+    let limits = Limits {
+        timeout: 0.3,
+        memory_mib: 1024,
+        parallel: 1,
+        jobs_per_run: 1,
+        grace: std::time::Duration::from_millis(200),
+    };
+    let program = Path::new(env!("CARGO_BIN_EXE_tsoser"));
+    let r = run_one(program, &trace, &runs[1], &limits);
+    assert_eq!(
+        (r.decider.as_str(), r.verdict.as_str()),
+        ("slow", "unknown")
+    );
+    assert!(
+        r.reason
+            .as_deref()
+            .unwrap()
+            .starts_with("killed: no answer"),
+        "{r:?}"
+    );
+    assert!(r.seconds < 5.0, "{r:?}");
+    let r = run_one(program, &trace, &runs[2], &limits);
+    assert_eq!(
+        (r.decider.as_str(), r.verdict.as_str()),
+        ("left", "violation")
+    );
+    assert!(r.seconds < 5.0, "{r:?}");
+    for f in [slow_pid, left_pid] {
+        let pid = std::fs::read_to_string(&f).unwrap();
+        let pid = pid.trim();
+        let t = std::time::Instant::now();
+        while !gone(pid) && t.elapsed().as_secs() < 5 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(gone(pid), "{}: process {pid} still runs", f.display());
+    }
+}
+
+/// The committed clingo adapter (examples/experiments/hard-40-clingo.toml) agrees with
+/// auto on a small matrix, where clingo is installed.
+#[test]
+fn the_clingo_adapter_agrees_with_auto() {
+    let has_clingo = std::process::Command::new("python3")
+        .args(["-m", "clingo", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_clingo {
+        eprintln!(
+            "SKIPPED the_clingo_adapter_agrees_with_auto: `python3 -m clingo` is not installed"
+        );
+        return;
+    }
+    let d = temp_dir("clingo");
+    let decl =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/experiments/hard-40-clingo.toml");
+    let mut c = Config::parse(&std::fs::read_to_string(decl).unwrap()).unwrap();
+    assert_eq!(c.externals[0].name, "clingo");
+    c.deciders = vec!["auto".into()];
+    c.semantics = vec!["exact".into(), "paper".into()];
+    c.families = Config::parse(
+        "deciders = [\"auto\"]\n[[family]]\nname = \"dense\"\nevents = [16]\nthreads = [2, 3]\npairs = [1, 2]\nseeds = 3\n",
+    )
+    .unwrap()
+    .families;
+    let runs = expand(&c, Path::new(".")).unwrap();
+    let limits = Limits {
+        timeout: 20.0,
+        memory_mib: 4096,
+        parallel: 1,
+        jobs_per_run: 1,
+        grace: std::time::Duration::from_secs(5),
+    };
+    let program = Path::new(env!("CARGO_BIN_EXE_tsoser"));
+    let mut verdicts = std::collections::HashMap::new();
+    let mut kinds = HashSet::new();
+    for run in &runs {
+        let trace = tsoser::experiment::runner::prepare(&d, run).unwrap();
+        let r = run_one(program, &trace, run, &limits);
+        assert!(r.answered(), "{r:?}");
+        kinds.insert(r.verdict.clone());
+        let key = (run.key.clone(), run.semantics.clone());
+        if let Some(v) = verdicts.insert(key, r.verdict.clone()) {
+            assert_eq!(v, r.verdict, "{}", run.id);
+        }
+    }
+    assert_eq!(runs.len(), 48);
+    assert_eq!(kinds.len(), 2, "both verdicts occur: {kinds:?}");
 }

@@ -5,8 +5,8 @@ use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// A declared matrix: families × their parameters × seeds × deciders × semantics, with
-/// the limits of every run.
+/// A declared matrix: families × their parameters × seeds × deciders (tsoser's and
+/// external ones) × semantics, with the limits of every run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -23,6 +23,82 @@ pub struct Config {
     pub semantics: Vec<String>,
     #[serde(rename = "family")]
     pub families: Vec<FamilyConfig>,
+    /// Deciders outside tsoser, run beside `deciders` (after them, in this order).
+    #[serde(default, rename = "external", skip_serializing_if = "Vec::is_empty")]
+    pub externals: Vec<External>,
+}
+
+/// A decider outside tsoser (clingo, a checker of another tool): a command run once per
+/// trace and semantics, its verdict read from its standard output. The placeholders
+/// `{tsoser}` (this program's path), `{trace}` (the trace's YAML file), `{semantics}`
+/// (`exact` or `paper`) and `{timeout}` (the run's timeout in whole seconds, rounded
+/// up) are replaced in every word of `command`; it runs without a shell (give one,
+/// `sh -c`, for pipes).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct External {
+    /// The decider's name in records and plots.
+    pub name: String,
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// A line of the output equal to this (spaces around it aside) means serializable.
+    pub serializable: String,
+    /// A line equal to this means not serializable.
+    pub violation: String,
+    /// A line equal to this means the decider gave up: the run is *unknown*.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
+}
+
+impl External {
+    /// `command` with its placeholders replaced.
+    pub fn argv(&self, tsoser: &str, trace: &str, semantics: &str, timeout: f64) -> Vec<String> {
+        let secs = (timeout.ceil() as u64).to_string();
+        self.command
+            .iter()
+            .map(|w| {
+                w.replace("{tsoser}", tsoser)
+                    .replace("{trace}", trace)
+                    .replace("{semantics}", semantics)
+                    .replace("{timeout}", &secs)
+            })
+            .collect()
+    }
+
+    fn check(&self, names: &[&str]) -> Result<(), String> {
+        let ok = |c: char| c.is_ascii_alphanumeric() || "-_.+".contains(c);
+        if self.name.is_empty() || !self.name.chars().all(ok) {
+            return Err(format!(
+                "`name` `{}`: letters, digits, `-`, `_`, `.`, `+`",
+                self.name
+            ));
+        }
+        if DECIDERS.contains(&self.name.as_str()) || names.contains(&self.name.as_str()) {
+            return Err(format!(
+                "`name` `{}` is a decider of the matrix already",
+                self.name
+            ));
+        }
+        if self.command.first().is_none_or(String::is_empty) {
+            return Err("`command` needs a program".into());
+        }
+        if !self.command.iter().any(|w| w.contains("{trace}")) {
+            return Err("`command` never names the trace (`{trace}`)".into());
+        }
+        let lines = [
+            Some(&self.serializable),
+            Some(&self.violation),
+            self.unknown.as_ref(),
+        ];
+        let lines: Vec<&str> = lines.into_iter().flatten().map(|l| l.trim()).collect();
+        if lines.iter().any(|l| l.is_empty()) {
+            return Err("`serializable`, `violation` and `unknown` need text".into());
+        }
+        if (1..lines.len()).any(|i| lines[..i].contains(&lines[i])) {
+            return Err("`serializable`, `violation` and `unknown` must differ".into());
+        }
+        Ok(())
+    }
 }
 
 /// One family and the values of its parameters (each list is a dimension).
@@ -186,24 +262,34 @@ impl Config {
             sum.saturating_add(n)
         });
         traces
-            .saturating_mul(len(self.deciders.len()))
+            .saturating_mul(len(self.deciders.len() + self.externals.len()))
             .saturating_mul(len(self.semantics.len()))
     }
 
     /// Parses and checks a TOML declaration.
     pub fn parse(text: &str) -> Result<Config, Error> {
         // The line of the key (or quoted value) the message names (`x`), if any; for a
-        // family's problem ("family N: …"), searched from that family's header on.
+        // family's or an external decider's problem ("family N: …", "external N: …"),
+        // searched from its table's header on.
         let named = |message: &str| {
             let name = message.split('`').nth(1).filter(|n| !n.is_empty())?;
             let quoted = format!("\"{name}\"");
-            let from = message
-                .strip_prefix("family ")
-                .and_then(|m| m.split(':').next()?.parse::<usize>().ok())
-                .and_then(|n| {
+            let table = ["family", "external"]
+                .into_iter()
+                .find(|t| message.starts_with(&format!("{t} ")));
+            let from = table
+                .and_then(|t| {
+                    let n = message[t.len() + 1..]
+                        .split(':')
+                        .next()?
+                        .parse::<usize>()
+                        .ok()?;
+                    Some((format!("[[{t}]]"), n))
+                })
+                .and_then(|(header, n)| {
                     text.lines()
                         .enumerate()
-                        .filter(|(_, l)| l.trim_start().starts_with("[[family]]"))
+                        .filter(|(_, l)| l.trim_start().starts_with(&header))
                         .nth(n.checked_sub(1)?)
                         .map(|(i, _)| i)
                 })
@@ -296,6 +382,14 @@ impl Config {
         }
         for (i, f) in self.families.iter().enumerate() {
             f.check().map_err(|m| format!("family {}: {m}", i + 1))?;
+        }
+        for (i, x) in self.externals.iter().enumerate() {
+            let before: Vec<&str> = self.externals[..i]
+                .iter()
+                .map(|x| x.name.as_str())
+                .collect();
+            x.check(&before)
+                .map_err(|m| format!("external {}: {m}", i + 1))?;
         }
         runs_within_cap(self.runs())
     }

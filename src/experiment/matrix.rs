@@ -1,6 +1,6 @@
 //! A [`Config`] expanded into runs, in a fixed order, each with a stable id; shards.
 
-use super::config::{Config, FamilyConfig};
+use super::config::{Config, External, FamilyConfig};
 use crate::cnf::Cnf;
 use crate::error::Error;
 use crate::reduction::sat_to_trace;
@@ -79,11 +79,14 @@ pub struct Run {
     pub params: Value,
     pub source: Source,
     pub decider: String,
+    /// The decider's command, when it is an external one (`decider` is its name).
+    pub external: Option<External>,
     pub semantics: String,
 }
 
 /// Expands `config` (whose relative paths are relative to `base`): families in order,
-/// then their parameters, then seeds, then deciders × semantics innermost.
+/// then their parameters, then seeds, then deciders (tsoser's, then the external ones) ×
+/// semantics innermost.
 pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
     // Before anything is expanded; the directories' files are counted below.
     super::config::too_many_runs(config.runs())?;
@@ -92,12 +95,15 @@ pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
         family(f, base, &mut traces)?;
     }
     let n = (traces.len() as u128)
-        .saturating_mul(config.deciders.len() as u128)
+        .saturating_mul((config.deciders.len() + config.externals.len()) as u128)
         .saturating_mul(config.semantics.len() as u128);
     super::config::too_many_runs(n)?;
+    let deciders: Vec<(&String, Option<&External>)> = (config.deciders.iter().map(|d| (d, None)))
+        .chain(config.externals.iter().map(|x| (&x.name, Some(x))))
+        .collect();
     let mut runs = Vec::new();
     for (family, key, params, source) in traces {
-        for d in &config.deciders {
+        for &(d, external) in &deciders {
             for s in &config.semantics {
                 runs.push(Run {
                     id: format!("{key}/{d}/{s}"),
@@ -106,6 +112,7 @@ pub fn expand(config: &Config, base: &Path) -> Result<Vec<Run>, Error> {
                     params: params.clone(),
                     source: source.clone(),
                     decider: d.clone(),
+                    external: external.cloned(),
                     semantics: s.clone(),
                 });
             }

@@ -2,8 +2,12 @@
 //! the decider's own timeout, a hard kill [`GRACE`] after it, and an address-space limit; the
 //! kernel's accounting (`wait4`) gives its peak memory. A killed run is recorded as
 //! *unknown* with its reason. Several runs go at once when asked; each gets an equal
-//! share of the cores for its own threads.
+//! share of the cores for its own threads. An external decider's command runs in a
+//! process group of its own, killed whole at the hard kill and when its first process
+//! ends (nothing it started outlives its run); its verdict is a line of its output,
+//! and anything else — no such line, both, a crash — is an *error* saying why.
 
+use super::config::External;
 use super::matrix::{Run, Source};
 use super::records::{Record, Records, RECORD_SCHEMA};
 use serde_json::Value;
@@ -89,7 +93,10 @@ fn decider_args(decider: &str) -> Vec<&str> {
 
 /// Runs one run to its record (never fails: what goes wrong is the record's reason).
 pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> Record {
-    let (mut cmd, jobs) = command(program, trace, run, limits);
+    let (mut cmd, jobs) = match &run.external {
+        Some(x) => (external_command(x, program, trace, run, limits), 1),
+        None => command(program, trace, run, limits),
+    };
     let mut record = Record {
         schema: RECORD_SCHEMA.into(),
         id: run.id.clone(),
@@ -112,7 +119,8 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            record.reason = Some(format!("cannot start {}: {e}", program.display()));
+            let what = cmd.get_program().to_string_lossy().into_owned();
+            record.reason = Some(format!("cannot start {what}: {e}"));
             return record;
         }
     };
@@ -130,7 +138,8 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
     }
     let (reader, err_reader) = (drain(out), drain(err));
     let deadline = Duration::from_secs_f64(limits.timeout) + limits.grace;
-    let (status, usage, killed) = wait_until(&mut child, start, deadline);
+    let group = run.external.is_some();
+    let (status, usage, killed) = wait_until(&mut child, start, deadline, group);
     record.seconds = start.elapsed().as_secs_f64();
     let stdout = reader.join().unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
@@ -143,6 +152,9 @@ pub fn run_one(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> 
     };
     if libc::WIFSIGNALED(status) {
         signalled(&mut record, libc::WTERMSIG(status), killed, &stderr, limits);
+    } else if let Some(x) = &run.external {
+        record.exit = Some(libc::WEXITSTATUS(status));
+        external_verdict(&mut record, x, &stdout, &stderr);
     } else {
         exited(&mut record, libc::WEXITSTATUS(status), &stdout, &stderr);
     }
@@ -173,6 +185,34 @@ fn command(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> (Com
     } else {
         1
     };
+    limit(&mut cmd, limits);
+    (cmd, jobs)
+}
+
+/// The child process of an external decider's run: its command with the placeholders
+/// replaced, in a process group of its own, under the limits of [`limit`].
+fn external_command(
+    x: &External,
+    program: &Path,
+    trace: &Prepared,
+    run: &Run,
+    limits: &Limits,
+) -> Command {
+    let argv = x.argv(
+        &program.to_string_lossy(),
+        &trace.file.to_string_lossy(),
+        &run.semantics,
+        limits.timeout,
+    );
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).process_group(0);
+    limit(&mut cmd, limits);
+    cmd
+}
+
+/// A run's environment, pipes and limits: the memory budget of tsoser's deciders, the
+/// address-space limit (each process of the run has it), and death with the experiment.
+fn limit(cmd: &mut Command, limits: &Limits) {
     cmd
         // The decider's own memory budget, below the hard limit, so it can say unknown.
         .env(
@@ -204,20 +244,42 @@ fn command(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> (Com
             Ok(())
         });
     }
-    (cmd, jobs)
 }
 
 /// Waits for `child`, killing it once `deadline` has passed since `start`: its wait
 /// status and resource usage (`None` when it could not be waited for), and whether it
-/// was killed.
+/// was killed. With `group`, the child leads a process group: the whole group is
+/// killed at the deadline, and when the child ends, before it is reaped (its group id
+/// cannot be reused while it is a zombie), so that nothing it started survives it.
 fn wait_until(
     child: &mut std::process::Child,
     start: Instant,
     deadline: Duration,
+    group: bool,
 ) -> (Option<libc::c_int>, Option<libc::rusage>, bool) {
     let pid = child.id() as libc::pid_t;
     let mut killed = false;
+    let kill = |child: &mut std::process::Child| {
+        if group {
+            // SAFETY: a signal to the group this child leads (not yet reaped).
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        } else {
+            let _ = child.kill();
+        }
+    };
     loop {
+        if !killed && start.elapsed() > deadline {
+            kill(child);
+            killed = true;
+        }
+        if group {
+            if !ended(pid) {
+                std::thread::sleep(Duration::from_millis(2));
+                continue;
+            }
+            // The leader is a zombie: what it left running goes with it.
+            kill(child);
+        }
         let mut status: libc::c_int = 0;
         // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -230,15 +292,22 @@ fn wait_until(
             if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            let _ = child.kill();
+            kill(child);
             let _ = child.wait();
             return (None, None, killed);
         }
-        if !killed && start.elapsed() > deadline {
-            let _ = child.kill();
-            killed = true;
-        }
         std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Whether child `pid` has ended, leaving it to be reaped (`waitid` with `WNOWAIT`); a
+/// failure to ask counts as ended, for `wait4` to report.
+fn ended(pid: libc::pid_t) -> bool {
+    // SAFETY: a zeroed siginfo is a valid value for waitid to fill; pid is our child.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) != 0 || info.si_pid() != 0
     }
 }
 
@@ -292,6 +361,57 @@ fn exited(record: &mut Record, code: i32, stdout: &str, stderr: &str) {
         let msg = stderr.lines().last().unwrap_or("").trim();
         record.reason = Some(format!("exit {code}: {}", crate::text::excerpt(msg)));
     }
+}
+
+/// An external decider's verdict: the one line of its output that says one (whatever
+/// its exit code: clingo's are 10 and 20). Its stderr's last line is the reason of an
+/// *unknown* or an *error*; output saying two things, or nothing, is an *error*.
+fn external_verdict(record: &mut Record, x: &External, stdout: &str, stderr: &str) {
+    let says = |l: &str| stdout.lines().any(|line| line.trim() == l.trim());
+    let said: Vec<(&str, &str)> = [
+        ("serializable", Some(&x.serializable)),
+        ("violation", Some(&x.violation)),
+        ("unknown", x.unknown.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(v, l)| Some((v, l?.as_str())).filter(|(_, l)| says(l)))
+    .collect();
+    let last = |text: &str| crate::text::excerpt(text.lines().last().unwrap_or("").trim());
+    // The last line of its stderr, if any, after a colon.
+    let said_why = match last(stderr) {
+        l if l.is_empty() => l,
+        l => format!(": {l}"),
+    };
+    let exit = record.exit.map_or(String::new(), |c| format!("exit {c}"));
+    let (verdict, reason) = match said.as_slice() {
+        [(v, _)] if *v != "unknown" => (*v, None),
+        [(v, l)] => (*v, Some(format!("{exit}, printed `{l}`{said_why}"))),
+        [] if record.exit != Some(0) => (
+            "error",
+            Some(format!("{exit} without a verdict line{said_why}")),
+        ),
+        [] => (
+            "error",
+            Some(format!(
+                "no verdict line (`{}` or `{}`) in the output: `{}`",
+                x.serializable,
+                x.violation,
+                last(stdout)
+            )),
+        ),
+        _ => {
+            let lines: Vec<String> = said.iter().map(|(_, l)| format!("`{l}`")).collect();
+            (
+                "error",
+                Some(format!(
+                    "contradictory output: printed {}",
+                    lines.join(" and ")
+                )),
+            )
+        }
+    };
+    record.verdict = verdict.into();
+    record.reason = reason;
 }
 
 /// Runs `runs` (those not yet in `records`), `limits.parallel` at a time, appending each

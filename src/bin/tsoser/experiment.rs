@@ -260,6 +260,7 @@ fn from_flags(a: &ExperimentArgs) -> Result<Config> {
             a.semantics.clone()
         },
         families: vec![family],
+        externals: Vec::new(),
     };
     c.check()?;
     Ok(c)
