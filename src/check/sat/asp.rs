@@ -3,7 +3,7 @@
 //! place of the lazy cuts (and of the DIMACS export's eager closure). It has an answer
 //! set iff the trace is not serializable.
 //!
-//! - *exact*: the graph CaDiCaL's propagator watches ([`super::order`]): its fixed
+//! - *exact*: the graph CaDiCaL's propagator watches (`check::sat::order`): its fixed
 //!   edges, and per order atom its edge one way when true and the other way when
 //!   false. Acyclic: a topological sort is an execution where every atom holds.
 //! - *paper*: the directed edges of Def. 4 and each used undirected edge; acyclic: it
