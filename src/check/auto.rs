@@ -1,9 +1,10 @@
 //! `--algo auto`, the default: the shared front end once (forced cycle, components of
 //! the graph of possible conflicts, §5.6's single-event components left out), then per
 //! component:
-//! 0. if one transaction of the component has two events or more, the polynomial test
-//!    of [`relax`] — it proves most such components serializable at once, where the
-//!    searches below can take exponential time (docs/hardness.md);
+//! 0. if at most [`relax::MAX_MULTI`] of its transactions have two events or more, the
+//!    polynomial test of [`relax`]: it proves most such components serializable, or
+//!    finds a violation once its window cuts pin a ring, where the searches below can
+//!    take exponential time (docs/hardness.md);
 //! 1. fpt alone within `first_jumps` jumps ([`FPT_FIRST_JUMPS`]) and [`FPT_FIRST_TIME`]
 //!    of search — it finds violations in a handful of jumps and refutes components of few chains
 //!    outright, without a thread or a formula;
