@@ -136,6 +136,11 @@ pub fn check_auto(
         }
         // fpt not run (no first jumps) and the deadline already passed: unknown.
         let mut v = Verdict::Unknown(Unknown::Deadline);
+        if stop.expired() {
+            return Ok((Verdict::Unknown(fpt::stopped(stop)), st));
+        }
+        // Chains and jumps, built once for fpt alone and fpt in the race.
+        let inst = fpt::prepare(trace, &front, i, &opts, &mut st.fpt);
         if first_jumps > 0 {
             // fpt's budget is cumulative over components: this one gets `first_jumps` more.
             let o = FptOptions {
@@ -148,7 +153,7 @@ pub fn check_auto(
                 ..opts
             };
             let fst = &mut st.fpt;
-            v = alone.install(|| fpt::exact_components(trace, &front, &[i], &o, stop, fst))?;
+            v = alone.install(|| fpt::decide_instance(trace, &front, i, &inst, &o, stop, fst))?;
             if !matches!(v, Verdict::Unknown(_)) {
                 st.by_fpt += 1;
             }
@@ -161,7 +166,7 @@ pub fn check_auto(
                 racing = Some(fpt::pool(jobs.saturating_sub(1).max(1))?);
             }
             let pool = racing.as_ref().expect("built above");
-            v = race(trace, &front, i, solver, &opts, stop, pool, &mut st)?;
+            v = race(trace, &front, i, &inst, solver, &opts, stop, pool, &mut st)?;
         }
         if !matches!(v, Verdict::Serializable) {
             return Ok((v, st));
@@ -178,6 +183,7 @@ fn race(
     trace: &Trace,
     front: &super::front::Front<(Node, Node)>,
     i: usize,
+    inst: &fpt::Instance,
     solver: SolverKind,
     opts: &FptOptions,
     stop: &Stop,
@@ -200,7 +206,7 @@ fn race(
             answered(matches!(r, Ok(Verdict::Unknown(_))));
             r
         });
-        let r = pool.install(|| fpt::exact_components(trace, front, &[i], opts, &side, fst));
+        let r = pool.install(|| fpt::decide_instance(trace, front, i, inst, opts, &side, fst));
         answered(matches!(r, Ok(Verdict::Unknown(_))));
         // A panic on sat's side is re-raised here, as the caller's own.
         let s = sat_side

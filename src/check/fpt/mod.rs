@@ -33,7 +33,8 @@ use crate::trace::Trace;
 use crate::trace::TxnId;
 use chains::Chains;
 use rayon::prelude::*;
-use search::{Counters, Found, Instance, Jump, Stopped, Validity};
+pub(crate) use search::Instance;
+use search::{ByChains, Counters, Found, Jump, Stopped, Validity};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -238,16 +239,7 @@ fn instance<'a>(
             );
         }
     }
-    let w = chains.width();
-    let mut by_chains: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); w * w];
-    for (i, j) in jumps.iter().enumerate() {
-        let (f, t) = (j.from as usize, j.to as usize);
-        let (cf, ct) = (chains.chain_of[f] as usize, chains.chain_of[t] as usize);
-        by_chains[cf * w + ct].push((chains.pos[f], chains.pos[t], i as u32));
-    }
-    for l in &mut by_chains {
-        l.sort_unstable();
-    }
+    let by_chains = ByChains::new(&chains, &jumps);
     Instance {
         trace,
         txns: comp.to_vec(),
@@ -409,50 +401,94 @@ pub(crate) fn exact_components(
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
     for &i in which {
-        let comp = &b.comps[i];
-        let inst = st.time("chains and jumps", || {
-            let (local, chains) = partition(trace, comp, &b.forced[i]);
-            let mut jumps = Vec::new();
-            for &(a, c) in &b.varying[i] {
-                for (x, y) in [(a, c), (c, a)] {
-                    let (tx, ty) = (txn(trace, x).index(), txn(trace, y).index());
-                    if tx == ty {
-                        continue;
-                    }
-                    if let Some(req) = requirement(trace, x, y) {
-                        jumps.push(Jump {
-                            from: local[&tx],
-                            to: local[&ty],
-                            src: x,
-                            dst: y,
-                            req: Some(req),
-                            fig4: (true, true),
-                        });
-                    }
-                }
-            }
-            instance(trace, comp, chains, jumps, Validity::Exact, opts)
-        });
-        note_instance(st, &inst);
-        let found = match enumerate(&inst, opts, stop, st) {
-            Ok(f) => f,
-            Err(v) => return Ok(v),
-        };
-        let Some(f) = found else { continue };
-        let orient: Vec<(Node, Node, Lit)> = f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
-        let execution = crate::analysis::sort::sort_exact(trace, &orient)
-            .map_err(|_| FptError::Unverified(crate::check::Rejected::CyclicPlacementOrders))?;
-        let mut cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::WriteWrite);
-        for e in &mut cycle {
-            e.rule = conflict(trace, &execution, e.src, e.dst).unwrap_or(e.rule);
+        if stop.expired() {
+            return Ok(Verdict::Unknown(stopped(stop)));
         }
-        verify_execution_cycle(trace, execution.steps(), &cycle).map_err(FptError::Unverified)?;
-        return Ok(Verdict::Violation(Box::new(Witness::Execution {
-            execution,
-            cycle,
-        })));
+        let inst = prepare(trace, b, i, opts, st);
+        match decide_instance(trace, b, i, &inst, opts, stop, st)? {
+            Verdict::Serializable => continue,
+            v => return Ok(v),
+        }
     }
     Ok(Verdict::Serializable)
+}
+
+/// Why a search stopped by `stop` is unknown.
+pub(crate) fn stopped(stop: &Stop) -> Unknown {
+    if stop.cancelled() {
+        Unknown::Cancelled
+    } else {
+        Unknown::Deadline
+    }
+}
+
+/// Component `i` of `b` ready for Fig. 3: its chains (Thm. 8) and jumps. Built once,
+/// it serves every search on the component (`auto` runs fpt alone, then in a race).
+pub(crate) fn prepare<'a>(
+    trace: &'a Trace,
+    b: &super::front::Front<(Node, Node)>,
+    i: usize,
+    opts: &FptOptions,
+    st: &mut FptStats,
+) -> Instance<'a> {
+    let comp = &b.comps[i];
+    let inst = st.time("chains and jumps", || {
+        let (local, chains) = partition(trace, comp, &b.forced[i]);
+        let mut jumps = Vec::new();
+        for &(a, c) in &b.varying[i] {
+            for (x, y) in [(a, c), (c, a)] {
+                let (tx, ty) = (txn(trace, x).index(), txn(trace, y).index());
+                if tx == ty {
+                    continue;
+                }
+                if let Some(req) = requirement(trace, x, y) {
+                    jumps.push(Jump {
+                        from: local[&tx],
+                        to: local[&ty],
+                        src: x,
+                        dst: y,
+                        req: Some(req),
+                        fig4: (true, true),
+                    });
+                }
+            }
+        }
+        instance(trace, comp, chains, jumps, Validity::Exact, opts)
+    });
+    note_instance(st, &inst);
+    inst
+}
+
+/// Fig. 3 on component `i` of `b`, prepared as `inst`: a verified violation,
+/// serializable, or unknown past the budget.
+pub(crate) fn decide_instance(
+    trace: &Trace,
+    b: &super::front::Front<(Node, Node)>,
+    i: usize,
+    inst: &Instance,
+    opts: &FptOptions,
+    stop: &Stop,
+    st: &mut FptStats,
+) -> Result<Verdict, FptError> {
+    let found = match enumerate(inst, opts, stop, st) {
+        Ok(f) => f,
+        Err(v) => return Ok(v),
+    };
+    let Some(f) = found else {
+        return Ok(Verdict::Serializable);
+    };
+    let orient: Vec<(Node, Node, Lit)> = f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
+    let execution = crate::analysis::sort::sort_exact(trace, &orient)
+        .map_err(|_| FptError::Unverified(crate::check::Rejected::CyclicPlacementOrders))?;
+    let mut cycle = cycle_edges(inst, &b.forced[i], &f, |_| Rule::WriteWrite);
+    for e in &mut cycle {
+        e.rule = conflict(trace, &execution, e.src, e.dst).unwrap_or(e.rule);
+    }
+    verify_execution_cycle(trace, execution.steps(), &cycle).map_err(FptError::Unverified)?;
+    Ok(Verdict::Violation(Box::new(Witness::Execution {
+        execution,
+        cycle,
+    })))
 }
 
 fn paper(
