@@ -365,3 +365,29 @@ mod cli {
         }
     }
 }
+
+/// `--algo sat` starts without CaDiCaL's order propagator and builds it only once a
+/// model needs a lazy cut: the reductions never need one (and solve 4–10× faster
+/// without it at 125–200 variables, docs/performance.md), the dense traces do.
+#[cfg(feature = "cadical")]
+#[test]
+fn sat_builds_the_order_propagator_only_after_a_lazy_cut() {
+    use tsoser::check::sat::check_sat;
+    use tsoser::trace::gen;
+    let stop = tsoser::Stop::default();
+    let f = Cnf::random(20, 85, 3, 0);
+    let (v, st) = check_sat(
+        &sat_to_trace(&f).trace,
+        Semantics::Exact,
+        SolverKind::Cadical,
+        &stop,
+    )
+    .unwrap();
+    assert_eq!(v.is_violation(), satisfiable(&f));
+    assert_eq!((st.lazy_cuts, st.propagated_cuts), (0, 0));
+    let dense = gen::pair_first(&gen::generate(&gen::Shape::dense(40, 5, 2), 1), 1);
+    let (v, st) = check_sat(&dense, Semantics::Exact, SolverKind::Cadical, &stop).unwrap();
+    assert!(v.is_serializable());
+    assert!(st.lazy_cuts >= 1, "{st:?}");
+    assert!(st.propagated_cuts >= 1, "{st:?}");
+}
