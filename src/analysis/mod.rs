@@ -6,7 +6,10 @@
 //! turns chosen orders into an execution (`sort`). `--algo sat` and `--algo fpt` build
 //! on it; the `brute` oracle does not (it enumerates executions from the definitions).
 
+mod grouped;
 pub(crate) mod sort;
+
+pub use grouped::Grouped;
 
 use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;
@@ -148,36 +151,29 @@ fn shared_component(comp_of: &[u32], x: usize, y: usize) -> Option<usize> {
 }
 
 /// Forced edges and varying pairs bucketed by the component holding both ends
-/// (built once; each component's encoding then reads only its own bucket).
+/// (built once, in place; each component's encoding then reads only its own bucket).
 pub struct Buckets {
-    pub forced: Vec<Vec<Edge>>,
-    pub pairs: Vec<Vec<(Node, Node)>>,
+    pub forced: Grouped<Edge>,
+    pub pairs: Grouped<(Node, Node)>,
 }
 
 impl Buckets {
+    /// `kept[c]`: the bucket of component c, if it is kept; the rest is dropped.
     pub fn new(
         trace: &Trace,
-        forced: &[Edge],
-        pairs: &[(Node, Node)],
-        comps: usize,
+        forced: Vec<Edge>,
+        pairs: Vec<(Node, Node)>,
+        kept: &[Option<usize>],
         comp_of: &[u32],
     ) -> Buckets {
-        let mut b = Buckets {
-            forced: vec![Vec::new(); comps],
-            pairs: vec![Vec::new(); comps],
-        };
-        let comp = |x: usize, y: usize| shared_component(comp_of, x, y);
-        for e in forced {
-            if let Some(c) = comp(e.from, e.to) {
-                b.forced[c].push(*e);
-            }
+        let buckets = kept.iter().flatten().count();
+        let comp = |x: usize, y: usize| shared_component(comp_of, x, y).and_then(|c| kept[c]);
+        Buckets {
+            forced: Grouped::new(forced, buckets, |e| comp(e.from, e.to)),
+            pairs: Grouped::new(pairs, buckets, |&(x, y)| {
+                comp(txn(trace, x).index(), txn(trace, y).index())
+            }),
         }
-        for &(x, y) in pairs {
-            if let Some(c) = comp(txn(trace, x).index(), txn(trace, y).index()) {
-                b.pairs[c].push((x, y));
-            }
-        }
-        b
     }
 }
 
@@ -264,29 +260,31 @@ pub fn requirement(trace: &Trace, x: Node, y: Node) -> Option<Requirement> {
 /// Def. 4's edges bucketed by component: directed conflict edges, and undirected
 /// edges between different transactions with whether directed edges already order them.
 pub struct PaperBuckets {
-    pub directed: Vec<Vec<Edge>>,
-    pub undirected: Vec<Vec<((EventId, EventId), bool)>>,
+    pub directed: Grouped<Edge>,
+    pub undirected: Grouped<((EventId, EventId), bool)>,
 }
 
 impl PaperBuckets {
     pub fn new(g: &PaperGraph, trace: &Trace, comps: usize, comp_of: &[u32]) -> PaperBuckets {
-        let mut b = PaperBuckets {
-            directed: vec![Vec::new(); comps],
-            undirected: vec![Vec::new(); comps],
-        };
         let comp = |x: usize, y: usize| shared_component(comp_of, x, y);
-        for e in g.directed_conflicts(trace).edges() {
-            if let Some(c) = comp(e.from, e.to) {
-                b.directed[c].push(*e);
-            }
+        let undirected: Vec<((EventId, EventId), bool)> = g
+            .undirected
+            .iter()
+            .copied()
+            .zip(g.ordered_undirected())
+            .collect();
+        let txns = |&((a, c), _): &((EventId, EventId), bool)| {
+            (trace.events[a].txn.index(), trace.events[c].txn.index())
+        };
+        PaperBuckets {
+            directed: Grouped::new(g.directed_conflicts(trace).into_edges(), comps, |e| {
+                comp(e.from, e.to)
+            }),
+            undirected: Grouped::new(undirected, comps, |u| {
+                let (ta, tc) = txns(u);
+                comp(ta, tc).filter(|_| ta != tc)
+            }),
         }
-        for (&(a, c), ord) in g.undirected.iter().zip(g.ordered_undirected()) {
-            let (ta, tc) = (trace.events[a].txn.index(), trace.events[c].txn.index());
-            if let Some(k) = comp(ta, tc).filter(|_| ta != tc) {
-                b.undirected[k].push(((a, c), ord));
-            }
-        }
-        b
     }
 }
 

@@ -4,7 +4,7 @@
 //! each with its forced edges and its varying pairs (exact) or undirected edges (paper).
 
 use super::{Unknown, Verdict, Witness};
-use crate::analysis::{self as encode, Buckets, PaperBuckets};
+use crate::analysis::{self as encode, Buckets, Grouped, PaperBuckets};
 use crate::graph::forced::forced_graph;
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge};
@@ -34,8 +34,8 @@ pub fn timed<T>(phases: &mut Phases, name: &str, f: impl FnOnce() -> T) -> T {
 /// The components and, per component, its forced edges and its varying part.
 pub struct Front<V> {
     pub comps: Vec<Vec<usize>>,
-    pub forced: Vec<Vec<Edge>>,
-    pub varying: Vec<Vec<V>>,
+    pub forced: Grouped<Edge>,
+    pub varying: Grouped<V>,
     /// Sizes, for `--stats`: forced edges and varying pairs (undirected edges) in all.
     pub forced_edges: u64,
     pub varying_count: u64,
@@ -83,49 +83,58 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
             }));
         }
     };
-    let (comps, b) = timed(phases, "pruning (components)", || {
+    let forced_edges = forced.edges().len() as u64;
+    let varying_count = pairs.len() as u64;
+    let multi = encode::multi_event(trace);
+    let (comps, b, single_event) = timed(phases, "pruning (components)", || {
         let extra = encode::possible_edges(trace, &pairs);
         let (comps, comp_of) = encode::components_of(trace.txns.len(), &[forced.edges(), &extra]);
-        let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
-        (comps, b)
+        drop(extra);
+        // §5.6: a cycle needs a transaction of two or more events; so does a forced one.
+        let mut kept: Vec<Option<usize>> = vec![None; comps.len()];
+        let mut next = 0;
+        for (c, comp) in comps.iter().enumerate() {
+            if comp.iter().any(|&t| multi[t]) {
+                kept[c] = Some(next);
+                next += 1;
+            }
+        }
+        let b = Buckets::new(trace, forced.into_edges(), pairs, &kept, &comp_of);
+        let single_event = (comps.len() - next) as u64;
+        let comps: Vec<Vec<usize>> = comps
+            .into_iter()
+            .zip(&kept)
+            .filter_map(|(comp, k)| k.map(|_| comp))
+            .collect();
+        (comps, b, single_event)
     });
     let n = trace.txns.len();
     let cycle = timed(phases, "forced cycle", || {
         // The first forced component (by least transaction), then the cycle inside it.
-        let scc = strong_components(n, b.forced.iter().flatten())
+        let scc = strong_components(n, b.forced.all().iter())
             .into_iter()
             .next()?;
         let mut member = vec![false; n];
         scc.iter().for_each(|&t| member[t] = true);
         let within = b
             .forced
+            .all()
             .iter()
-            .flatten()
             .filter(|e| member[e.from] && member[e.to]);
         ConflictGraph::from_edges(n, within.copied()).find_cycle()
     });
     if let Some(cycle) = cycle {
         return Err(forced_cycle(cycle));
     }
-    let mut front = Front {
-        comps: Vec::new(),
-        forced: Vec::new(),
-        varying: Vec::new(),
-        forced_edges: forced.edges().len() as u64,
-        varying_count: pairs.len() as u64,
-        single_event: 0,
-        multi: encode::multi_event(trace),
+    let front = Front {
+        single_event,
+        comps,
+        forced: b.forced,
+        varying: b.pairs,
+        forced_edges,
+        varying_count,
+        multi,
     };
-    // §5.6: a cycle needs a transaction of two or more events.
-    for ((comp, f), v) in comps.into_iter().zip(b.forced).zip(b.pairs) {
-        if comp.iter().any(|&t| front.multi[t]) {
-            front.comps.push(comp);
-            front.forced.push(f);
-            front.varying.push(v);
-        } else {
-            front.single_event += 1;
-        }
-    }
     Ok(front)
 }
 

@@ -71,6 +71,11 @@ impl ConflictGraph {
         &self.edges
     }
 
+    /// The edges, taking the graph apart.
+    pub fn into_edges(self) -> Vec<Edge> {
+        self.edges
+    }
+
     pub fn group_count(&self) -> usize {
         self.groups
     }

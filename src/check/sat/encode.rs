@@ -725,12 +725,13 @@ fn whole(
             let pairs = varying_pairs(trace);
             poll(stop)?;
             let (comps, comp_of) = components(&possible_graph(trace, &forced, &pairs));
-            let b = Buckets::new(trace, forced.edges(), &pairs, comps.len(), &comp_of);
+            let all: Vec<Option<usize>> = (0..comps.len()).map(Some).collect();
+            let b = Buckets::new(trace, forced.into_edges(), pairs, &all, &comp_of);
             poll(stop)?;
             encode_exact_with(
                 trace,
-                &b.forced.concat(),
-                &b.pairs.concat(),
+                b.forced.all(),
+                b.pairs.all(),
                 &comps.concat(),
                 eager,
                 &multi_event(trace),
@@ -743,12 +744,7 @@ fn whole(
             let (comps, comp_of) = components(&g.both_ways(trace));
             let b = PaperBuckets::new(&g, trace, comps.len(), &comp_of);
             poll(stop)?;
-            let mut f = encode_paper(
-                trace,
-                &b.directed.concat(),
-                &b.undirected.concat(),
-                &comps.concat(),
-            );
+            let mut f = encode_paper(trace, b.directed.all(), b.undirected.all(), &comps.concat());
             if eager {
                 close_paper_eagerly(&mut f, &g, trace.len(), stop)?;
             }
