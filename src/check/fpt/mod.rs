@@ -273,7 +273,7 @@ fn enumerate(
     };
     // Why a worker stopped without a cycle; a cycle found by another worker at the same
     // moment still wins.
-    let stopped = std::sync::Mutex::new(None);
+    let why_stopped = std::sync::Mutex::new(None);
     let found = st.time("enumeration (Fig. 3)", || {
         (0..inst.jumps.len())
             .into_par_iter()
@@ -288,7 +288,7 @@ fn enumerate(
                 }
                 Err(why) => {
                     c.stop.store(true, Ordering::Relaxed);
-                    stopped
+                    why_stopped
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .get_or_insert(why);
@@ -300,13 +300,12 @@ fn enumerate(
     st.extended += c.extended.load(Ordering::Relaxed);
     st.pruned_simple += c.pruned_simple.load(Ordering::Relaxed);
     st.pruned_invalid += c.pruned_invalid.load(Ordering::Relaxed);
-    let stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
-    match (found, stopped) {
+    let why_stopped = why_stopped.into_inner().unwrap_or_else(|p| p.into_inner());
+    match (found, why_stopped) {
         (Some(f), _) => Ok(Some(f)),
         (None, None) => Ok(None),
         (None, Some(Stopped::Budget)) => Err(Verdict::Unknown(Unknown::MaxJumps)),
-        (None, Some(_)) if stop.cancelled() => Err(Verdict::Unknown(Unknown::Cancelled)),
-        (None, Some(_)) => Err(Verdict::Unknown(Unknown::Deadline)),
+        (None, Some(_)) => Err(Verdict::Unknown(stopped(stop))),
     }
 }
 

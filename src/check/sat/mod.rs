@@ -245,9 +245,8 @@ fn solve_components(
         // Lazy first: the order propagator pays on every assignment, and many
         // formulas never need a cut (the 3-SAT reductions: 4-10x faster without it).
         // The first cut shows the order matters; the solver is then built again with
-        // the propagator and the cuts so far.
+        // the propagator, and takes that cut.
         let mut propagating = false;
-        let mut cuts: Vec<Vec<Lit>> = Vec::new();
         let mut b = make_solver(kind, &f, trace, stop, propagating)?;
         loop {
             match solve_once(&mut *b, st, stop) {
@@ -259,16 +258,12 @@ fn solve_components(
                 Judged::Found(v) => return Ok(v),
                 Judged::Block(true_lits) => {
                     st.lazy_cuts += 1;
-                    cuts.push(true_lits.iter().map(|l| -l).collect());
                     if !propagating && kind.propagates_order() {
                         propagating = true;
                         b = make_solver(kind, &f, trace, stop, true)?;
-                        for c in &cuts {
-                            b.add_clause(c);
-                        }
-                    } else {
-                        b.add_clause(cuts.last().expect("pushed above"));
                     }
+                    let clause: Vec<Lit> = true_lits.iter().map(|l| -l).collect();
+                    b.add_clause(&clause);
                 }
             }
         }
