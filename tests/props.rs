@@ -73,6 +73,14 @@ proptest! {
         prop_assert_eq!(closure(&sparse), closure(&forced_pairs(&trace)));
     }
 
+    /// Forced edges on longer traces, where each thread touches a variable many times:
+    /// as reachable as the same-thread graph with every cross-thread pair whose conflict
+    /// is unconditional (a fixed order, never parallel).
+    #[test]
+    fn forced_edges_reach_like_every_unconditional_conflict(trace in traces(Params { min_events: 10, max_events: 32, threads: 3, vars: 2, max_txn_len: 3, weights: [6, 6, 1, 1] })) {
+        prop_assert_eq!(closure(&forced_graph(&trace)), closure(&unconditional_conflicts(&trace)));
+    }
+
     /// docs/semantics.md §5: the exact event graph's acyclic orientations decide like the executions.
     #[test]
     fn exact_graph_orientations_agree(trace in traces(Params { min_events: 4, max_events: 7, ..Params::default() })) {
@@ -429,4 +437,33 @@ proptest! {
             same_trace(&t, &back)?;
         }
     }
+}
+
+/// The same-thread graph with every cross-thread pair that conflicts, in this
+/// direction, in every execution ([`requirement`] with no condition), all pairs.
+fn unconditional_conflicts(trace: &Trace) -> ConflictGraph {
+    use tsoser::analysis::requirement;
+    use tsoser::trace::conflict::{thread, txn};
+    let mut g = tsoser::graph::forced::same_thread_graph(trace);
+    let mut nodes: Vec<Step> = (0..trace.len()).map(Step::Event).collect();
+    nodes.extend(trace.writes().map(Step::Commit));
+    for &a in &nodes {
+        for &b in &nodes {
+            let same_var = |n: Step| match n {
+                Step::Event(e) | Step::Commit(e) => trace.events[e].var,
+            };
+            if thread(trace, a) == thread(trace, b)
+                || same_var(a).is_none()
+                || same_var(a) != same_var(b)
+            {
+                continue;
+            }
+            if let Some(r) = requirement(trace, a, b) {
+                if r.order.is_none() && r.not_parallel.is_empty() {
+                    g.add(txn(trace, a).index(), txn(trace, b).index(), a, b, r.rule);
+                }
+            }
+        }
+    }
+    g
 }

@@ -6,11 +6,14 @@
 //! Two memory writes are ordered in every execution iff the latest time of one is
 //! below the earliest of the other; commits sharing a gap may go either way.
 //!
-//! Only a reachability-preserving subset of edges is built: within a thread, the
-//! latest event of each class that conflicts; across threads, per variable and per
-//! other thread, the latest conflicting memory write (or read) — earlier ones reach
-//! it through the thread's own conflict chain. Tests compare reachability with the
-//! all-pairs definition.
+//! Only a reachability-preserving subset of edges is built. Within a thread, the
+//! latest event of each class that conflicts. Across threads, per variable: a
+//! thread's accesses of one variable form a chain of same-thread conflicts between
+//! their transactions, in issue order (writes chain, reads follow the fences and
+//! writes before them). So an access gets at most one edge from each other thread,
+//! from that thread's latest access that conflicts with it in every execution, and
+//! none when an earlier access of its own chain already has one from there or later.
+//! Tests compare reachability with the all-pairs definition.
 
 use super::ConflictGraph;
 use crate::trace::conflict::{txn, Rule};
@@ -179,28 +182,58 @@ pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut(Node, Node, Rule)) {
         }
     }
     for vl in &vars {
-        for s in 0..vl.threads.len() {
-            for &(early, _, m) in &vl.mw[s] {
-                for o in (0..vl.threads.len()).filter(|&o| o != s) {
-                    let k = vl.mw[o].partition_point(|&(_, late, _)| late < early);
-                    if k > 0 {
-                        f(vl.mw[o][k - 1].2, m, Rule::WriteWrite);
+        let k = vl.threads.len();
+        // linked[o]: the latest access of thread o already linked into s's chain.
+        let mut linked: Vec<Option<EventId>> = vec![None; k];
+        for s in 0..k {
+            linked.iter_mut().for_each(|l| *l = None);
+            // s's accesses of the variable in issue order: memory writes and reads merged.
+            let (mw, rd) = (&vl.mw[s], &vl.rd[s]);
+            let (mut i, mut j) = (0, 0);
+            while i < mw.len() || j < rd.len() {
+                let write_next = j == rd.len() || (i < mw.len() && issue(mw[i].2) < rd[j].2);
+                let (early, target) = if write_next {
+                    (mw[i].0, mw[i].2)
+                } else {
+                    (rd[j].0, Step::Event(rd[j].2))
+                };
+                for o in (0..k).filter(|&o| o != s) {
+                    // The latest memory write of o before the target, and for a memory
+                    // write also the latest read: both conflict with it in every
+                    // execution, and the earlier reaches the later through o's chain.
+                    let w = vl.mw[o].partition_point(|&(_, late, _)| late < early);
+                    let mut from = (w > 0).then(|| (vl.mw[o][w - 1].2, Rule::WriteWrite));
+                    if write_next {
+                        let r = vl.rd[o].partition_point(|&(_, cut_after, _)| cut_after < early);
+                        if r > 0 && from.is_none_or(|(n, _)| issue(n) < vl.rd[o][r - 1].2) {
+                            from = Some((Step::Event(vl.rd[o][r - 1].2), Rule::ReadWrite));
+                        }
+                    } else if let Some((_, rule)) = from.as_mut() {
+                        *rule = Rule::WriteRead;
                     }
-                    let k = vl.rd[o].partition_point(|&(_, cut_after, _)| cut_after < early);
-                    if k > 0 {
-                        f(Step::Event(vl.rd[o][k - 1].2), m, Rule::ReadWrite);
+                    // An access of o no later than one already linked reaches the
+                    // target through o's chain, that link and s's chain.
+                    if let Some((n, rule)) = from {
+                        if linked[o].is_none_or(|l| l < issue(n)) {
+                            linked[o] = Some(issue(n));
+                            f(n, target, rule);
+                        }
                     }
                 }
-            }
-            for &(cut, _, r) in &vl.rd[s] {
-                for o in (0..vl.threads.len()).filter(|&o| o != s) {
-                    let k = vl.mw[o].partition_point(|&(_, late, _)| late < cut);
-                    if k > 0 {
-                        f(vl.mw[o][k - 1].2, Step::Event(r), Rule::WriteRead);
-                    }
+                if write_next {
+                    i += 1;
+                } else {
+                    j += 1;
                 }
             }
         }
+    }
+}
+
+/// The trace event of a node: the write of a commit.
+fn issue(n: Node) -> EventId {
+    match n {
+        Step::Event(e) | Step::Commit(e) => e,
     }
 }
 
