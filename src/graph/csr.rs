@@ -27,6 +27,27 @@ impl<K: Copy> Csr<K> {
         Csr { start, succ }
     }
 
+    /// The graph over `0..n` with the edges `edges` emits; it is called twice (to
+    /// count, then to fill), so no list of edges is held. Each node keeps its edges
+    /// in emission order.
+    pub fn from_fn(n: usize, edges: impl Fn(&mut dyn FnMut(usize, usize, K))) -> Csr<K>
+    where
+        K: Default,
+    {
+        let mut start = vec![0usize; n + 1];
+        edges(&mut |a, _, _| start[a + 1] += 1);
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut succ = vec![(0u32, K::default()); start[n]];
+        let mut fill = start[..n].to_vec();
+        edges(&mut |a, b, k| {
+            succ[fill[a]] = (b as u32, k);
+            fill[a] += 1;
+        });
+        Csr { start, succ }
+    }
+
     pub fn nodes(&self) -> usize {
         self.start.len() - 1
     }
