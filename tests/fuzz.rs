@@ -246,6 +246,89 @@ fn fuzz_yaml_traces() {
     );
 }
 
+/// The line fast path against the full YAML reader: on the repository's traces, each
+/// also written in both of tsoser's forms (the fast path's layout), mutated, both
+/// give the same trace with the same lines, or the same error.
+#[test]
+fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
+    use tsoser::trace::yaml::{parse_trace, parse_trace_general, write, Form};
+    let mut c = corpus(&["examples", "tests/inputs"], &["yaml"]);
+    let written: Vec<Vec<u8>> = c
+        .iter()
+        .filter_map(|b| parse_trace_general(std::str::from_utf8(b).ok()?).ok())
+        .flat_map(|t| [write(&t, Form::Compact), write(&t, Form::Canonical)])
+        .map(String::into_bytes)
+        .collect();
+    assert!(written.len() > 20, "few traces written: {}", written.len());
+    c.extend(written);
+    let fast_layout = std::cell::Cell::new(0usize);
+    // Half the inputs take one light edit, which mostly keeps the layout: a line
+    // dropped, doubled or swapped with another, or a byte of a line changed.
+    let light = |rng: &mut ChaCha8Rng, c: &[Vec<u8>]| {
+        if rng.random_bool(0.5) {
+            return mutate(rng, c);
+        }
+        let src = &c[rng.random_range(0..c.len())];
+        let mut lines: Vec<Vec<u8>> = src.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        let i = rng.random_range(0..lines.len());
+        let j = rng.random_range(0..lines.len());
+        match rng.random_range(0..4) {
+            0 => drop(lines.remove(i)),
+            1 => lines.insert(j, lines[i].clone()),
+            2 => lines.swap(i, j),
+            _ if !lines[i].is_empty() => {
+                let k = rng.random_range(0..lines[i].len());
+                let set = b" \"{}:,#-\\ar0x";
+                lines[i][k] = set[rng.random_range(0..set.len())];
+            }
+            _ => {}
+        }
+        lines.join(&b'\n')
+    };
+    fuzz_with(
+        "yaml fast path",
+        11,
+        &c,
+        light,
+        |text| {
+            let (fast, full) = (parse_trace(text), parse_trace_general(text));
+            match (&fast, &full) {
+                (Ok(a), Ok(b)) => {
+                    let same = (&a.name, &a.threads, &a.vars, &a.txns, &a.events)
+                        == (&b.name, &b.threads, &b.vars, &b.txns, &b.events);
+                    assert!(same, "the two readers differ on\n{}", text.escape_debug());
+                    let head = text
+                        .strip_prefix("name: ")
+                        .map_or(Some(text), |r| r.split_once('\n').map(|(_, rest)| rest));
+                    if head.is_some_and(|h| h.starts_with("events:\n  - ")) {
+                        fast_layout.set(fast_layout.get() + 1);
+                    }
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.to_string(), b.to_string(), "{}", text.escape_debug())
+                }
+                _ => panic!(
+                    "one reader refuses:\n{}\nfast: {:?}\nfull: {:?}",
+                    text.escape_debug(),
+                    fast.as_ref().err(),
+                    full.as_ref().err()
+                ),
+            }
+            fast
+        },
+        |e| e.line(),
+    );
+    eprintln!(
+        "fuzz yaml fast path: {} inputs read in its layout",
+        fast_layout.get()
+    );
+    assert!(
+        fast_layout.get() > iters() / 20,
+        "few inputs in the fast layout: {}",
+        fast_layout.get()
+    );
+}
+
 /// Traces whose names are random scalars (numbers, floats, booleans, nulls, made-up
 /// transaction names, random text), written with each event at random in the compact
 /// or the mapping form: read, they equal the trace written in either form.

@@ -446,6 +446,12 @@ impl TraceBuilder {
         t
     }
 
+    /// Room for `n` more events, so a reader that knows its count grows the event
+    /// list once (doubling would briefly hold it twice over).
+    pub fn reserve(&mut self, n: usize) {
+        self.events.reserve_exact(n);
+    }
+
     /// A new anonymous transaction shown as `shown`: it is distinct from every named
     /// one, even one of the same name.
     pub fn anonymous_txn(&mut self, thread: ThreadId, shown: String) -> TxnId {

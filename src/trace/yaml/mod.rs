@@ -6,9 +6,12 @@
 //! Executions (for `check-exec`) may also contain `commit` events. Every name and value
 //! is the text written, whatever YAML would make of it.
 
+mod fast;
 mod read;
 mod write;
 
-pub use read::{is_op_word, parse_execution, parse_trace, read_execution, read_trace};
+pub use read::{
+    is_op_word, parse_execution, parse_trace, parse_trace_general, read_execution, read_trace,
+};
 pub(crate) use read::{parse_compact, RawOp};
 pub use write::{document, event, quote, write, write_execution, Fields, Form};

@@ -26,7 +26,7 @@ pub struct RawItem {
     pub val: Option<String>,
 }
 
-fn op_of(word: &str) -> Option<RawOp> {
+pub(super) fn op_of(word: &str) -> Option<RawOp> {
     Some(match word {
         "rd" => RawOp::Trace(Op::Rd),
         "wr" => RawOp::Trace(Op::Wr),
@@ -70,13 +70,48 @@ fn near_op(w: &str) -> Option<&'static str> {
 
 /// Parses the compact form `thread txn op [var] [val]` or `thread op [var] [val]`.
 pub(crate) fn parse_compact(s: &str) -> Result<RawItem, String> {
-    let words: Vec<&str> = s.split_whitespace().collect();
+    let c = compact_fields(s)?;
+    Ok(RawItem {
+        thread: c.thread.to_string(),
+        txn: c.txn.map(str::to_string),
+        op: c.op,
+        var: c.var.map(str::to_string),
+        val: c.val.map(str::to_string),
+    })
+}
+
+/// One compact event's fields, borrowed from its text.
+pub(crate) struct Compact<'a> {
+    pub thread: &'a str,
+    pub txn: Option<&'a str>,
+    pub op: RawOp,
+    pub var: Option<&'a str>,
+    pub val: Option<&'a str>,
+}
+
+/// [`parse_compact`] without copying: an event has at most five words, so only more
+/// (an error) collects them.
+pub(crate) fn compact_fields(s: &str) -> Result<Compact<'_>, String> {
+    let mut first = [""; 5];
+    let mut n = 0;
+    for w in s.split_whitespace() {
+        if n == first.len() {
+            let words: Vec<&str> = s.split_whitespace().collect();
+            return compact_words(s, &words);
+        }
+        first[n] = w;
+        n += 1;
+    }
+    compact_words(s, &first[..n])
+}
+
+fn compact_words<'a>(s: &str, words: &[&'a str]) -> Result<Compact<'a>, String> {
     if words.len() < 2 {
         return Err(format!("compact event `{s}` needs at least `thread op`"));
     }
     // `thread txn op ...` is preferred when the third word is an op.
     let (txn, op_at) = if words.len() >= 3 && op_of(words[2]).is_some() {
-        (Some(words[1].to_string()), 2)
+        (Some(words[1]), 2)
     } else if op_of(words[1]).is_some() {
         (None, 1)
     } else {
@@ -101,13 +136,13 @@ pub(crate) fn parse_compact(s: &str) -> Result<RawItem, String> {
     let needs_var = !matches!(op, RawOp::Trace(Op::Fence));
     let (var, val) = match (op, rest) {
         (RawOp::Commit, []) => (None, None),
-        (RawOp::Commit, [v]) => (Some(v.to_string()), None),
+        (RawOp::Commit, [v]) => (Some(*v), None),
         (_, []) if needs_var => {
             return Err(format!("`{}` needs a variable in `{s}`", words[op_at]))
         }
         (_, []) => (None, None),
-        (_, [v]) if needs_var => (Some(v.to_string()), None),
-        (_, [v, x]) if needs_var => (Some(v.to_string()), Some(x.to_string())),
+        (_, [v]) if needs_var => (Some(*v), None),
+        (_, [v, x]) if needs_var => (Some(*v), Some(*x)),
         (_, _) if !needs_var => return Err(format!("`fence` takes no variable in `{s}`")),
         _ => {
             return Err(format!(
@@ -115,8 +150,8 @@ pub(crate) fn parse_compact(s: &str) -> Result<RawItem, String> {
             ))
         }
     };
-    Ok(RawItem {
-        thread: words[0].to_string(),
+    Ok(Compact {
+        thread: words[0],
         txn,
         op,
         var,
@@ -437,11 +472,18 @@ fn strip_location(msg: &str) -> String {
     format!("{}{}", &msg[..i], &msg[end..])
 }
 
-/// Parses a trace from YAML text.
+/// Parses a trace from YAML text: the layout tsoser writes line by line, anything
+/// else with the full YAML reader ([`parse_trace_general`]; both give the same answer).
 pub fn parse_trace(src: &str) -> Result<Trace, Error> {
+    super::fast::parse_trace(src).unwrap_or_else(|| parse_trace_general(src))
+}
+
+/// Parses a trace from YAML text with the full YAML reader alone.
+pub fn parse_trace_general(src: &str) -> Result<Trace, Error> {
     let Items { name, items } = read_items(src)?;
     let mut b = TraceBuilder::new();
     b.set_name(name);
+    b.reserve(items.len());
     for (i, (item, line)) in items.into_iter().enumerate() {
         let op = match item.op {
             RawOp::Trace(op) => op,

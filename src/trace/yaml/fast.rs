@@ -1,0 +1,149 @@
+//! A line fast path for the layout tsoser writes: `name:` (optional), `events:`, then
+//! one item a line, `  - "compact event"` or `  - {key: name, …}` with plain names.
+//! It answers only a file it reads whole; anything else (comments, another layout,
+//! quotes with escapes, an event the full reader would refuse) goes to the full YAML
+//! reader, so both give the same trace, the same lines and the same errors. Tests
+//! hold the two against each other on generated and fuzzed files.
+
+use super::read::{compact_fields, op_of, RawOp};
+use super::write::quote;
+use crate::error::Error;
+use crate::trace::{Op, Trace, TraceBuilder};
+
+/// The trace of `src`, or `None` when the fast path does not read it whole.
+pub(super) fn parse_trace(src: &str) -> Option<Result<Trace, Error>> {
+    let mut lines = src.split('\n').enumerate().peekable();
+    let mut b = TraceBuilder::new();
+    let (_, first) = lines.next()?;
+    let head = match first.strip_prefix("name: ") {
+        Some(v) => {
+            b.set_name(Some(scalar(v)?.to_string()));
+            lines.next()?.1
+        }
+        None => first,
+    };
+    if head != "events:" {
+        return None;
+    }
+    b.reserve(memchr::memchr_iter(b'\n', src.as_bytes()).count());
+    let mut items = 0;
+    while let Some((i, l)) = lines.next() {
+        if l.is_empty() && lines.peek().is_none() {
+            break; // the final newline
+        }
+        let item = l.strip_prefix("  - ")?;
+        let e = if let Some(text) = quoted(item) {
+            let c = compact_fields(text).ok()?;
+            let RawOp::Trace(op) = c.op else { return None };
+            (c.thread, c.txn, op, c.var, c.val)
+        } else {
+            mapping(item)?
+        };
+        let (thread, txn, op, var, val) = e;
+        b.push_at(thread, txn, op, var, val.map(str::to_string), i + 1);
+        items += 1;
+    }
+    // `events:` with no item is YAML's null: left to the full reader.
+    (items > 0).then(|| b.build())
+}
+
+/// The text of a double-quoted scalar with no escape and no quote inside, in printable
+/// ASCII (what YAML reads as the text between the quotes).
+fn quoted(s: &str) -> Option<&str> {
+    let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    inner
+        .bytes()
+        .all(|c| (b' '..=b'~').contains(&c) && c != b'"' && c != b'\\')
+        .then_some(inner)
+}
+
+/// A name as the writer writes it: plain, or double-quoted with no escape.
+fn scalar(s: &str) -> Option<&str> {
+    quoted(s).or_else(|| plain(s))
+}
+
+/// A plain scalar the writer leaves unquoted (so YAML reads it as this text), ASCII.
+fn plain(s: &str) -> Option<&str> {
+    (s.is_ascii() && quote(s) == s).then_some(s)
+}
+
+type Fields<'a> = (
+    &'a str,
+    Option<&'a str>,
+    Op,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
+/// A flow mapping `{thread: a, txn: t, op: wr, var: x, val: v}` of names as the
+/// writer writes them, each key at most once, fields as the full reader requires
+/// them (names not blank). A quoted name holds no quote, so `, ` splits only fields.
+fn mapping(s: &str) -> Option<Fields<'_>> {
+    let inner = s.strip_prefix('{')?.strip_suffix('}')?;
+    let (mut thread, mut txn, mut op, mut var, mut val) = (None, None, None, None, None);
+    for field in inner.split(", ") {
+        let (key, value) = field.split_once(": ")?;
+        let value = scalar(value)?;
+        let slot = match key {
+            "thread" => &mut thread,
+            "txn" => &mut txn,
+            "op" => &mut op,
+            "var" => &mut var,
+            "val" => &mut val,
+            _ => return None,
+        };
+        if key != "val" && value.trim().is_empty() {
+            return None;
+        }
+        if slot.replace(value).is_some() {
+            return None;
+        }
+    }
+    let Some(RawOp::Trace(op)) = op_of(op?) else {
+        return None;
+    };
+    ((op == Op::Fence) == var.is_none()).then_some((thread?, txn, op, var, val))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_trace;
+
+    #[test]
+    fn the_written_layout_takes_the_fast_path() {
+        let src = "name: t\nevents:\n  - \"a T wr x\"\n  - {thread: b, txn: U, op: rd, var: x, val: \"1\"}\n  - {thread: b, op: fence}\n  - \"a rd x 7\"\n";
+        let fast = parse_trace(src).expect("fast path").expect("a trace");
+        let full = super::super::parse_trace_general(src).expect("a trace");
+        assert_eq!(fast.name.as_deref(), Some("t"));
+        assert_eq!(
+            (&fast.threads, &fast.txns, &fast.vars),
+            (&full.threads, &full.txns, &full.vars)
+        );
+        assert_eq!(fast.events, full.events);
+        let lines: Vec<usize> = fast.events.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn anything_else_goes_to_the_full_reader() {
+        for src in [
+            "events:\n  - \"a T wr x\"\n# a comment\n",
+            "events:\n  - \"a T wr x\"\r\n",
+            "events:\n  - \"a T wr \\x78\"\n",
+            "events: []\n",
+            "events:\n",
+            "events:\n  - \"a T commit x\"\n",
+            "events:\n  - \"a T wrr x\"\n",
+            "events:\n  - {thread: a, op: fence, var: x}\n",
+            "events:\n  - {thread: a, op: rd, op: rd, var: x}\n",
+            "events:\n  - {thread: \"a\\x\", op: rd, var: x}\n",
+            "events:\n  - {thread: \" \", op: rd, var: x}\n",
+            "events:\n  - {thread: yes, op: rd, var: x}\n",
+            "name: a: b\nevents:\n  - \"a T wr x\"\n",
+            "- \"a T wr x\"\n",
+            "events:\n- \"a T wr x\"\n",
+        ] {
+            assert!(parse_trace(src).is_none(), "{src:?}");
+        }
+    }
+}
