@@ -49,6 +49,9 @@ pub enum OverBudget {
         vars: usize,
         budget: usize,
     },
+    /// The heap held more than `--max-memory` ([`crate::Stop::over_memory`]).
+    #[error("the heap passed the memory budget of {} MiB (--max-memory)", budget >> 20)]
+    Held { budget: usize },
     /// The SAT encoding's varying pairs: more than `max` of them.
     #[error("more than {max} pairs of events whose order varies: their encoding would pass the memory budget ({DEFAULT_BUDGET})")]
     VaryingPairs { max: usize },
@@ -139,4 +142,52 @@ pub fn peak_rss() -> Option<u64> {
         .parse::<u64>()
         .ok()?;
     Some(kib * 1024)
+}
+
+/// Bytes the Rust heap holds now, counted by [`Counting`].
+static HELD: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The system allocator, counting the bytes it holds, so that a run can keep to a
+/// budget (`--max-memory`; [`crate::Stop::over_memory`]). The binary installs it as
+/// its global allocator; where it is not installed, [`held`] is 0 and only the
+/// estimates made before building a graph bound the memory. C++ heaps (CaDiCaL, z3)
+/// are not counted.
+pub struct Counting;
+
+// SAFETY: every call is passed to `System` unchanged; the counter is only arithmetic.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = std::alloc::System.alloc(layout);
+        if !p.is_null() {
+            HELD.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = std::alloc::System.alloc_zeroed(layout);
+        if !p.is_null() {
+            HELD.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout);
+        HELD.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        let p = std::alloc::System.realloc(ptr, layout, new);
+        if !p.is_null() {
+            HELD.fetch_add(new, std::sync::atomic::Ordering::Relaxed);
+            HELD.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+/// Bytes the Rust heap holds now (0 unless [`Counting`] is the global allocator).
+pub fn held() -> usize {
+    HELD.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -6,12 +6,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// A deadline and cancellation flags, polled cooperatively: the run stops when the
-/// deadline passes or any flag is set.
+/// A deadline, cancellation flags and a memory budget, polled cooperatively: the run
+/// stops when the deadline passes, any flag is set, or the heap holds more than
+/// `max_memory` bytes ([`crate::mem::held`]).
 #[derive(Clone, Debug, Default)]
 pub struct Stop {
     pub deadline: Option<Instant>,
     pub cancel: Vec<Arc<AtomicBool>>,
+    pub max_memory: Option<usize>,
+    /// Set once the heap was seen past `max_memory` (shared by clones): the run
+    /// stays stopped, and says why, after it frees what it held.
+    pub over: Arc<AtomicBool>,
 }
 
 impl Stop {
@@ -20,6 +25,8 @@ impl Stop {
         Stop {
             deadline,
             cancel: Vec::new(),
+            max_memory: None,
+            over: Arc::default(),
         }
     }
 
@@ -28,6 +35,8 @@ impl Stop {
         Stop {
             deadline,
             cancel: vec![Arc::new(AtomicBool::new(false))],
+            max_memory: None,
+            over: Arc::default(),
         }
     }
 
@@ -55,14 +64,47 @@ impl Stop {
         self.cancel.iter().any(|c| c.load(Ordering::Relaxed))
     }
 
-    /// Whether the deadline passed or a flag was set.
-    pub fn expired(&self) -> bool {
-        self.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    /// This stop, and also once the heap holds more than `bytes` (`None`: no bound).
+    pub fn with_memory(self, bytes: Option<usize>) -> Stop {
+        Stop {
+            max_memory: bytes,
+            ..self
+        }
     }
 
-    /// Whether it can ever stop (a deadline or a flag).
+    /// Whether the heap holds, or held, more than the memory budget.
+    pub fn over_memory(&self) -> bool {
+        if self.over.load(Ordering::Relaxed) {
+            return true;
+        }
+        let over = self.max_memory.is_some_and(|m| crate::mem::held() > m);
+        if over {
+            self.over.store(true, Ordering::Relaxed);
+        }
+        over
+    }
+
+    /// Whether the deadline passed, a flag was set, or the memory budget is passed.
+    pub fn expired(&self) -> bool {
+        self.cancelled() || self.over_memory() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Why the run stopped, once [`Stop::expired`]: the budget that ran out.
+    pub fn why(&self) -> Unknown {
+        if self.cancelled() {
+            Unknown::Cancelled
+        } else if let Some(budget) = self.max_memory.filter(|_| self.over_memory()) {
+            Unknown::Memory {
+                why: crate::mem::OverBudget::Held { budget },
+            }
+        } else {
+            Unknown::Deadline
+        }
+    }
+
+    /// Whether it can ever stop (a deadline, a flag or a memory budget).
     pub fn can_stop(&self) -> bool {
-        self.deadline.is_some() || !self.cancel.is_empty()
+        self.deadline.is_some() || !self.cancel.is_empty() || self.max_memory.is_some()
     }
 
     /// Time left before the deadline (`None`: no deadline).

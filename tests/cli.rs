@@ -1239,3 +1239,48 @@ fn docs_pages_are_linked_from_the_readme_and_stay_inside_the_repository() {
         }
     }
 }
+
+/// Issue 34: `check --max-memory` on a 10⁶-event, 8-thread trace (the README's serial
+/// recipe). At 512 MiB it answers, and its peak resident set stays under that, where
+/// the check before issue 34 peaked at 826 MiB; at 64 MiB it answers unknown (exit 3),
+/// naming the budget.
+#[test]
+fn a_check_of_a_million_events_keeps_to_its_memory_budget() {
+    let dir = std::env::temp_dir().join(format!("tsoser-max-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("serial.yaml");
+    let file = file.to_str().unwrap();
+    tsoser_exits(
+        &[
+            "gen",
+            "--events",
+            "1000000",
+            "--threads",
+            "8",
+            "--schedule",
+            "serial",
+            "--seed",
+            "0",
+            "-o",
+            file,
+        ],
+        0,
+    );
+    let o = tsoser_exits(
+        &["check", file, "--max-memory", "512", "--json", "--stats"],
+        1,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let peak = v["stats"]["peak_memory_kib"]
+        .as_u64()
+        .expect("a peak (Linux)");
+    assert!(peak <= 512 << 10, "peak {peak} KiB over the 512 MiB budget");
+    let o = tsoser_exits(&["check", file, "--max-memory", "64"], 3);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("memory budget of 64 MiB (--max-memory)"),
+        "{out}"
+    );
+    tsoser_exits(&["check", file, "--max-memory", "0"], 2);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -103,7 +103,7 @@ pub fn check_auto(
         st.sat = s;
         return Ok((v, st));
     }
-    let front = match super::front::exact(trace, &mut st.phases) {
+    let front = match super::front::exact(trace, &mut st.phases, stop) {
         Ok(f) => f,
         Err(v) => return Ok((v, st)),
     };

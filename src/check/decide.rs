@@ -15,7 +15,7 @@
 
 use super::fpt::{self, FptOptions, FptStats};
 use super::sat::{self, SatStats};
-use super::{brute, sc, verify, Semantics, Unknown, Verdict};
+use super::{brute, sc, verify, Semantics, Verdict};
 use crate::solver::SolverKind;
 use crate::stop::Stop;
 use crate::trace::Trace;
@@ -346,7 +346,9 @@ pub fn decide(
         verify(trace, w).map_err(DecideError::Unverified)?;
     }
     let verdict = match verdict {
-        Verdict::Unknown(_) if budget.stop.cancelled() => Verdict::Unknown(Unknown::Cancelled),
+        Verdict::Unknown(_) if budget.stop.cancelled() || budget.stop.over_memory() => {
+            Verdict::Unknown(budget.stop.why())
+        }
         v => v,
     };
     Ok(Decision {

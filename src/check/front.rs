@@ -5,11 +5,12 @@
 
 use super::{Unknown, Verdict, Witness};
 use crate::analysis::{self as encode, Buckets, Grouped, PaperBuckets};
-use crate::graph::forced::forced_graph;
+use crate::graph::forced::forced_graph_within;
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge};
 use crate::trace::exec::{Execution, Node};
 use crate::trace::{EventId, Trace};
+use crate::Stop;
 use std::time::Instant;
 
 /// An undirected edge of Def. 4 `{a, b}` (a before b), with whether the directed edges
@@ -58,17 +59,32 @@ impl<V> Front<V> {
 /// One pass finds both the forced cycle and the components: a forced cycle is a cycle
 /// of the possible graph, so it lies inside one of its strongly connected components,
 /// and the search for it reads only the forced edges inside them.
-pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, Verdict> {
-    crate::graph::forced::within_memory(trace, crate::mem::default_budget())
+///
+/// `stop` is polled between the phases and while the forced edges are built.
+pub fn exact(
+    trace: &Trace,
+    phases: &mut Phases,
+    stop: &Stop,
+) -> Result<Front<(Node, Node)>, Verdict> {
+    // The estimates guard the default budget (an allocation past it would abort);
+    // `--max-memory` is kept by polling the heap.
+    let budget = crate::mem::default_budget();
+    let poll = || match stop.expired() {
+        true => Err(Verdict::Unknown(stop.why())),
+        false => Ok(()),
+    };
+    poll()?;
+    crate::graph::forced::within_memory(trace, budget)
         .map_err(|why| Verdict::Unknown(Unknown::Memory { why }))?;
-    let forced = timed(phases, "forced edges", || forced_graph(trace));
+    let forced = timed(phases, "forced edges", || forced_graph_within(trace, stop));
+    let forced = forced.ok_or_else(|| Verdict::Unknown(stop.why()))?;
     let forced_cycle = |cycle: Vec<Edge>| {
         Verdict::Violation(Box::new(Witness::Execution {
             execution: Execution::sc(trace),
             cycle,
         }))
     };
-    let max = encode::max_pairs(crate::mem::default_budget());
+    let max = encode::max_pairs(budget);
     let pairs = match timed(phases, "varying pairs", || {
         encode::varying_pairs_within(trace, max)
     }) {
@@ -83,6 +99,7 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
             }));
         }
     };
+    poll()?;
     let forced_edges = forced.edges().len() as u64;
     let varying_count = pairs.len() as u64;
     let multi = encode::multi_event(trace);
@@ -108,6 +125,7 @@ pub fn exact(trace: &Trace, phases: &mut Phases) -> Result<Front<(Node, Node)>, 
             .collect();
         (comps, b, single_event)
     });
+    poll()?;
     let n = trace.txns.len();
     let cycle = timed(phases, "forced cycle", || {
         // The first forced component (by least transaction), then the cycle inside it.

@@ -254,9 +254,20 @@ pub fn same_thread_graph(trace: &Trace) -> ConflictGraph {
 
 /// The conflict graph of forced edges: if it has a cycle, every execution has it.
 pub fn forced_graph(trace: &Trace) -> ConflictGraph {
+    forced_graph_within(trace, &crate::Stop::default()).expect("no memory budget")
+}
+
+/// [`forced_graph`], or `None` once the heap passes `stop`'s memory budget (polled
+/// every 2¹⁶ cross edges; past it, the rest are not stored).
+pub fn forced_graph_within(trace: &Trace, stop: &crate::Stop) -> Option<ConflictGraph> {
     let mut g = same_thread_graph(trace);
+    let (mut n, mut over) = (0u32, stop.over_memory());
     forced_cross_edges(trace, |a, b, rule| {
-        g.add(txn(trace, a).index(), txn(trace, b).index(), a, b, rule)
+        n = n.wrapping_add(1);
+        over = over || (n % (1 << 16) == 0 && stop.over_memory());
+        if !over {
+            g.add(txn(trace, a).index(), txn(trace, b).index(), a, b, rule)
+        }
     });
-    g
+    (!over).then_some(g)
 }

@@ -4,6 +4,10 @@
 //! error, 3 unknown within a budget, 4 internal error (a witness that does not
 //! re-check: a bug, never printed as a witness).
 
+/// Counts the heap, for `check --max-memory`.
+#[global_allocator]
+static ALLOC: tsoser::mem::Counting = tsoser::mem::Counting;
+
 #[macro_use]
 mod out;
 mod args;

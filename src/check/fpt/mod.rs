@@ -380,7 +380,7 @@ fn exact(
     stop: &Stop,
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
-    let b = match super::front::exact(trace, &mut st.phases) {
+    let b = match super::front::exact(trace, &mut st.phases, stop) {
         Ok(f) => f,
         Err(v) => return Ok(v),
     };

@@ -138,7 +138,7 @@ fn exact(
     stop: &Stop,
     st: &mut SatStats,
 ) -> Result<Verdict, SatError> {
-    let front = match super::front::exact(trace, &mut st.phases) {
+    let front = match super::front::exact(trace, &mut st.phases, stop) {
         Ok(f) => f,
         Err(v) => return Ok(v),
     };

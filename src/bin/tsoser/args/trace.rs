@@ -137,6 +137,11 @@ pub(crate) struct CheckArgs {
     /// Give up after this many seconds: the answer is unknown (exit 3).
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<f64>,
+    /// Give up once the heap holds more than this many MiB: the answer is unknown
+    /// (exit 3). Checked as the run goes (the trace read, between the phases, in the
+    /// searches) [default: none, beyond half the memory available for the graph].
+    #[arg(long, value_name = "MIB")]
+    pub(crate) max_memory: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,

@@ -18,6 +18,8 @@ pub(super) struct CheckConfig {
     pub(super) algo: decide::Algo,
     pub(super) budget: Budget,
     pub(super) timeout: Option<Duration>,
+    /// `--max-memory`, in bytes.
+    pub(super) max_memory: Option<usize>,
 }
 
 impl CheckConfig {
@@ -87,6 +89,10 @@ pub(super) fn checked(a: &CheckArgs) -> Result<CheckConfig> {
         bail!("--jobs takes 0 (one per core) to {MAX_JOBS}");
     }
     let timeout = timeout_arg(a.timeout)?;
+    let max_memory = match a.max_memory {
+        Some(mib) if mib == 0 || mib > 1 << 30 => bail!("--max-memory takes 1 to 2^30 MiB"),
+        m => m.map(|mib| mib << 20),
+    };
     let semantics = a.semantics.map_or(Semantics::Exact, SemanticsArg::lib);
     let fig4 = a.profiles == Some(Profiles::Fig4);
     let question = match a.model {
@@ -114,5 +120,6 @@ pub(super) fn checked(a: &CheckArgs) -> Result<CheckConfig> {
         algo,
         budget,
         timeout,
+        max_memory,
     })
 }

@@ -59,7 +59,8 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
         .phases
         .push(("parse".into(), started.elapsed().as_secs_f64()));
     let budget = Budget {
-        stop: Stop::cancellable(cfg.timeout.and_then(|t| started.checked_add(t))),
+        stop: Stop::cancellable(cfg.timeout.and_then(|t| started.checked_add(t)))
+            .with_memory(cfg.max_memory),
         ..cfg.budget.clone()
     };
     let t = Instant::now();

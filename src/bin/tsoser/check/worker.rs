@@ -49,7 +49,7 @@ pub(super) fn start_worker(
     dot: Option<WitnessArg>,
 ) -> Result<(Receiver<Progress>, Stop)> {
     let mut budget = cfg.budget.clone();
-    budget.stop = Stop::cancellable(deadline);
+    budget.stop = Stop::cancellable(deadline).with_memory(cfg.max_memory);
     let cancel = budget.stop.clone();
     let (q, algo) = (cfg.question, cfg.algo);
     let (tx, rx) = std::sync::mpsc::channel();
