@@ -1,4 +1,5 @@
-//! The YAML trace format (docs/formats.md "Traces (YAML)"): one reader and one writer.
+//! The YAML trace format (docs/formats.md "Traces (YAML)"): a reader, with a line fast path
+//! for the layout tsoser writes, and a writer.
 //!
 //! A file is a mapping with `events:` (and optional `name:`), or a bare sequence of
 //! events. An event is a mapping `{thread, txn?, op, var?, val?}` or a compact string
@@ -10,8 +11,25 @@ mod fast;
 mod read;
 mod write;
 
-pub use read::{
-    is_op_word, parse_execution, parse_trace, parse_trace_general, read_execution, read_trace,
-};
+pub use read::{is_op_word, parse_execution, parse_trace_general, read_execution};
 pub(crate) use read::{parse_compact, RawOp};
 pub use write::{document, event, quote, write, write_execution, Fields, Form};
+
+use crate::error::{Error, FileError};
+use crate::trace::Trace;
+
+/// Parses a trace from YAML text: the layout tsoser writes line by line (`fast`),
+/// anything else with the full YAML reader ([`parse_trace_general`]); both give the
+/// same answer.
+pub fn parse_trace(src: &str) -> Result<Trace, Error> {
+    fast::parse_trace(src).unwrap_or_else(|| parse_trace_general(src))
+}
+
+/// Reads and parses a trace file; errors name the file.
+pub fn read_trace(path: &std::path::Path) -> Result<Trace, FileError> {
+    let src = read::read(path)?;
+    parse_trace(&src).map_err(|error| FileError {
+        file: path.display().to_string(),
+        error,
+    })
+}

@@ -472,12 +472,6 @@ fn strip_location(msg: &str) -> String {
     format!("{}{}", &msg[..i], &msg[end..])
 }
 
-/// Parses a trace from YAML text: the layout tsoser writes line by line, anything
-/// else with the full YAML reader ([`parse_trace_general`]; both give the same answer).
-pub fn parse_trace(src: &str) -> Result<Trace, Error> {
-    super::fast::parse_trace(src).unwrap_or_else(|| parse_trace_general(src))
-}
-
 /// Parses a trace from YAML text with the full YAML reader alone.
 pub fn parse_trace_general(src: &str) -> Result<Trace, Error> {
     let Items { name, items } = read_items(src)?;
@@ -621,19 +615,10 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
     Ok((trace, exec))
 }
 
-fn read(path: &std::path::Path) -> Result<String, FileError> {
+pub(super) fn read(path: &std::path::Path) -> Result<String, FileError> {
     std::fs::read_to_string(path).map_err(|e| FileError {
         file: path.display().to_string(),
         error: Error::Io(e),
-    })
-}
-
-/// Reads and parses a trace file; errors name the file.
-pub fn read_trace(path: &std::path::Path) -> Result<Trace, FileError> {
-    let src = read(path)?;
-    parse_trace(&src).map_err(|error| FileError {
-        file: path.display().to_string(),
-        error,
     })
 }
 
