@@ -13,7 +13,7 @@ pub use grouped::Grouped;
 
 use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;
-use crate::graph::{ConflictGraph, Edge};
+use crate::graph::{ConflictGraph, Edge, Packed};
 use crate::trace::conflict::{access, thread, txn, Access, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::TiVec;
@@ -150,10 +150,11 @@ fn shared_component(comp_of: &[u32], x: usize, y: usize) -> Option<usize> {
     (c != NONE && comp_of[y] == c).then_some(c as usize)
 }
 
-/// Forced edges and varying pairs bucketed by the component holding both ends
-/// (built once, in place; each component's encoding then reads only its own bucket).
+/// Forced edges (packed) and varying pairs bucketed by the component holding both
+/// ends (built once, in place; each component's encoding then reads only its own
+/// bucket, unpacked with [`crate::graph::unpack_edges`]).
 pub struct Buckets {
-    pub forced: Grouped<Edge>,
+    pub forced: Grouped<Packed>,
     pub pairs: Grouped<(Node, Node)>,
 }
 
@@ -161,7 +162,7 @@ impl Buckets {
     /// `kept[c]`: the bucket of component c, if it is kept; the rest is dropped.
     pub fn new(
         trace: &Trace,
-        forced: Vec<Edge>,
+        forced: Vec<Packed>,
         pairs: Vec<(Node, Node)>,
         kept: &[Option<usize>],
         comp_of: &[u32],
@@ -169,7 +170,10 @@ impl Buckets {
         let buckets = kept.iter().flatten().count();
         let comp = |x: usize, y: usize| shared_component(comp_of, x, y).and_then(|c| kept[c]);
         Buckets {
-            forced: Grouped::new(forced, buckets, |e| comp(e.from, e.to)),
+            forced: Grouped::new(forced, buckets, |e| {
+                let (from, to) = e.arc(trace);
+                comp(from, to)
+            }),
             pairs: Grouped::new(pairs, buckets, |&(x, y)| {
                 comp(txn(trace, x).index(), txn(trace, y).index())
             }),
@@ -260,7 +264,7 @@ pub fn requirement(trace: &Trace, x: Node, y: Node) -> Option<Requirement> {
 /// Def. 4's edges bucketed by component: directed conflict edges, and undirected
 /// edges between different transactions with whether directed edges already order them.
 pub struct PaperBuckets {
-    pub directed: Grouped<Edge>,
+    pub directed: Grouped<Packed>,
     pub undirected: Grouped<((EventId, EventId), bool)>,
 }
 
@@ -277,9 +281,18 @@ impl PaperBuckets {
             (trace.events[a].txn.index(), trace.events[c].txn.index())
         };
         PaperBuckets {
-            directed: Grouped::new(g.directed_conflicts(trace).into_edges(), comps, |e| {
-                comp(e.from, e.to)
-            }),
+            directed: Grouped::new(
+                g.directed_conflicts(trace)
+                    .into_edges()
+                    .into_iter()
+                    .map(|e| Packed::new(e.src, e.dst, e.rule))
+                    .collect(),
+                comps,
+                |e| {
+                    let (from, to) = e.arc(trace);
+                    comp(from, to)
+                },
+            ),
             undirected: Grouped::new(undirected, comps, |u| {
                 let (ta, tc) = txns(u);
                 comp(ta, tc).filter(|_| ta != tc)
@@ -290,7 +303,7 @@ impl PaperBuckets {
 
 /// Components of a graph with more than one node, and each node's component index.
 pub fn components(g: &ConflictGraph) -> (Vec<Vec<usize>>, CompOf) {
-    components_of(g.group_count(), &[g.edges()])
+    components_of(g.group_count(), g.edges().iter().map(|e| (e.from, e.to)))
 }
 
 /// For each node, its component's index ([`NONE`]: in none).
@@ -299,9 +312,12 @@ pub type CompOf = Vec<u32>;
 /// No component.
 pub const NONE: u32 = u32::MAX;
 
-/// Components of the graph over `groups` nodes with the union of `edge_lists`.
-pub fn components_of(groups: usize, edge_lists: &[&[Edge]]) -> (Vec<Vec<usize>>, CompOf) {
-    let comps = crate::graph::strong_components(groups, edge_lists.iter().flat_map(|l| l.iter()));
+/// Components of the graph over `groups` nodes with `arcs` (from, to).
+pub fn components_of(
+    groups: usize,
+    arcs: impl Iterator<Item = (usize, usize)> + Clone,
+) -> (Vec<Vec<usize>>, CompOf) {
+    let comps = crate::graph::strong_components(groups, arcs);
     let mut of = vec![NONE; groups];
     for (i, c) in comps.iter().enumerate() {
         for &t in c {

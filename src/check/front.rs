@@ -5,9 +5,9 @@
 
 use super::{Unknown, Verdict, Witness};
 use crate::analysis::{self as encode, Buckets, Grouped, PaperBuckets};
-use crate::graph::forced::forced_graph_within;
+use crate::graph::forced::forced_packed;
 use crate::graph::paper::PaperGraph;
-use crate::graph::{strong_components, ConflictGraph, Edge};
+use crate::graph::{strong_components, ConflictGraph, Edge, Packed};
 use crate::trace::exec::{Execution, Node};
 use crate::trace::{EventId, Trace};
 use crate::Stop;
@@ -35,7 +35,8 @@ pub fn timed<T>(phases: &mut Phases, name: &str, f: impl FnOnce() -> T) -> T {
 /// The components and, per component, its forced edges and its varying part.
 pub struct Front<V> {
     pub comps: Vec<Vec<usize>>,
-    pub forced: Grouped<Edge>,
+    /// Per component, its forced edges, packed ([`crate::graph::unpack_edges`] gives them whole).
+    pub forced: Grouped<Packed>,
     pub varying: Grouped<V>,
     /// Sizes, for `--stats`: forced edges and varying pairs (undirected edges) in all.
     pub forced_edges: u64,
@@ -76,7 +77,15 @@ pub fn exact(
     poll()?;
     crate::graph::forced::within_memory(trace, budget)
         .map_err(|why| Verdict::Unknown(Unknown::Memory { why }))?;
-    let forced = timed(phases, "forced edges", || forced_graph_within(trace, stop));
+    if trace.len() >= Packed::MAX_EVENTS {
+        return Err(Verdict::Unknown(Unknown::Memory {
+            why: crate::mem::OverBudget::TooLong {
+                events: trace.len(),
+                max: Packed::MAX_EVENTS,
+            },
+        }));
+    }
+    let forced = timed(phases, "forced edges", || forced_packed(trace, stop));
     let forced = forced.ok_or_else(|| Verdict::Unknown(stop.why()))?;
     let forced_cycle = |cycle: Vec<Edge>| {
         Verdict::Violation(Box::new(Witness::Execution {
@@ -91,7 +100,7 @@ pub fn exact(
         Ok(p) => p,
         Err(n) => {
             // Too many to encode; a forced cycle still answers.
-            if let Some(cycle) = timed(phases, "forced cycle", || forced.find_cycle()) {
+            if let Some(cycle) = timed(phases, "forced cycle", || forced_cycle_of(trace, &forced)) {
                 return Err(forced_cycle(cycle));
             }
             return Err(Verdict::Unknown(Unknown::Memory {
@@ -100,12 +109,16 @@ pub fn exact(
         }
     };
     poll()?;
-    let forced_edges = forced.edges().len() as u64;
+    let forced_edges = forced.len() as u64;
     let varying_count = pairs.len() as u64;
     let multi = encode::multi_event(trace);
     let (comps, b, single_event) = timed(phases, "pruning (components)", || {
         let extra = encode::possible_edges(trace, &pairs);
-        let (comps, comp_of) = encode::components_of(trace.txns.len(), &[forced.edges(), &extra]);
+        let arcs = forced
+            .iter()
+            .map(|e| e.arc(trace))
+            .chain(extra.iter().map(|e| (e.from, e.to)));
+        let (comps, comp_of) = encode::components_of(trace.txns.len(), arcs);
         drop(extra);
         // §5.6: a cycle needs a transaction of two or more events; so does a forced one.
         let mut kept: Vec<Option<usize>> = vec![None; comps.len()];
@@ -116,7 +129,7 @@ pub fn exact(
                 next += 1;
             }
         }
-        let b = Buckets::new(trace, forced.into_edges(), pairs, &kept, &comp_of);
+        let b = Buckets::new(trace, forced, pairs, &kept, &comp_of);
         let single_event = (comps.len() - next) as u64;
         let comps: Vec<Vec<usize>> = comps
             .into_iter()
@@ -126,20 +139,8 @@ pub fn exact(
         (comps, b, single_event)
     });
     poll()?;
-    let n = trace.txns.len();
     let cycle = timed(phases, "forced cycle", || {
-        // The first forced component (by least transaction), then the cycle inside it.
-        let scc = strong_components(n, b.forced.all().iter())
-            .into_iter()
-            .next()?;
-        let mut member = vec![false; n];
-        scc.iter().for_each(|&t| member[t] = true);
-        let within = b
-            .forced
-            .all()
-            .iter()
-            .filter(|e| member[e.from] && member[e.to]);
-        ConflictGraph::from_edges(n, within.copied()).find_cycle()
+        forced_cycle_of(trace, b.forced.all())
     });
     if let Some(cycle) = cycle {
         return Err(forced_cycle(cycle));
@@ -154,6 +155,22 @@ pub fn exact(
         multi,
     };
     Ok(front)
+}
+
+/// A cycle of forced edges: in the first of their components (by least transaction),
+/// found among that component's edges alone, unpacked.
+fn forced_cycle_of(trace: &Trace, forced: &[Packed]) -> Option<Vec<Edge>> {
+    let n = trace.txns.len();
+    let scc = strong_components(n, forced.iter().map(|e| e.arc(trace)))
+        .into_iter()
+        .next()?;
+    let mut member = vec![false; n];
+    scc.iter().for_each(|&t| member[t] = true);
+    let within = forced
+        .iter()
+        .map(|e| e.edge(trace))
+        .filter(|e| member[e.from] && member[e.to]);
+    ConflictGraph::from_edges(n, within).find_cycle()
 }
 
 /// Paper semantics on Def. 4's graph `g`: `Err` is the violation of a cycle of directed

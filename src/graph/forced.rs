@@ -15,7 +15,7 @@
 //! none when an earlier access of its own chain already has one from there or later.
 //! Tests compare reachability with the all-pairs definition.
 
-use super::ConflictGraph;
+use super::{ConflictGraph, Packed};
 use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::{EventId, Op, Trace};
@@ -254,20 +254,25 @@ pub fn same_thread_graph(trace: &Trace) -> ConflictGraph {
 
 /// The conflict graph of forced edges: if it has a cycle, every execution has it.
 pub fn forced_graph(trace: &Trace) -> ConflictGraph {
-    forced_graph_within(trace, &crate::Stop::default()).expect("no memory budget")
+    let packed = forced_packed(trace, &crate::Stop::default()).expect("no memory budget");
+    ConflictGraph::from_edges(trace.txns.len(), super::unpack_edges(trace, &packed))
 }
 
-/// [`forced_graph`], or `None` once the heap passes `stop`'s memory budget (polled
-/// every 2¹⁶ cross edges; past it, the rest are not stored).
-pub fn forced_graph_within(trace: &Trace, stop: &crate::Stop) -> Option<ConflictGraph> {
-    let mut g = same_thread_graph(trace);
-    let (mut n, mut over) = (0u32, stop.over_memory());
-    forced_cross_edges(trace, |a, b, rule| {
-        n = n.wrapping_add(1);
-        over = over || (n % (1 << 16) == 0 && stop.over_memory());
-        if !over {
-            g.add(txn(trace, a).index(), txn(trace, b).index(), a, b, rule)
+/// The edges of [`forced_graph`] packed, or `None` once the heap passes `stop`'s
+/// memory budget (polled every 2¹⁶ edges; past it, the rest are not stored). The
+/// trace has fewer than [`Packed::MAX_EVENTS`] events.
+pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
+    let mut out = Vec::new();
+    let mut over = stop.over_memory();
+    let mut add = |a: Node, b: Node, rule: Rule| {
+        over = over || (out.len() % (1 << 16) == 0 && stop.over_memory());
+        if !over && txn(trace, a) != txn(trace, b) {
+            out.push(Packed::new(a, b, rule));
         }
+    };
+    same_thread_edges(trace, |a, b| {
+        add(Step::Event(a), Step::Event(b), Rule::ProgramOrder)
     });
-    (!over).then_some(g)
+    forced_cross_edges(trace, &mut add);
+    (!over).then_some(out)
 }

@@ -9,7 +9,7 @@ pub mod paper;
 pub(crate) mod path;
 
 use crate::trace::conflict::Rule;
-use crate::trace::exec::Node;
+use crate::trace::exec::{Node, Step};
 use serde::Serialize;
 
 /// One conflict edge between two groups (transactions), with the two nodes behind it.
@@ -20,6 +20,82 @@ pub struct Edge {
     pub src: Node,
     pub dst: Node,
     pub rule: Rule,
+}
+
+/// A conflict edge between the transactions of its two nodes, in 12 bytes (an
+/// [`Edge`] takes 56): what the check keeps of the forced edges of a large trace,
+/// unpacked per component. A node is a u32 (an event `e` as 2e, the commit of `w`
+/// as 2w + 1), so the trace has fewer than [`Packed::MAX_EVENTS`] events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packed {
+    src: u32,
+    dst: u32,
+    rule: Rule,
+}
+
+impl Packed {
+    /// Traces this long or longer cannot be packed.
+    pub const MAX_EVENTS: usize = 1 << 31;
+
+    pub fn new(src: Node, dst: Node, rule: Rule) -> Packed {
+        Packed {
+            src: pack(src),
+            dst: pack(dst),
+            rule,
+        }
+    }
+
+    pub fn src(self) -> Node {
+        unpack(self.src)
+    }
+
+    pub fn dst(self) -> Node {
+        unpack(self.dst)
+    }
+
+    /// The transactions it joins, (from, to).
+    pub fn arc(self, trace: &crate::trace::Trace) -> (usize, usize) {
+        use crate::trace::conflict::txn;
+        (
+            txn(trace, self.src()).index(),
+            txn(trace, self.dst()).index(),
+        )
+    }
+
+    /// The edge with its transactions.
+    pub fn edge(self, trace: &crate::trace::Trace) -> Edge {
+        let (from, to) = self.arc(trace);
+        Edge {
+            from,
+            to,
+            src: self.src(),
+            dst: self.dst(),
+            rule: self.rule,
+        }
+    }
+}
+
+fn pack(n: Node) -> u32 {
+    let (e, commit) = match n {
+        Step::Event(e) => (e, 0),
+        Step::Commit(w) => (w, 1),
+    };
+    debug_assert!(e < Packed::MAX_EVENTS);
+    (e as u32) << 1 | commit
+}
+
+fn unpack(x: u32) -> Node {
+    let e = (x >> 1) as usize;
+    if x & 1 == 0 {
+        Step::Event(e)
+    } else {
+        Step::Commit(e)
+    }
+}
+
+/// The edges of `packed`, with their transactions.
+pub fn unpack_edges(trace: &crate::trace::Trace, packed: &[Packed]) -> Vec<Edge> {
+    packed.iter().map(|p| p.edge(trace)).collect()
 }
 
 /// A directed graph over groups (transactions, or contraction units) whose edges
@@ -84,7 +160,7 @@ impl ConflictGraph {
     /// component (Kosaraju: iterative, so a chain of 10⁵ transactions does not overflow the
     /// stack as recursive Tarjan did), or `None` when the graph is acyclic (Theorem 1).
     pub fn find_cycle(&self) -> Option<Vec<Edge>> {
-        let scc = strong_components(self.groups, self.edges.iter())
+        let scc = strong_components(self.groups, self.edges.iter().map(|e| (e.from, e.to)))
             .into_iter()
             .next()?;
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); self.groups];
@@ -135,30 +211,30 @@ impl ConflictGraph {
 }
 
 /// The strongly connected components of more than one node of the graph over
-/// `0..nodes` with `edges` (self-edges never make one), each sorted, in order of their
+/// `0..nodes` with the arcs (from, to) (self-edges never make one), each sorted, in order of their
 /// least node. Tarjan's algorithm, one pass over adjacency arrays built by counting,
 /// with an explicit stack: petgraph's `tarjan_scc` recurses (a chain of 10⁵
 /// transactions overflows the stack: `long_transaction_chains_do_not_overflow_the_stack`)
 /// and its `kosaraju_scc` needs the reverse edges and two passes (35 % of a 10⁶-event
 /// run under `perf`).
-pub fn strong_components<'a>(
+pub fn strong_components(
     nodes: usize,
-    edges: impl Iterator<Item = &'a Edge> + Clone,
+    arcs: impl Iterator<Item = (usize, usize)> + Clone,
 ) -> Vec<Vec<usize>> {
     const UNSEEN: u32 = u32::MAX;
     // Adjacency by counting: targets of v are next[first[v]..first[v + 1]].
     let mut first = vec![0u32; nodes + 1];
-    for e in edges.clone().filter(|e| e.from != e.to) {
-        first[e.from + 1] += 1;
+    for (from, _) in arcs.clone().filter(|(a, b)| a != b) {
+        first[from + 1] += 1;
     }
     for v in 0..nodes {
         first[v + 1] += first[v];
     }
     let mut fill = first.clone();
     let mut next = vec![0u32; first[nodes] as usize];
-    for e in edges.filter(|e| e.from != e.to) {
-        next[fill[e.from] as usize] = e.to as u32;
-        fill[e.from] += 1;
+    for (from, to) in arcs.filter(|(a, b)| a != b) {
+        next[fill[from] as usize] = to as u32;
+        fill[from] += 1;
     }
     struct Walk {
         index: Vec<u32>,
@@ -280,7 +356,7 @@ mod tests {
                     }
                 }
             }
-            let comps = strong_components(n, edges.iter());
+            let comps = strong_components(n, edges.iter().map(|e| (e.from, e.to)));
             let mut of = vec![usize::MAX; n];
             for (i, c) in comps.iter().enumerate() {
                 assert!(c.len() > 1 && c.windows(2).all(|w| w[0] < w[1]));
@@ -300,7 +376,7 @@ mod tests {
     fn a_long_cycle_is_one_component() {
         let n = 1_000_000;
         let edges: Vec<Edge> = (0..n).map(|i| edge(i, (i + 1) % n)).collect();
-        let comps = strong_components(n, edges.iter());
+        let comps = strong_components(n, edges.iter().map(|e| (e.from, e.to)));
         assert_eq!(comps.len(), 1);
         assert_eq!(comps[0].len(), n);
     }

@@ -432,7 +432,11 @@ pub(crate) fn prepare<'a>(
 ) -> Instance<'a> {
     let comp = &b.comps[i];
     let inst = st.time("chains and jumps", || {
-        let (local, chains) = partition(trace, comp, &b.forced[i]);
+        let (local, chains) = partition(
+            trace,
+            comp,
+            &crate::graph::unpack_edges(trace, &b.forced[i]),
+        );
         let mut jumps = Vec::new();
         for &(a, c) in &b.varying[i] {
             for (x, y) in [(a, c), (c, a)] {
@@ -479,7 +483,12 @@ pub(crate) fn decide_instance(
     let orient: Vec<(Node, Node, Lit)> = f.orders.iter().map(|&(u, v)| (u, v, 0)).collect();
     let execution = crate::analysis::sort::sort_exact(trace, &orient)
         .map_err(|_| FptError::Unverified(crate::check::Rejected::CyclicPlacementOrders))?;
-    let mut cycle = cycle_edges(inst, &b.forced[i], &f, |_| Rule::WriteWrite);
+    let mut cycle = cycle_edges(
+        inst,
+        &crate::graph::unpack_edges(trace, &b.forced[i]),
+        &f,
+        |_| Rule::WriteWrite,
+    );
     for e in &mut cycle {
         e.rule = conflict(trace, &execution, e.src, e.dst).unwrap_or(e.rule);
     }
@@ -514,7 +523,11 @@ fn paper(
     }
     for (i, comp) in comps.iter().enumerate() {
         let inst = st.time("chains and jumps", || {
-            let (local, chains) = partition(trace, comp, &b.forced[i]);
+            let (local, chains) = partition(
+                trace,
+                comp,
+                &crate::graph::unpack_edges(trace, &b.forced[i]),
+            );
             // Event chains over the component's events (trace order is topological).
             let mut evs: Vec<usize> = comp
                 .iter()
@@ -573,7 +586,12 @@ fn paper(
             .collect();
         let oriented = crate::analysis::sort::orient_paper(&g, trace.len(), &used)
             .map_err(|_| FptError::Unverified(crate::check::Rejected::CyclicOrientation))?;
-        let cycle = cycle_edges(&inst, &b.forced[i], &f, |_| Rule::PaperOriented);
+        let cycle = cycle_edges(
+            &inst,
+            &crate::graph::unpack_edges(trace, &b.forced[i]),
+            &f,
+            |_| Rule::PaperOriented,
+        );
         let w = Witness::Orientation { oriented, cycle };
         verify(trace, &w).map_err(FptError::Unverified)?;
         return Ok(Verdict::Violation(Box::new(w)));

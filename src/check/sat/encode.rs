@@ -22,7 +22,7 @@ use crate::analysis::{
 };
 use crate::graph::forced::commit_times;
 use crate::graph::paper::PaperGraph;
-use crate::graph::Edge;
+use crate::graph::{unpack_edges, Edge, Packed};
 use crate::stop::Stop;
 use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
@@ -726,11 +726,15 @@ fn whole(
             poll(stop)?;
             let (comps, comp_of) = components(&possible_graph(trace, &forced, &pairs));
             let all: Vec<Option<usize>> = (0..comps.len()).map(Some).collect();
-            let b = Buckets::new(trace, forced.into_edges(), pairs, &all, &comp_of);
+            let packed = forced
+                .edges()
+                .iter()
+                .map(|e| Packed::new(e.src, e.dst, e.rule));
+            let b = Buckets::new(trace, packed.collect(), pairs, &all, &comp_of);
             poll(stop)?;
             encode_exact_with(
                 trace,
-                b.forced.all(),
+                &unpack_edges(trace, b.forced.all()),
                 b.pairs.all(),
                 &comps.concat(),
                 eager,
@@ -744,7 +748,8 @@ fn whole(
             let (comps, comp_of) = components(&g.both_ways(trace));
             let b = PaperBuckets::new(&g, trace, comps.len(), &comp_of);
             poll(stop)?;
-            let mut f = encode_paper(trace, b.directed.all(), b.undirected.all(), &comps.concat());
+            let directed = unpack_edges(trace, b.directed.all());
+            let mut f = encode_paper(trace, &directed, b.undirected.all(), &comps.concat());
             if eager {
                 close_paper_eagerly(&mut f, &g, trace.len(), stop)?;
             }

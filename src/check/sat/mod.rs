@@ -162,7 +162,7 @@ pub(crate) fn exact_components(
         let i = which[k];
         encode::encode_exact(
             trace,
-            &front.forced[i],
+            &crate::graph::unpack_edges(trace, &front.forced[i]),
             &front.varying[i],
             comp,
             &front.multi,
@@ -332,7 +332,12 @@ fn paper(
     record_front(st, &front);
     let comps = &front.comps;
     let encode = |i: usize, comp: &[usize]| {
-        encode::encode_paper(trace, &front.forced[i], &front.varying[i], comp)
+        encode::encode_paper(
+            trace,
+            &crate::graph::unpack_edges(trace, &front.forced[i]),
+            &front.varying[i],
+            comp,
+        )
     };
     solve_components(trace, kind, stop, st, comps, encode, |f, b| {
         let cycle = model_cycle(f, b);
