@@ -16,35 +16,38 @@ pub use typed_index_collections::{TiSlice, TiVec};
 /// Index of an event in its trace (issue order).
 pub type EventId = usize;
 
-/// Declares a dense index type: a `usize` the compiler tells apart from other indices.
+/// Declares a dense index type: a `u32` (half an event's ids, at 10⁸ events) the
+/// compiler tells apart from other indices. A trace has fewer than 2³² threads,
+/// transactions and variables: it would not fit in memory otherwise.
 macro_rules! dense_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
         #[serde(transparent)]
-        pub struct $name(usize);
+        pub struct $name(u32);
 
         impl $name {
             /// The id of index `i`.
             pub const fn new(i: usize) -> $name {
-                $name(i)
+                assert!(i <= u32::MAX as usize, "fewer than 2^32 ids");
+                $name(i as u32)
             }
 
             /// The index, for a vector kept per id.
             pub const fn index(self) -> usize {
-                self.0
+                self.0 as usize
             }
         }
 
         impl From<usize> for $name {
             fn from(i: usize) -> $name {
-                $name(i)
+                $name::new(i)
             }
         }
 
         impl From<$name> for usize {
             fn from(id: $name) -> usize {
-                id.0
+                id.index()
             }
         }
 
@@ -148,16 +151,15 @@ pub struct Trace {
     facts: Vec<Facts>,
 }
 
-/// Static facts of one event, computed once.
-#[derive(Clone, Copy, Debug, Default)]
-struct Facts {
-    /// For a read: the write that makes it *buffered* (docs/semantics.md §1): the latest
-    /// earlier `wr` of the same thread and variable with no fence/rmw of the thread between.
-    buffered_by: Option<EventId>,
-    /// For a write: the trace position before which its commit must happen — the
-    /// thread's next fence/rmw, or the trace length.
-    commit_bound: EventId,
-}
+/// Static facts of events, one word each, computed once: for a read, the write that
+/// makes it *buffered* (docs/semantics.md §1: the latest earlier `wr` of the same
+/// thread and variable with no fence/rmw of the thread between; [`NO_FACT`]: none);
+/// for a write, the trace position before which its commit must happen (the
+/// thread's next fence/rmw, or the trace length).
+type Facts = EventId;
+
+/// A read that no write makes buffered; the word of fences and rmws.
+const NO_FACT: EventId = EventId::MAX;
 
 impl Trace {
     /// Builds a trace from parts, checking well-formedness (docs/semantics.md §1).
@@ -235,7 +237,7 @@ impl Trace {
 
     fn with_facts(mut self) -> Trace {
         let n = self.events.len();
-        let mut facts = vec![Facts::default(); n];
+        let mut facts: Vec<Facts> = vec![NO_FACT; n];
         // Forward pass: the pending (uncommitted-at-worst) latest write per (thread, var).
         let mut latest: std::collections::HashMap<(ThreadId, VarId), EventId> = Default::default();
         let mut since_drain: TiVec<ThreadId, Vec<VarId>> =
@@ -247,7 +249,11 @@ impl Trace {
                     latest.insert((e.thread, v), i);
                     since_drain[e.thread].push(v);
                 }
-                Op::Rd => facts[i].buffered_by = latest.get(&(e.thread, e.var.unwrap())).copied(),
+                Op::Rd => {
+                    if let Some(&w) = latest.get(&(e.thread, e.var.unwrap())) {
+                        facts[i] = w;
+                    }
+                }
                 Op::Fence | Op::Rmw => {
                     for v in since_drain[e.thread].drain(..) {
                         latest.remove(&(e.thread, v));
@@ -261,7 +267,7 @@ impl Trace {
             if e.op.drains() {
                 next_drain[e.thread] = i;
             } else if e.op == Op::Wr {
-                facts[i].commit_bound = next_drain[e.thread];
+                facts[i] = next_drain[e.thread];
             }
         }
         self.facts = facts;
@@ -278,19 +284,23 @@ impl Trace {
 
     /// For a read, the write it may read from the buffer (docs/semantics.md §1), if any.
     pub fn buffered_by(&self, e: EventId) -> Option<EventId> {
-        self.facts[e].buffered_by
+        let f = self.facts[e];
+        (f != NO_FACT && self.events[e].op == Op::Rd).then_some(f)
     }
 
     /// Whether event `e` is a buffered read (paper §4.1).
     pub fn is_buffered(&self, e: EventId) -> bool {
-        self.facts[e].buffered_by.is_some()
+        self.buffered_by(e).is_some()
     }
 
     /// For a write, the position of the fence/rmw its commit must precede (or the trace length).
     /// Its commit lies in one of the gaps `e+1 ..= commit_bound(e)`, gap `g` being
     /// between events `g-1` and `g`.
     pub fn commit_bound(&self, e: EventId) -> EventId {
-        self.facts[e].commit_bound
+        match self.events[e].op {
+            Op::Wr => self.facts[e],
+            _ => 0,
+        }
     }
 
     /// Writes (store issues) in trace order; each has one commit.
