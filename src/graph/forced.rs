@@ -16,11 +16,10 @@
 //! Tests compare reachability with the all-pairs definition.
 
 use super::{ConflictGraph, Packed};
-use crate::trace::conflict::{txn, Rule};
+use crate::trace::conflict::Rule;
 use crate::trace::exec::{Node, Step};
 use crate::trace::{EventId, Op, Trace};
-use crate::trace::{ThreadId, TiVec, VarId};
-use std::collections::HashMap;
+use crate::trace::{ThreadId, TiVec, TxnId, VarId};
 
 /// Same-thread conflicts among trace events (Eq. 1 (2)), as a reachability-preserving
 /// subset: `f(a, b)` for `a` before `b`. Same-thread conflicts of commits add nothing
@@ -37,7 +36,7 @@ pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
     }
     let mut st = trace.per_thread(State::default());
     // Latest write or buffered read per (thread, var): a conflict chain per variable.
-    let mut last_wb: HashMap<(ThreadId, VarId), EventId> = HashMap::new();
+    let mut last_wb: rustc_hash::FxHashMap<(ThreadId, VarId), EventId> = Default::default();
     for (i, e) in trace.events.iter().enumerate() {
         let s = &mut st[e.thread];
         match e.op {
@@ -73,14 +72,37 @@ pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
     }
 }
 
-/// The time interval of a memory write (commit or rmw) and reads, per thread.
+/// An access of one variable in [`forced_cross_edges`]: its times, its node (packed,
+/// [`super::pack`]) and its transaction, so the search by variable reads no event.
+#[derive(Clone, Copy)]
+struct Access {
+    /// Memory writes: earliest and latest time; reads: `cut` and `cut_after`.
+    lo: u64,
+    hi: u64,
+    node: u32,
+    txn: TxnId,
+}
+
+impl Access {
+    fn node(self) -> Node {
+        super::unpack(self.node)
+    }
+
+    /// The trace event (a commit's write).
+    fn issue(self) -> EventId {
+        (self.node >> 1) as EventId
+    }
+}
+
+/// The accesses of one variable, per thread.
 #[derive(Default)]
 struct VarLists {
-    slot: HashMap<ThreadId, usize>,
-    /// Memory writes per slot, FIFO order: (earliest, latest, node). Both monotone.
-    mw: Vec<Vec<(u64, u64, Node)>>,
-    /// Reads per slot, program order: (cut, cut_after, read). Both monotone.
-    rd: Vec<Vec<(u64, u64, EventId)>>,
+    slot: rustc_hash::FxHashMap<ThreadId, usize>,
+    /// Memory writes per slot, FIFO order (`lo`, `hi`: earliest and latest time,
+    /// both monotone).
+    mw: Vec<Vec<Access>>,
+    /// Reads per slot, program order (`lo`, `hi`: cut and cut_after, both monotone).
+    rd: Vec<Vec<Access>>,
     threads: Vec<ThreadId>,
 }
 
@@ -156,27 +178,31 @@ pub fn commit_times(trace: &Trace, w: EventId) -> (u64, u64) {
     (2 * w as u64 + 2, 2 * trace.commit_bound(w) as u64)
 }
 
-/// Cross-thread conflicts present, in this direction, in every execution: `f(a, b, rule)`.
-pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut(Node, Node, Rule)) {
+/// Cross-thread conflicts present, in this direction, in every execution:
+/// `f((a, its transaction), (b, its transaction), rule)`.
+pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut((Node, TxnId), (Node, TxnId), Rule)) {
     let mut vars: TiVec<VarId, VarLists> = trace.vars.keys().map(|_| VarLists::default()).collect();
     for (p, e) in trace.events.iter().enumerate() {
         let Some(x) = e.var else { continue };
         let vl = &mut vars[x];
         let s = vl.slot(e.thread);
+        let at = |(lo, hi): (u64, u64), node: Node| Access {
+            lo,
+            hi,
+            node: super::pack(node),
+            txn: e.txn,
+        };
         match e.op {
-            Op::Wr => {
-                let (lo, hi) = commit_times(trace, p);
-                vl.mw[s].push((lo, hi, Step::Commit(p)));
-            }
-            Op::Rmw => vl.mw[s].push((event_time(p), event_time(p), Step::Event(p))),
+            Op::Wr => vl.mw[s].push(at(commit_times(trace, p), Step::Commit(p))),
+            Op::Rmw => vl.mw[s].push(at((event_time(p), event_time(p)), Step::Event(p))),
             Op::Rd => {
                 // A buffered read may be parallel with memory writes after its write and
                 // before that write's commit (exception (i)).
-                let (cut, cut_after) = match trace.buffered_by(p) {
+                let cuts = match trace.buffered_by(p) {
                     Some(w) => (event_time(w), commit_times(trace, w).1),
                     None => (event_time(p), event_time(p)),
                 };
-                vl.rd[s].push((cut, cut_after, p));
+                vl.rd[s].push(at(cuts, Step::Event(p)));
             }
             Op::Fence => unreachable!(),
         }
@@ -185,38 +211,51 @@ pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut(Node, Node, Rule)) {
         let k = vl.threads.len();
         // linked[o]: the latest access of thread o already linked into s's chain.
         let mut linked: Vec<Option<EventId>> = vec![None; k];
+        // Per other thread, how many of its memory writes (reads) lie before the
+        // current memory write of s, and how many of its memory writes before the
+        // current read: each only grows, as the targets' times do.
+        let (mut ww, mut rw, mut wr) = (vec![0; k], vec![0; k], vec![0; k]);
         for s in 0..k {
             linked.iter_mut().for_each(|l| *l = None);
+            for v in [&mut ww, &mut rw, &mut wr] {
+                v.iter_mut().for_each(|p| *p = 0);
+            }
             // s's accesses of the variable in issue order: memory writes and reads merged.
             let (mw, rd) = (&vl.mw[s], &vl.rd[s]);
             let (mut i, mut j) = (0, 0);
             while i < mw.len() || j < rd.len() {
-                let write_next = j == rd.len() || (i < mw.len() && issue(mw[i].2) < rd[j].2);
-                let (early, target) = if write_next {
-                    (mw[i].0, mw[i].2)
-                } else {
-                    (rd[j].0, Step::Event(rd[j].2))
-                };
+                let write_next = j == rd.len() || (i < mw.len() && mw[i].issue() < rd[j].issue());
+                let target = if write_next { mw[i] } else { rd[j] };
+                let early = target.lo;
                 for o in (0..k).filter(|&o| o != s) {
                     // The latest memory write of o before the target, and for a memory
                     // write also the latest read: both conflict with it in every
                     // execution, and the earlier reaches the later through o's chain.
-                    let w = vl.mw[o].partition_point(|&(_, late, _)| late < early);
-                    let mut from = (w > 0).then(|| (vl.mw[o][w - 1].2, Rule::WriteWrite));
+                    let before = |list: &[Access], p: &mut usize| {
+                        while *p < list.len() && list[*p].hi < early {
+                            *p += 1;
+                        }
+                        *p
+                    };
+                    let w = before(&vl.mw[o], if write_next { &mut ww[o] } else { &mut wr[o] });
+                    let mut from = (w > 0).then(|| (vl.mw[o][w - 1], Rule::WriteWrite));
                     if write_next {
-                        let r = vl.rd[o].partition_point(|&(_, cut_after, _)| cut_after < early);
-                        if r > 0 && from.is_none_or(|(n, _)| issue(n) < vl.rd[o][r - 1].2) {
-                            from = Some((Step::Event(vl.rd[o][r - 1].2), Rule::ReadWrite));
+                        let r = before(&vl.rd[o], &mut rw[o]);
+                        let read = r.checked_sub(1).map(|r| vl.rd[o][r]);
+                        if let Some(read) =
+                            read.filter(|rd| from.is_none_or(|(m, _)| m.issue() < rd.issue()))
+                        {
+                            from = Some((read, Rule::ReadWrite));
                         }
                     } else if let Some((_, rule)) = from.as_mut() {
                         *rule = Rule::WriteRead;
                     }
                     // An access of o no later than one already linked reaches the
                     // target through o's chain, that link and s's chain.
-                    if let Some((n, rule)) = from {
-                        if linked[o].is_none_or(|l| l < issue(n)) {
-                            linked[o] = Some(issue(n));
-                            f(n, target, rule);
+                    if let Some((a, rule)) = from {
+                        if linked[o].is_none_or(|l| l < a.issue()) {
+                            linked[o] = Some(a.issue());
+                            f((a.node(), a.txn), (target.node(), target.txn), rule);
                         }
                     }
                 }
@@ -227,13 +266,6 @@ pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut(Node, Node, Rule)) {
                 }
             }
         }
-    }
-}
-
-/// The trace event of a node: the write of a commit.
-fn issue(n: Node) -> EventId {
-    match n {
-        Step::Event(e) | Step::Commit(e) => e,
     }
 }
 
@@ -264,15 +296,14 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
 pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
     let mut out = Vec::new();
     let mut over = stop.over_memory();
-    let mut add = |a: Node, b: Node, rule: Rule| {
+    let mut add = |(a, ta): (Node, TxnId), (b, tb): (Node, TxnId), rule: Rule| {
         over = over || (out.len() % (1 << 16) == 0 && stop.over_memory());
-        if !over && txn(trace, a) != txn(trace, b) {
+        if !over && ta != tb {
             out.push(Packed::new(a, b, rule));
         }
     };
-    same_thread_edges(trace, |a, b| {
-        add(Step::Event(a), Step::Event(b), Rule::ProgramOrder)
-    });
+    let at = |e: EventId| (Step::Event(e), trace.events[e].txn);
+    same_thread_edges(trace, |a, b| add(at(a), at(b), Rule::ProgramOrder));
     forced_cross_edges(trace, &mut add);
     (!over).then_some(out)
 }

@@ -75,7 +75,8 @@ impl Packed {
     }
 }
 
-fn pack(n: Node) -> u32 {
+/// A node as a u32: an event `e` as 2e, the commit of `w` as 2w + 1.
+pub(crate) fn pack(n: Node) -> u32 {
     let (e, commit) = match n {
         Step::Event(e) => (e, 0),
         Step::Commit(w) => (w, 1),
@@ -84,7 +85,8 @@ fn pack(n: Node) -> u32 {
     (e as u32) << 1 | commit
 }
 
-fn unpack(x: u32) -> Node {
+/// The node of [`pack`].
+pub(crate) fn unpack(x: u32) -> Node {
     let e = (x >> 1) as usize;
     if x & 1 == 0 {
         Step::Event(e)
