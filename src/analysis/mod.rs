@@ -160,8 +160,10 @@ pub struct Buckets {
 
 impl Buckets {
     /// `kept[c]`: the bucket of component c, if it is kept; the rest is dropped.
+    /// `txn_of`: each event's transaction ([`Packed::arc_in`]).
     pub fn new(
         trace: &Trace,
+        txn_of: &[crate::trace::TxnId],
         forced: Vec<Packed>,
         pairs: Vec<(Node, Node)>,
         kept: &[Option<usize>],
@@ -171,7 +173,7 @@ impl Buckets {
         let comp = |x: usize, y: usize| shared_component(comp_of, x, y).and_then(|c| kept[c]);
         Buckets {
             forced: Grouped::new(forced, buckets, |e| {
-                let (from, to) = e.arc(trace);
+                let (from, to) = e.arc_in(txn_of);
                 comp(from, to)
             }),
             pairs: Grouped::new(pairs, buckets, |&(x, y)| {

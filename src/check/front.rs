@@ -9,7 +9,7 @@ use crate::graph::forced::forced_packed;
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge, Packed};
 use crate::trace::exec::{Execution, Node};
-use crate::trace::{EventId, Trace};
+use crate::trace::{EventId, Trace, TxnId};
 use crate::Stop;
 use std::time::Instant;
 
@@ -100,7 +100,9 @@ pub fn exact(
         Ok(p) => p,
         Err(n) => {
             // Too many to encode; a forced cycle still answers.
-            if let Some(cycle) = timed(phases, "forced cycle", || forced_cycle_of(trace, &forced)) {
+            let txn_of: Vec<TxnId> = trace.events.iter().map(|e| e.txn).collect();
+            let find = || forced_cycle_of(trace, &txn_of, &forced);
+            if let Some(cycle) = timed(phases, "forced cycle", find) {
                 return Err(forced_cycle(cycle));
             }
             return Err(Verdict::Unknown(Unknown::Memory {
@@ -110,13 +112,14 @@ pub fn exact(
     };
     poll()?;
     let forced_edges = forced.len() as u64;
+    let txn_of: Vec<TxnId> = trace.events.iter().map(|e| e.txn).collect();
     let varying_count = pairs.len() as u64;
     let multi = encode::multi_event(trace);
     let (comps, b, single_event) = timed(phases, "pruning (components)", || {
         let extra = encode::possible_edges(trace, &pairs);
         let arcs = forced
             .iter()
-            .map(|e| e.arc(trace))
+            .map(|e| e.arc_in(&txn_of))
             .chain(extra.iter().map(|e| (e.from, e.to)));
         let (comps, comp_of) = encode::components_of(trace.txns.len(), arcs);
         drop(extra);
@@ -129,7 +132,7 @@ pub fn exact(
                 next += 1;
             }
         }
-        let b = Buckets::new(trace, forced, pairs, &kept, &comp_of);
+        let b = Buckets::new(trace, &txn_of, forced, pairs, &kept, &comp_of);
         let single_event = (comps.len() - next) as u64;
         let comps: Vec<Vec<usize>> = comps
             .into_iter()
@@ -140,7 +143,7 @@ pub fn exact(
     });
     poll()?;
     let cycle = timed(phases, "forced cycle", || {
-        forced_cycle_of(trace, b.forced.all())
+        forced_cycle_of(trace, &txn_of, b.forced.all())
     });
     if let Some(cycle) = cycle {
         return Err(forced_cycle(cycle));
@@ -159,9 +162,9 @@ pub fn exact(
 
 /// A cycle of forced edges: in the first of their components (by least transaction),
 /// found among that component's edges alone, unpacked.
-fn forced_cycle_of(trace: &Trace, forced: &[Packed]) -> Option<Vec<Edge>> {
+fn forced_cycle_of(trace: &Trace, txn_of: &[TxnId], forced: &[Packed]) -> Option<Vec<Edge>> {
     let n = trace.txns.len();
-    let scc = strong_components(n, forced.iter().map(|e| e.arc(trace)))
+    let scc = strong_components(n, forced.iter().map(|e| e.arc_in(txn_of)))
         .into_iter()
         .next()?;
     let mut member = vec![false; n];

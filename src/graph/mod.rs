@@ -62,6 +62,13 @@ impl Packed {
         )
     }
 
+    /// [`Packed::arc`] with each event's transaction in `txn_of` (a column of 4 bytes
+    /// an event, where the trace's events take 56: fewer cache misses on a large trace).
+    pub fn arc_in(self, txn_of: &[crate::trace::TxnId]) -> (usize, usize) {
+        let at = |x: u32| txn_of[(x >> 1) as usize].index();
+        (at(self.src), at(self.dst))
+    }
+
     /// The edge with its transactions.
     pub fn edge(self, trace: &crate::trace::Trace) -> Edge {
         let (from, to) = self.arc(trace);

@@ -730,7 +730,8 @@ fn whole(
                 .edges()
                 .iter()
                 .map(|e| Packed::new(e.src, e.dst, e.rule));
-            let b = Buckets::new(trace, packed.collect(), pairs, &all, &comp_of);
+            let txn_of: Vec<_> = trace.events.iter().map(|e| e.txn).collect();
+            let b = Buckets::new(trace, &txn_of, packed.collect(), pairs, &all, &comp_of);
             poll(stop)?;
             encode_exact_with(
                 trace,
