@@ -14,14 +14,29 @@ pub struct Grouped<T> {
 
 impl<T> Grouped<T> {
     /// Groups `items` by `key` (`None`: dropped) in place: the only extra memory is
-    /// one `u32` per item kept, for the permutation.
+    /// one `u32` per item, its key and then its place. `key` is called once an item
+    /// (it may look up a large table at random).
     pub fn new(mut items: Vec<T>, groups: usize, key: impl Fn(&T) -> Option<usize>) -> Grouped<T> {
-        items.retain(|x| key(x).is_some_and(|g| g < groups));
+        const DROPPED: u32 = u32::MAX;
+        let mut dest: Vec<u32> = items
+            .iter()
+            .map(|x| match key(x) {
+                Some(g) if g < groups => u32::try_from(g).expect("fewer than 2^32 groups"),
+                _ => DROPPED,
+            })
+            .collect();
+        let mut at = 0;
+        items.retain(|_| {
+            at += 1;
+            dest[at - 1] != DROPPED
+        });
+        dest.retain(|&g| g != DROPPED);
         // A vector grown by pushes has up to twice its length in capacity.
         items.shrink_to_fit();
+        dest.shrink_to_fit();
         let mut starts = vec![0usize; groups + 1];
-        for x in &items {
-            starts[key(x).expect("kept above") + 1] += 1;
+        for &g in &dest {
+            starts[g as usize + 1] += 1;
         }
         for g in 0..groups {
             starts[g + 1] += starts[g];
@@ -29,14 +44,11 @@ impl<T> Grouped<T> {
         // Where each item goes (stable: by group, then by position), then the cycles of
         // that permutation followed in place.
         let mut next = starts.clone();
-        let mut dest: Vec<u32> = items
-            .iter()
-            .map(|x| {
-                let g = key(x).expect("kept above");
-                next[g] += 1;
-                u32::try_from(next[g] - 1).expect("fewer than 2^32 items")
-            })
-            .collect();
+        for d in dest.iter_mut() {
+            let g = *d as usize;
+            *d = u32::try_from(next[g]).expect("fewer than 2^32 items");
+            next[g] += 1;
+        }
         for i in 0..items.len() {
             while dest[i] as usize != i {
                 let d = dest[i] as usize;

@@ -14,7 +14,7 @@ pub use grouped::Grouped;
 use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;
 use crate::graph::{ConflictGraph, Edge, Packed};
-use crate::trace::conflict::{access, thread, txn, Access, Rule};
+use crate::trace::conflict::{access, txn, Access, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::TiVec;
 use crate::trace::VarId;
@@ -63,47 +63,76 @@ pub fn max_pairs(bytes: usize) -> usize {
 /// far): a trace whose possible conflicts would not fit in memory (thousands of
 /// unfenced threads on one variable) ends as *unknown*, not in an allocator abort.
 pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node)>, usize> {
-    let mut by_var: TiVec<VarId, Vec<(u64, u64, Node)>> = trace.per_var(Vec::new());
+    /// A node's span with what the sweep asks of it, so it reads no event.
+    #[derive(Clone)]
+    struct Span {
+        lo: u64,
+        hi: u64,
+        node: Node,
+        thread: crate::trace::ThreadId,
+        read: bool,
+    }
+    let mut by_var: TiVec<VarId, Vec<Span>> = trace.per_var(Vec::new());
     for (i, e) in trace.events.iter().enumerate() {
-        let n = match e.op {
+        let node = match e.op {
             Op::Wr => Step::Commit(i),
             Op::Rd | Op::Rmw => Step::Event(i),
             Op::Fence => continue,
         };
-        let (lo, hi) = span(trace, n);
-        by_var[e.var.unwrap()].push((lo, hi, n));
+        let (lo, hi) = span(trace, node);
+        by_var[e.var.unwrap()].push(Span {
+            lo,
+            hi,
+            node,
+            thread: e.thread,
+            read: e.op == Op::Rd,
+        });
     }
     let mut out = Vec::new();
-    // Open spans per thread: [thread][0 = not a read, 1 = read] → indices into the list.
+    // Open spans per thread: [thread][0 = not a read, 1 = read] → indices into the list;
+    // `active`: the threads with open spans, so a step visits only those.
     let mut open = trace.per_thread([Vec::<usize>::new(), Vec::new()]);
+    let mut active: Vec<crate::trace::ThreadId> = Vec::new();
     let mut found: Vec<(usize, usize)> = Vec::new();
     for list in &mut by_var {
-        list.sort_unstable_by_key(|x| (x.0, x.1));
-        for o in open.iter_mut() {
-            o[0].clear();
-            o[1].clear();
-        }
+        list.sort_unstable_by_key(|x| (x.lo, x.hi));
         found.clear();
-        for (j, &(lo, _, b)) in list.iter().enumerate() {
-            let tb = thread(trace, b);
-            let read = usize::from(access(trace, b).0 == Access::Read);
-            for (t, o) in open.iter_mut_enumerated() {
-                if t == tb {
+        for (j, b) in list.iter().enumerate() {
+            let read = usize::from(b.read);
+            let mut k = 0;
+            while k < active.len() {
+                let t = active[k];
+                let o = &mut open[t];
+                for spans in o.iter_mut() {
+                    spans.retain(|&i| list[i].hi >= b.lo);
+                }
+                if o[0].is_empty() && o[1].is_empty() {
+                    active.swap_remove(k);
+                    continue;
+                }
+                k += 1;
+                if t == b.thread {
                     continue;
                 }
                 // A read pairs with non-reads only; the rest with both.
-                for spans in o.iter_mut().take(2 - read) {
-                    spans.retain(|&i| list[i].1 >= lo);
+                for spans in o.iter().take(2 - read) {
                     found.extend(spans.iter().map(|&i| (i, j)));
                 }
                 if out.len().saturating_add(found.len()) > max {
                     return Err(out.len() + found.len());
                 }
             }
-            open[tb][read].push(j);
+            let o = &mut open[b.thread];
+            if o[0].is_empty() && o[1].is_empty() {
+                active.push(b.thread);
+            }
+            o[read].push(j);
+        }
+        for t in active.drain(..) {
+            open[t] = Default::default();
         }
         found.sort_unstable();
-        out.extend(found.iter().map(|&(i, j)| (list[i].2, list[j].2)));
+        out.extend(found.iter().map(|&(i, j)| (list[i].node, list[j].node)));
     }
     Ok(out)
 }
@@ -162,7 +191,6 @@ impl Buckets {
     /// `kept[c]`: the bucket of component c, if it is kept; the rest is dropped.
     /// `txn_of`: each event's transaction ([`Packed::arc_in`]).
     pub fn new(
-        trace: &Trace,
         txn_of: &[crate::trace::TxnId],
         forced: Vec<Packed>,
         pairs: Vec<(Node, Node)>,
@@ -177,7 +205,10 @@ impl Buckets {
                 comp(from, to)
             }),
             pairs: Grouped::new(pairs, buckets, |&(x, y)| {
-                comp(txn(trace, x).index(), txn(trace, y).index())
+                let at = |n: Node| match n {
+                    Step::Event(e) | Step::Commit(e) => txn_of[e].index(),
+                };
+                comp(at(x), at(y))
             }),
         }
     }

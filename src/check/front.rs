@@ -132,7 +132,7 @@ pub fn exact(
                 next += 1;
             }
         }
-        let b = Buckets::new(trace, &txn_of, forced, pairs, &kept, &comp_of);
+        let b = Buckets::new(&txn_of, forced, pairs, &kept, &comp_of);
         let single_event = (comps.len() - next) as u64;
         let comps: Vec<Vec<usize>> = comps
             .into_iter()

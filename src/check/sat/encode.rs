@@ -731,7 +731,7 @@ fn whole(
                 .iter()
                 .map(|e| Packed::new(e.src, e.dst, e.rule));
             let txn_of: Vec<_> = trace.events.iter().map(|e| e.txn).collect();
-            let b = Buckets::new(trace, &txn_of, packed.collect(), pairs, &all, &comp_of);
+            let b = Buckets::new(&txn_of, packed.collect(), pairs, &all, &comp_of);
             poll(stop)?;
             encode_exact_with(
                 trace,
