@@ -98,29 +98,41 @@ fn untrimmed_end(c: u8) -> bool {
 }
 
 /// [`lex`]'s answer for the common line — `T|op(arg)|loc` or `T|op|loc` with no white
-/// space around any field, no empty field and a known operation — found with a byte
-/// scan; `None` sends every other line (and every error) to the general lexer.
+/// space around any field, no empty field and a known operation — found in one forward
+/// scan of the bytes; `None` sends every other line (and every error) to the general
+/// lexer.
 fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
     let b = text.as_bytes();
     // A field the general lexer would not trim ([`untrimmed_end`]; other ends take
     // the general path, which trims as `str::trim` does — `\x0B` and U+00A0 too).
     let plain = |s: &[u8]| !s.is_empty() && untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]);
-    let i = memchr::memchr(b'|', b)?;
-    let j = i + 1 + memchr::memchr(b'|', &b[i + 1..])?;
-    if memchr::memchr(b'|', &b[j + 1..]).is_some() {
+    // The two `|` and the operation's first `(`; fields are a few bytes, shorter than
+    // a `memchr` call takes to start.
+    let i = b.iter().position(|&c| c == b'|')?;
+    let mut j = i + 1;
+    let mut open = None;
+    loop {
+        match *b.get(j)? {
+            b'|' => break,
+            b'(' if open.is_none() => open = Some(j),
+            _ => {}
+        }
+        j += 1;
+    }
+    if b[j + 1..].contains(&b'|') {
         return None;
     }
     let (thread, opx, loc) = (&b[..i], &b[i + 1..j], &b[j + 1..]);
     if !plain(thread) || !plain(opx) || !(loc.is_empty() || plain(loc)) {
         return None;
     }
-    let (name, arg) = match memchr::memchr(b'(', opx) {
-        Some(k) if opx[opx.len() - 1] == b')' => {
-            let arg = &opx[k + 1..opx.len() - 1];
+    let (name, arg) = match open {
+        Some(k) if b[j - 1] == b')' => {
+            let arg = &b[k + 1..j - 1];
             if !plain(arg) {
                 return None;
             }
-            (&opx[..k], arg)
+            (&b[i + 1..k], arg)
         }
         Some(_) => return None,
         None => (opx, &b""[..]),
