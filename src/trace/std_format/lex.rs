@@ -30,16 +30,29 @@ pub struct Line<'a> {
 }
 
 /// Lexes one line without copying it, or gives the error naming line `number`.
+#[inline]
 pub fn lex(text: &str, number: usize) -> Result<Line<'_>, Error> {
+    match lex_plain(text) {
+        Some((thread, op, loc)) => Ok(Line {
+            number,
+            thread,
+            op,
+            loc,
+        }),
+        None => lex_general(text, number),
+    }
+}
+
+/// [`lex`] of a line [`lex_plain`] leaves (white space to trim, or an error).
+#[cold]
+#[inline(never)]
+fn lex_general(text: &str, number: usize) -> Result<Line<'_>, Error> {
     let line = |(thread, op, loc)| Line {
         number,
         thread,
         op,
         loc,
     };
-    if let Some(ok) = lex_plain(text) {
-        return Ok(line(ok));
-    }
     let bad = |message: String| Error::Format {
         line: number,
         message,
@@ -93,6 +106,7 @@ pub fn lex(text: &str, number: usize) -> Result<Line<'_>, Error> {
 /// Whether a text starting (or ending) with byte `c` surely keeps it under
 /// `str::trim`: a printable ASCII byte (white space, control bytes and the bytes of
 /// non-ASCII characters, U+00A0 say, may be trimmed).
+#[inline]
 fn untrimmed_end(c: u8) -> bool {
     (b'!'..=b'~').contains(&c)
 }
@@ -101,6 +115,7 @@ fn untrimmed_end(c: u8) -> bool {
 /// space around any field, no empty field and a known operation — found in one forward
 /// scan of the bytes; `None` sends every other line (and every error) to the general
 /// lexer.
+#[inline]
 fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
     let b = text.as_bytes();
     // A field the general lexer would not trim ([`untrimmed_end`]; other ends take
@@ -267,6 +282,7 @@ fn one(
 }
 
 /// `f` on `text` trimmed, unless it is blank or a comment.
+#[inline]
 fn text_line(
     line: usize,
     text: &str,
