@@ -299,3 +299,69 @@ fn text_line(
     }
     f(line, t)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The fast path gives the general lexer's line on every line it takes: random
+    /// lines of the operations and of the bytes that matter (separators, parentheses,
+    /// white space `str::trim` removes, non-ASCII), a random piece put in now and then.
+    #[test]
+    fn the_fast_path_is_the_general_lexer() {
+        let pieces = [
+            "T0", "x", "x", "t1.2", ".", "1", "fence:T0", "|", "(", ")", " ", "\x0B", "\u{a0}",
+            "é", "#",
+        ];
+        let ops = [
+            "r", "w", "acq", "rel", "fork", "join", "req", "begin", "end", "frob", "",
+        ];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(34);
+        let field = |rng: &mut rand_chacha::ChaCha8Rng| {
+            let n = rng.random_range(0..4).min(2);
+            let mut f = String::new();
+            for _ in 0..n {
+                // Mostly names, sometimes a byte that breaks the plain shape.
+                let i = if rng.random_range(0..4) == 0 {
+                    rng.random_range(0..pieces.len())
+                } else {
+                    rng.random_range(0..4)
+                };
+                f.push_str(pieces[i]);
+            }
+            f
+        };
+        let mut taken = 0;
+        for _ in 0..100_000 {
+            let mut text = field(&mut rng);
+            text.push('|');
+            text.push_str(ops[rng.random_range(0..ops.len())]);
+            if rng.random_range(0..3) > 0 {
+                let arg = field(&mut rng);
+                text.push('(');
+                text.push_str(&arg);
+                text.push(')');
+            }
+            text.push('|');
+            text.push_str(&field(&mut rng));
+            if rng.random_range(0..4) == 0 {
+                let at = rng.random_range(0..=text.len());
+                if text.is_char_boundary(at) {
+                    text.insert_str(at, pieces[rng.random_range(0..pieces.len())]);
+                }
+            }
+            if let Some((thread, op, loc)) = lex_plain(&text) {
+                taken += 1;
+                let want = Line {
+                    number: 1,
+                    thread,
+                    op,
+                    loc,
+                };
+                assert_eq!(lex_general(&text, 1).ok(), Some(want), "{text:?}");
+            }
+        }
+        assert!(taken > 20_000, "{taken} lines on the fast path");
+    }
+}
