@@ -1,21 +1,28 @@
 //! Every monitor of `tsoser monitor` on the same generated trace (8 threads, 1,000
 //! variables, 10⁵ events, serial, transaction-fenced, no read after a write inside a
-//! transaction: robust and serializable, so each monitor reads it to the end).
+//! transaction: robust and serializable, so each monitor reads it to the end), and the
+//! STD reading the stream does before them (the same trace written as STD).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tsoser::monitor::{run, Kind};
 use tsoser::trace::gen::{generate, Shape};
+use tsoser::trace::std_format::{lex::for_each_line, lower::Lowering, to_std};
 
-fn monitors(c: &mut Criterion) {
-    let n = 100_000;
+const EVENTS: usize = 100_000;
+
+fn trace() -> tsoser::trace::Trace {
     let shape = Shape {
         serial: true,
         txn_fenced: true,
         reads_first: true,
-        ..Shape::realistic(n)
+        ..Shape::realistic(EVENTS)
     };
-    let trace = generate(&shape, 3);
+    generate(&shape, 3)
+}
+
+fn monitors(c: &mut Criterion) {
+    let trace = trace();
     let mut group = c.benchmark_group("monitor");
-    group.throughput(Throughput::Elements(n as u64));
+    group.throughput(Throughput::Elements(EVENTS as u64));
     group.sample_size(20);
     for kind in Kind::ALL {
         assert!(!run(&trace, &[kind])[0].1.is_violation() || kind == Kind::Fenced);
@@ -24,5 +31,27 @@ fn monitors(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, monitors);
+/// The stream's scanner and lowering on the STD text in memory: lines per second.
+fn std_reading(c: &mut Criterion) {
+    let text = to_std(&trace()).expect("a generated trace is written as STD");
+    let mut group = c.benchmark_group("std");
+    group.throughput(Throughput::Elements(text.lines().count() as u64));
+    group.sample_size(20);
+    group.bench_function("scan+lower", |b| {
+        b.iter(|| {
+            let mut lowering = Lowering::default();
+            let mut events = Vec::new();
+            for_each_line(text.as_bytes(), |line, t| {
+                events.clear();
+                lowering.lower(line, t, &mut events)?;
+                Ok(true)
+            })
+            .expect("the text is well-formed");
+            lowering.vars()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, monitors, std_reading);
 criterion_main!(benches);

@@ -383,6 +383,7 @@ fn the_scanner_reads_long_lines_and_refuses_invalid_text() {
     let mut l = Lowering::default();
     let mut evs = Vec::new();
     let e = for_each_line(&bad[..], |line, t| {
+        evs.clear();
         l.lower(line, t, &mut evs)?;
         Ok(true)
     })

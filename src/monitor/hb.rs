@@ -86,12 +86,17 @@ impl HbClock {
         }
         self.threads[t * k + t] += 1;
         if let Some(x) = x {
+            let now = &self.threads[me];
             if writes(op) {
-                self.last_write[x.clone()].copy_from_slice(&self.threads[me.clone()]);
-                self.reads_since[x.clone()].iter_mut().for_each(|a| *a = 0);
-            }
-            if reads(op) {
-                Self::join(&mut self.reads_since[x], &self.threads[me]);
+                // The write's clock, and the reads since it: none, or the rmw itself
+                // (one loop, no call to `memcpy` and `memset` for a few entries).
+                let rd = reads(op);
+                let (lw, rs) = (&mut self.last_write[x.clone()], &mut self.reads_since[x]);
+                for ((w, r), &v) in lw.iter_mut().zip(rs.iter_mut()).zip(now) {
+                    (*w, *r) = (v, if rd { v } else { 0 });
+                }
+            } else if reads(op) {
+                Self::join(&mut self.reads_since[x], now);
             }
         }
         self.threads[t * k + t]

@@ -15,24 +15,29 @@ use crate::trace::{ThreadId, VarId};
 /// are the trace's variables, then one private fence location per thread.
 ///
 /// `mc1[q][a]` (the join of the stores to `a` of the other threads and of every
-/// interlocked operation on `a`) is kept as its parts: the timestamp of each thread's
-/// latest store to `a` (a later store of a thread includes its earlier ones through
-/// `sc[p]`) and of the latest interlocked operation on `a` (which includes the earlier
-/// ones through `mc2[a]`), so memory grows with the (thread, address) pairs that store,
-/// not with threads × addresses.
+/// interlocked operation on `a`) is kept as at most two timestamps of `a`: the latest
+/// store or interlocked operation, and the latest one by another writer (a thread's
+/// stores are one writer, interlocked operations another). Each such timestamp
+/// includes every earlier one of `a` (it includes `mc2[a]`, which every one of them
+/// joins), so `mc1[q][a]` is the first when q is not its writer, else the second; and
+/// memory grows with the addresses stored to, two timestamps at most each.
 pub struct Rhb {
     n: usize,
     m: usize,
     lc: Vec<u32>,
     sc: Vec<u32>,
     mc2: Vec<u32>,
-    /// Per address: arena offset of the latest interlocked timestamp.
-    il: Vec<Option<u32>>,
-    /// Per address: (thread, arena offset) of each thread's latest store timestamp.
-    stores: Vec<Vec<(u32, u32)>>,
+    /// Per address: the writer of its latest store or interlocked operation (the
+    /// thread, or [`INTERLOCKED`]) and the arena offset of its timestamp.
+    latest: Vec<Option<(u32, u32)>>,
+    /// Per address: the arena offset of the latest timestamp by another writer than
+    /// `latest`'s.
+    other: Vec<Option<u32>>,
     arena: Vec<u32>,
-    ts: Vec<u32>,
 }
+
+/// The writer of interlocked operations in [`Rhb::latest`] (never a thread's own).
+const INTERLOCKED: u32 = u32::MAX;
 
 /// The paper's operation of an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,10 +74,9 @@ impl Rhb {
             lc: vec![0; n * w],
             sc: vec![0; n * w],
             mc2: vec![0; addrs * w],
-            il: vec![None; addrs],
-            stores: vec![Vec::new(); addrs],
+            latest: vec![None; addrs],
+            other: vec![None; addrs],
             arena: Vec::new(),
-            ts: vec![0; w],
         }
     }
 
@@ -102,83 +106,86 @@ impl Rhb {
         self.mc2 = mc2;
         // Arena offsets are multiples of w: chunk i moves to i·w2.
         let off = |o: u32| (o as usize).checked_div(w).map_or(o, |i| (i * w2) as u32);
-        let mut il = vec![None; m2 + n2];
-        let mut stores = vec![Vec::new(); m2 + n2];
+        let mut latest = vec![None; m2 + n2];
+        let mut other = vec![None; m2 + n2];
         for a in 0..m + n {
-            il[addr(a)] = self.il[a].map(off);
-            stores[addr(a)] = std::mem::take(&mut self.stores[a])
-                .into_iter()
-                .map(|(q, o)| (q, off(o)))
-                .collect();
+            latest[addr(a)] = self.latest[a].map(|(q, o)| (q, off(o)));
+            other[addr(a)] = self.other[a].map(off);
         }
-        (self.il, self.stores) = (il, stores);
+        (self.latest, self.other) = (latest, other);
         let chunks = self.arena.len().checked_div(w).unwrap_or(0);
         self.arena = widen(&self.arena, w, w2, chunks);
-        self.ts = vec![0; w2];
         (self.n, self.m) = (n2, m2);
     }
 
-    fn slot(&mut self, off: Option<u32>) -> u32 {
-        off.unwrap_or_else(|| {
-            let o = self.arena.len() as u32;
-            self.arena.extend(std::iter::repeat_n(0, 2 * self.n));
-            o
-        })
+    /// A new timestamp's room in the arena.
+    fn slot(&mut self) -> u32 {
+        let o = self.arena.len() as u32;
+        self.arena.extend(std::iter::repeat_n(0, 2 * self.n));
+        o
     }
 
     /// `process_event` of Fig. 3 for p's next event on address `a`; returns its timestamp.
+    /// It is built in place, in `lc[p]` for a load and `sc[p]` for a store or
+    /// interlocked operation (each the event's timestamp afterwards: lines 15, 23 / 32).
     pub fn process(&mut self, p: usize, op: SoberOp, a: usize) -> &[u32] {
         let w = 2 * self.n;
         let (me, at) = (p * w..(p + 1) * w, a * w..(a + 1) * w);
-        let mut ts = std::mem::take(&mut self.ts);
         match op {
             SoberOp::Ld => {
                 // line 13: ts := merge(lc[p], mc1[p][a])
-                ts.copy_from_slice(&self.lc[me.clone()]);
-                if let Some(o) = self.il[a] {
-                    join(&mut ts, &self.arena[o as usize..o as usize + w]);
+                let ts = &mut self.lc[me];
+                let mc1 = match self.latest[a] {
+                    Some((q, o)) if q as usize != p => Some(o),
+                    _ => self.other[a],
+                };
+                if let Some(o) = mc1 {
+                    join(ts, &self.arena[o as usize..o as usize + w]);
                 }
-                for &(q, o) in &self.stores[a] {
-                    if q as usize != p {
-                        join(&mut ts, &self.arena[o as usize..o as usize + w]);
-                    }
-                }
-                ts[2 * p] += 1; // line 14
-                self.lc[me].copy_from_slice(&ts); // line 15 (ts ⊇ lc[p])
-                join(&mut self.mc2[at], &ts); // line 16
+                ts[2 * p] += 1; // line 14; line 15: lc[p] := ts
+                join(&mut self.mc2[at], ts); // line 16
+                ts
             }
             SoberOp::St | SoberOp::Il => {
+                // lines 20–21 / 28–29: into mc1[q][a] (see the type). The same writer
+                // again replaces its timestamp; another makes the latest the other one.
+                let writer = if op == SoberOp::Il {
+                    INTERLOCKED
+                } else {
+                    p as u32
+                };
+                let off = match self.latest[a] {
+                    Some((q, o)) if q == writer => o,
+                    latest => {
+                        let o = match self.other[a] {
+                            Some(o) => o,
+                            None => self.slot(),
+                        };
+                        self.other[a] = latest.map(|(_, o)| o);
+                        o
+                    }
+                };
+                self.latest[a] = Some((writer, off));
                 // lines 18 / 25: ts := merge(sc[p], lc[p], mc2[a])
-                ts.copy_from_slice(&self.sc[me.clone()]);
-                join(&mut ts, &self.lc[me.clone()]);
-                join(&mut ts, &self.mc2[at.clone()]);
+                let ts = &mut self.sc[me.clone()];
+                join(ts, &self.lc[me.clone()]);
+                join(ts, &self.mc2[at.clone()]);
                 if op == SoberOp::Il {
                     ts[2 * p] += 1; // line 26
                 }
-                ts[2 * p + 1] += 1; // lines 19 / 27
-                                    // lines 20–21 / 28–29: into mc1[q][a], kept as its parts (see the type).
-                let off = if op == SoberOp::Il {
-                    let o = self.slot(self.il[a]);
-                    self.il[a] = Some(o);
-                    o
-                } else {
-                    let i = self.stores[a].iter().position(|s| s.0 as usize == p);
-                    let o = self.slot(i.map(|i| self.stores[a][i].1));
-                    if i.is_none() {
-                        self.stores[a].push((p as u32, o));
-                    }
-                    o
-                };
-                self.arena[off as usize..off as usize + w].copy_from_slice(&ts);
-                self.mc2[at].copy_from_slice(&ts); // lines 22 / 30 (ts ⊇ mc2[a])
-                if op == SoberOp::Il {
-                    self.lc[me.clone()].copy_from_slice(&ts); // line 31
+                ts[2 * p + 1] += 1; // lines 19 / 27; lines 23 / 32: sc[p] := ts
+                                    // The timestamp into the arena, and lines 22 / 30: mc2[a] := ts (ts ⊇
+                                    // mc2[a]); one loop for both.
+                let rec = &mut self.arena[off as usize..off as usize + w];
+                for ((r, m), &v) in rec.iter_mut().zip(&mut self.mc2[at]).zip(ts.iter()) {
+                    (*r, *m) = (v, v);
                 }
-                self.sc[me].copy_from_slice(&ts); // lines 23 / 32
+                if op == SoberOp::Il {
+                    self.lc[me].copy_from_slice(ts); // line 31
+                }
+                ts
             }
         }
-        self.ts = ts;
-        &self.ts
     }
 
     /// Thread p's latest load (or interlocked) timestamp: `lc[p]` (Fig. 3 line 15/31).

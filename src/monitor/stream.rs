@@ -85,6 +85,7 @@ fn stream_on(
             let mut lowering = Lowering::default();
             let mut events = Vec::new();
             for_each_line(open()?, |line, text| {
+                events.clear();
                 lowering.lower(line, text, &mut events)?;
                 Ok(!lowering.ambiguous)
             })
@@ -213,15 +214,15 @@ fn lower(
     take: &mut dyn FnMut(&mut Vec<IdEvent>) -> bool,
 ) -> Result<Lowered, crate::Error> {
     let mut lowering = Lowering::default();
-    let mut events = Vec::with_capacity(2);
     let mut batch = Vec::with_capacity(BATCH);
     let mut stopped = false;
     for_each_line(file, |line, text| {
-        lowering.lower(line, text, &mut events)?;
+        let before = batch.len();
+        lowering.lower(line, text, &mut batch)?;
         if lowering.ambiguous {
+            batch.truncate(before);
             return Ok(false);
         }
-        batch.extend_from_slice(&events);
         if batch.len() >= BATCH && !take(&mut batch) {
             stopped = true;
             return Ok(false);

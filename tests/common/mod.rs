@@ -185,6 +185,7 @@ pub fn std_scanned(text: &str) -> Result<Vec<Lowered>, String> {
     let (mut out, mut evs) = (Vec::new(), Vec::new());
     let mut ambiguous = false;
     for_each_line(text.as_bytes(), |line, t| {
+        evs.clear();
         l.lower(line, t, &mut evs)?;
         if l.ambiguous {
             ambiguous = true;
@@ -212,6 +213,7 @@ pub fn std_ambiguous(text: &str) -> bool {
     let mut l = Lowering::default();
     let mut evs = Vec::new();
     let _ = for_each_line(text.as_bytes(), |line, t| {
+        evs.clear();
         l.lower(line, t, &mut evs)?;
         Ok(!l.ambiguous)
     });

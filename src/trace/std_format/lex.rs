@@ -30,16 +30,29 @@ pub struct Line<'a> {
 }
 
 /// Lexes one line without copying it, or gives the error naming line `number`.
+#[inline]
 pub fn lex(text: &str, number: usize) -> Result<Line<'_>, Error> {
+    match lex_plain(text) {
+        Some((thread, op, loc)) => Ok(Line {
+            number,
+            thread,
+            op,
+            loc,
+        }),
+        None => lex_general(text, number),
+    }
+}
+
+/// [`lex`] of a line [`lex_plain`] leaves (white space to trim, or an error).
+#[cold]
+#[inline(never)]
+fn lex_general(text: &str, number: usize) -> Result<Line<'_>, Error> {
     let line = |(thread, op, loc)| Line {
         number,
         thread,
         op,
         loc,
     };
-    if let Some(ok) = lex_plain(text) {
-        return Ok(line(ok));
-    }
     let bad = |message: String| Error::Format {
         line: number,
         message,
@@ -93,34 +106,48 @@ pub fn lex(text: &str, number: usize) -> Result<Line<'_>, Error> {
 /// Whether a text starting (or ending) with byte `c` surely keeps it under
 /// `str::trim`: a printable ASCII byte (white space, control bytes and the bytes of
 /// non-ASCII characters, U+00A0 say, may be trimmed).
+#[inline]
 fn untrimmed_end(c: u8) -> bool {
     (b'!'..=b'~').contains(&c)
 }
 
 /// [`lex`]'s answer for the common line — `T|op(arg)|loc` or `T|op|loc` with no white
-/// space around any field, no empty field and a known operation — found with a byte
-/// scan; `None` sends every other line (and every error) to the general lexer.
+/// space around any field, no empty field and a known operation — found in one forward
+/// scan of the bytes; `None` sends every other line (and every error) to the general
+/// lexer.
+#[inline]
 fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
     let b = text.as_bytes();
     // A field the general lexer would not trim ([`untrimmed_end`]; other ends take
     // the general path, which trims as `str::trim` does — `\x0B` and U+00A0 too).
     let plain = |s: &[u8]| !s.is_empty() && untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]);
-    let i = memchr::memchr(b'|', b)?;
-    let j = i + 1 + memchr::memchr(b'|', &b[i + 1..])?;
-    if memchr::memchr(b'|', &b[j + 1..]).is_some() {
+    // The two `|` and the operation's first `(`; fields are a few bytes, shorter than
+    // a `memchr` call takes to start.
+    let i = b.iter().position(|&c| c == b'|')?;
+    let mut j = i + 1;
+    let mut open = None;
+    loop {
+        match *b.get(j)? {
+            b'|' => break,
+            b'(' if open.is_none() => open = Some(j),
+            _ => {}
+        }
+        j += 1;
+    }
+    if b[j + 1..].contains(&b'|') {
         return None;
     }
     let (thread, opx, loc) = (&b[..i], &b[i + 1..j], &b[j + 1..]);
     if !plain(thread) || !plain(opx) || !(loc.is_empty() || plain(loc)) {
         return None;
     }
-    let (name, arg) = match memchr::memchr(b'(', opx) {
-        Some(k) if opx[opx.len() - 1] == b')' => {
-            let arg = &opx[k + 1..opx.len() - 1];
+    let (name, arg) = match open {
+        Some(k) if b[j - 1] == b')' => {
+            let arg = &b[k + 1..j - 1];
             if !plain(arg) {
                 return None;
             }
-            (&opx[..k], arg)
+            (&b[i + 1..k], arg)
         }
         Some(_) => return None,
         None => (opx, &b""[..]),
@@ -255,6 +282,7 @@ fn one(
 }
 
 /// `f` on `text` trimmed, unless it is blank or a comment.
+#[inline]
 fn text_line(
     line: usize,
     text: &str,
@@ -270,4 +298,70 @@ fn text_line(
         return Ok(true);
     }
     f(line, t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The fast path gives the general lexer's line on every line it takes: random
+    /// lines of the operations and of the bytes that matter (separators, parentheses,
+    /// white space `str::trim` removes, non-ASCII), a random piece put in now and then.
+    #[test]
+    fn the_fast_path_is_the_general_lexer() {
+        let pieces = [
+            "T0", "x", "x", "t1.2", ".", "1", "fence:T0", "|", "(", ")", " ", "\x0B", "\u{a0}",
+            "é", "#",
+        ];
+        let ops = [
+            "r", "w", "acq", "rel", "fork", "join", "req", "begin", "end", "frob", "",
+        ];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(34);
+        let field = |rng: &mut rand_chacha::ChaCha8Rng| {
+            let n = rng.random_range(0..4).min(2);
+            let mut f = String::new();
+            for _ in 0..n {
+                // Mostly names, sometimes a byte that breaks the plain shape.
+                let i = if rng.random_range(0..4) == 0 {
+                    rng.random_range(0..pieces.len())
+                } else {
+                    rng.random_range(0..4)
+                };
+                f.push_str(pieces[i]);
+            }
+            f
+        };
+        let mut taken = 0;
+        for _ in 0..100_000 {
+            let mut text = field(&mut rng);
+            text.push('|');
+            text.push_str(ops[rng.random_range(0..ops.len())]);
+            if rng.random_range(0..3) > 0 {
+                let arg = field(&mut rng);
+                text.push('(');
+                text.push_str(&arg);
+                text.push(')');
+            }
+            text.push('|');
+            text.push_str(&field(&mut rng));
+            if rng.random_range(0..4) == 0 {
+                let at = rng.random_range(0..=text.len());
+                if text.is_char_boundary(at) {
+                    text.insert_str(at, pieces[rng.random_range(0..pieces.len())]);
+                }
+            }
+            if let Some((thread, op, loc)) = lex_plain(&text) {
+                taken += 1;
+                let want = Line {
+                    number: 1,
+                    thread,
+                    op,
+                    loc,
+                };
+                assert_eq!(lex_general(&text, 1).ok(), Some(want), "{text:?}");
+            }
+        }
+        assert!(taken > 20_000, "{taken} lines on the fast path");
+    }
 }

@@ -52,19 +52,33 @@ struct Thread {
 
 /// A name of at most 15 bytes as one integer: its bytes, then its length in the last
 /// byte (so comparing and hashing it is a few instructions, with no call to `memcmp`).
-fn short(name: &str) -> Option<u128> {
+#[inline]
+pub(super) fn short(name: &str) -> Option<u128> {
     let b = name.as_bytes();
-    (b.len() < 16).then(|| {
-        let mut a = [0u8; 16];
-        a[..b.len()].copy_from_slice(b);
-        a[15] = b.len() as u8;
-        u128::from_le_bytes(a)
-    })
+    let n = b.len();
+    // The bytes in two words read whole (overlapping when shorter), not copied one by
+    // one: no call to `memcpy` per name.
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes")) as u64;
+    let (lo, hi) = match n {
+        0 => (0, 0),
+        1..4 => {
+            let byte = |i: usize| (b[i] as u64) << (8 * i);
+            (byte(0) | byte(n / 2) | byte(n - 1), 0)
+        }
+        4..8 => (half(0) | half(n - 4) << (8 * (n - 4)), 0),
+        8..16 => (
+            word(0),
+            word(n - 8).checked_shr(8 * (16 - n) as u32).unwrap_or(0),
+        ),
+        _ => return None,
+    };
+    Some(lo as u128 | (hi as u128) << 64 | (n as u128) << 120)
 }
 
 /// Names and their indices: short names as integers ([`short`]), long ones as strings.
 #[derive(Default)]
-struct Names {
+pub(super) struct Names {
     short: FxHashMap<u128, u32>,
     long: FxHashMap<Box<str>, u32>,
 }
@@ -97,7 +111,7 @@ impl Names {
     }
 
     /// `name`'s index, `next` (which the caller gives as the number of names) if new.
-    fn intern(&mut self, name: &str, short: Option<u128>, next: usize) -> usize {
+    pub(super) fn intern(&mut self, name: &str, short: Option<u128>, next: usize) -> usize {
         let i = match short {
             Some(s) => *self.short.entry(s).or_insert(next as u32),
             None => match self.long.get(name) {
@@ -158,6 +172,21 @@ fn numbered(name: &str) -> Option<(&str, u64)> {
     let canonical =
         !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
     Some((x, n.parse().ok().filter(|_| canonical)?))
+}
+
+/// Appends `n` in decimal (what `write!` gives, without its formatting machinery).
+pub(super) fn push_number(s: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    s.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
 }
 
 /// Whether `name` has the shape of a made-up block name `X.bN`.
@@ -275,7 +304,7 @@ impl Lowering {
         });
     }
 
-    /// Lexes line `number`, `text`, and lowers it into `out` (cleared first).
+    /// Lexes line `number`, `text`, and appends its events to `out`.
     pub fn lower(
         &mut self,
         number: usize,
@@ -285,10 +314,9 @@ impl Lowering {
         self.lower_line(&lex(text, number)?, out)
     }
 
-    /// Lowers one lexed line into `out` (cleared first).
+    /// Lowers one lexed line, appending its events to `out`.
     #[inline]
     pub fn lower_line(&mut self, l: &Line<'_>, out: &mut Vec<IdEvent>) -> Result<(), Error> {
-        out.clear();
         let (line, thread, op) = (l.number, l.thread, l.op);
         let t = self.thread(thread);
         match op {
@@ -366,8 +394,9 @@ impl Lowering {
                     match name {
                         Some(n) => th.name.push_str(n),
                         None => {
-                            use std::fmt::Write;
-                            let _ = write!(th.name, "{thread}.b{}", self.blocks);
+                            th.name.push_str(thread);
+                            th.name.push_str(".b");
+                            push_number(&mut th.name, self.blocks as u64);
                         }
                     }
                 }
@@ -385,5 +414,35 @@ impl Lowering {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words read whole give the bytes copied one by one.
+    #[test]
+    fn short_names_are_their_bytes_and_length() {
+        let text = "abcdefghijklmnopq";
+        for n in 0..=text.len() {
+            let name = &text[..n];
+            let want = (n < 16).then(|| {
+                let mut a = [0u8; 16];
+                a[..n].copy_from_slice(name.as_bytes());
+                a[15] = n as u8;
+                u128::from_le_bytes(a)
+            });
+            assert_eq!(short(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_written_as_write_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, u64::MAX] {
+            let mut s = String::from("t.b");
+            push_number(&mut s, n);
+            assert_eq!(s, format!("t.b{n}"));
+        }
     }
 }

@@ -42,12 +42,14 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
     let mut lowered = Vec::with_capacity(2);
     let mut events: Vec<Event> = Vec::new();
     let mut txns: TiVec<TxnId, Txn> = TiVec::new();
-    let mut named: rustc_hash::FxHashMap<String, TxnId> = Default::default();
+    // Given block names, by the index of their transaction.
+    let mut named = lower::Names::default();
     // Each thread's open block (its number) and transaction.
     let mut open: TiVec<ThreadId, Option<(u64, TxnId)>> = TiVec::new();
     let (mut threads, mut vars) = (0, 0);
     lex::read_lines(input, |number, text| {
         let line = lex::lex(text, number)?;
+        lowered.clear();
         lowering.lower_line(&line, &mut lowered)?;
         for e in &lowered {
             if events.len() >= n {
@@ -59,6 +61,7 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
             if open.len() < threads {
                 open.resize(threads, None);
             }
+            let next = txns.len();
             let mut new = |name: String, anonymous: bool| {
                 txns.push_and_get_key(Txn {
                     name,
@@ -67,18 +70,22 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
                 })
             };
             let txn = match lowering.block(t) {
-                None => new(format!("@{}", events.len()), true),
+                None => {
+                    let mut name = String::with_capacity(8);
+                    name.push('@');
+                    lower::push_number(&mut name, events.len() as u64);
+                    new(name, true)
+                }
                 Some(b) => match open[t] {
                     Some((k, x)) if k == b.number => x,
                     _ => {
                         let x = if !b.named {
                             new(b.name.to_string(), true)
-                        } else if let Some(&x) = named.get(b.name) {
-                            x
                         } else {
-                            let x = new(b.name.to_string(), false);
-                            named.insert(b.name.to_string(), x);
-                            x
+                            match named.intern(b.name, lower::short(b.name), next) {
+                                x if x == next => new(b.name.to_string(), false),
+                                x => TxnId::new(x),
+                            }
                         };
                         open[t] = Some((b.number, x));
                         x
