@@ -452,3 +452,47 @@ fn fast_path_trims_like_the_reader() {
     assert_eq!(t.vars.len(), 1);
     assert_eq!(scanned(text), built(text));
 }
+
+/// Bug the_fenced_monitor_rechecks_the_later_part_of_a_stream: on a stream the
+/// fenced monitor's re-check read the file only up to its parts' first report, so
+/// sc-ser's later report was missing from the in-memory run and the command ended in
+/// an internal error (exit 4). A generated trace with unnamed blocks showed it.
+#[test]
+fn the_fenced_monitor_rechecks_the_later_part_of_a_stream() {
+    let dir = std::env::temp_dir().join(format!("tsoser-fenced-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (yaml, std_file) = (dir.join("g.yaml"), dir.join("g.std"));
+    let (y, s) = (yaml.to_str().unwrap(), std_file.to_str().unwrap());
+    common::tsoser_exits(
+        &[
+            "gen",
+            "--events",
+            "3000",
+            "--threads",
+            "4",
+            "--seed",
+            "2",
+            "-o",
+            y,
+        ],
+        0,
+    );
+    common::tsoser_exits(&["convert", y, "-o", s], 0);
+    // Unnamed blocks: `begin(name)` becomes `begin`.
+    let text: String = std::fs::read_to_string(&std_file)
+        .unwrap()
+        .lines()
+        .map(|l| match l.find("|begin(") {
+            Some(i) => format!("{}|begin{}\n", &l[..i], &l[l.rfind(')').unwrap() + 1..]),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&std_file, text).unwrap();
+    let o = common::tsoser_exits(&["monitor", s, "--monitor", "fenced"], 3);
+    assert!(
+        stdout(&o).contains("part 1, SC-serializability (monitor sc-ser) — sc-ser: reports"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -147,9 +147,16 @@ fn streamed(
         .outcomes
         .iter()
         .filter_map(|(_, o)| match o {
-            monitor::Outcome::Fenced { unfenced, .. } => {
-                [o.at(), *unfenced].into_iter().flatten().max()
-            }
+            // Every part's report, not the first (bug:
+            // the_fenced_monitor_rechecks_the_later_part_of_a_stream).
+            monitor::Outcome::Fenced {
+                unfenced,
+                sc_ser,
+                sober,
+            } => [*unfenced, *sc_ser, sober.as_ref().map(|r| r.load)]
+                .into_iter()
+                .flatten()
+                .max(),
             o => o.at(),
         })
         .max();
