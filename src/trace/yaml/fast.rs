@@ -6,7 +6,7 @@
 //! hold the two against each other on generated and fuzzed files.
 
 use super::read::{compact_fields, op_of, RawOp};
-use super::write::quote;
+use super::write::is_plain;
 use crate::error::Error;
 use crate::trace::{Op, Trace, TraceBuilder};
 
@@ -64,7 +64,7 @@ fn scalar(s: &str) -> Option<&str> {
 
 /// A plain scalar the writer leaves unquoted (so YAML reads it as this text), ASCII.
 fn plain(s: &str) -> Option<&str> {
-    (s.is_ascii() && quote(s) == s).then_some(s)
+    (s.is_ascii() && is_plain(s)).then_some(s)
 }
 
 type Fields<'a> = (

@@ -126,9 +126,9 @@ pub fn write_execution(trace: &Trace, exec: &Execution) -> String {
     document(trace.name.as_deref(), events)
 }
 
-/// Quotes a name for YAML when needed.
-pub fn quote(s: &str) -> String {
-    let plain = !s.is_empty()
+/// Whether [`quote`] leaves a name as it is: YAML reads it back as this text.
+pub fn is_plain(s: &str) -> bool {
+    !s.is_empty()
         && s.chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@'))
         && !s.starts_with(['-', '@', '.'])
@@ -136,8 +136,12 @@ pub fn quote(s: &str) -> String {
             s,
             "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "~"
         )
-        && s.parse::<f64>().is_err();
-    if plain {
+        && s.parse::<f64>().is_err()
+}
+
+/// Quotes a name for YAML when needed.
+pub fn quote(s: &str) -> String {
+    if is_plain(s) {
         return s.to_string();
     }
     // A YAML double-quoted scalar; control characters, line and paragraph separators
