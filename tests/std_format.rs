@@ -278,7 +278,7 @@ proptest! {
                 let back = back.unwrap();
                 prop_assert!(same_names(&t, &back).is_ok(), "{text}: {:?}", same_names(&t, &back));
                 for (i, (x, y)) in t.events.iter().zip(&back.events).enumerate() {
-                    let want = x.val.clone().unwrap_or_else(|| i.to_string());
+                    let want: Box<str> = x.val.clone().unwrap_or_else(|| i.to_string().into());
                     prop_assert_eq!(Some(want), y.val.clone(), "{}", text);
                 }
             }

@@ -97,7 +97,7 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
                 txn,
                 op: e.op,
                 var: e.var,
-                val: (!line.loc.is_empty()).then(|| line.loc.to_string()),
+                val: (!line.loc.is_empty()).then(|| line.loc.into()),
                 line: number,
             });
         }

@@ -86,7 +86,10 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
             Op::Rmw => format!("acq({var})"),
             Op::Fence => format!("acq(fence:{t})"),
         };
-        let loc = e.val.clone().unwrap_or_else(|| i.to_string());
+        let loc = e
+            .val
+            .as_deref()
+            .map_or_else(|| i.to_string(), str::to_string);
         let loc_ok = !loc.is_empty()
             && loc.trim() == loc
             && !loc.contains('|')
