@@ -137,22 +137,31 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
     Ok(out)
 }
 
-/// The graph of every conflict some execution may have: forced edges plus each
-/// varying pair in each direction its order allows. Contains every execution's graph.
-pub fn possible_graph(
+/// Each event's transaction, as a column (4 bytes an event, where an event takes
+/// more than 40): what [`Packed::arc_in`] and [`Buckets::new`] look up at random.
+pub fn txn_column(trace: &Trace) -> Vec<crate::trace::TxnId> {
+    trace.events.iter().map(|e| e.txn).collect()
+}
+
+/// Components of the graph of every conflict some execution may have: the forced
+/// edges plus each varying pair in each direction its order allows (it contains every
+/// execution's graph). `txn_of`: [`txn_column`].
+pub fn possible_components(
     trace: &Trace,
-    forced: &ConflictGraph,
+    txn_of: &[crate::trace::TxnId],
+    forced: &[Packed],
     pairs: &[(Node, Node)],
-) -> ConflictGraph {
-    let mut g = forced.clone();
-    for e in possible_edges(trace, pairs) {
-        g.add(e.from, e.to, e.src, e.dst, e.rule);
-    }
-    g
+) -> (Vec<Vec<usize>>, CompOf) {
+    let extra = possible_edges(trace, pairs);
+    let arcs = forced
+        .iter()
+        .map(|e| e.arc_in(txn_of))
+        .chain(extra.iter().map(|e| (e.from, e.to)));
+    components_of(trace.txns.len(), arcs)
 }
 
 /// The varying pairs as edges, each direction the times allow (the part of
-/// [`possible_graph`] beyond the forced edges). Edge labels are not conflict rules.
+/// [`possible_components`]' graph beyond the forced edges). Edge labels are not conflict rules.
 pub fn possible_edges(trace: &Trace, pairs: &[(Node, Node)]) -> Vec<Edge> {
     let mut out = Vec::new();
     for &(a, b) in pairs {
@@ -205,10 +214,7 @@ impl Buckets {
                 comp(from, to)
             }),
             pairs: Grouped::new(pairs, buckets, |&(x, y)| {
-                let at = |n: Node| match n {
-                    Step::Event(e) | Step::Commit(e) => txn_of[e].index(),
-                };
-                comp(at(x), at(y))
+                comp(txn_of[x.event()].index(), txn_of[y.event()].index())
             }),
         }
     }

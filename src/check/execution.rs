@@ -104,9 +104,7 @@ pub fn tso_cycle(trace: &Trace, exec: &Execution) -> Option<Vec<Edge>> {
 /// conflicts are ⊙TSO-po (⊙TSO with program order kept between all trace events of a
 /// thread). Acyclic iff the execution is SC-equivalent.
 pub fn contraction_graph(trace: &Trace, exec: &Execution) -> ConflictGraph {
-    let unit = |n: Node| match n {
-        Step::Event(e) | Step::Commit(e) => e,
-    };
+    let unit = |n: Node| n.event();
     let mut g = ConflictGraph::new(trace.len());
     let mut last: TiVec<ThreadId, Option<usize>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {

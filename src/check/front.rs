@@ -93,6 +93,7 @@ pub fn exact(
             cycle,
         }))
     };
+    let txn_of = encode::txn_column(trace);
     let max = encode::max_pairs(budget);
     let pairs = match timed(phases, "varying pairs", || {
         encode::varying_pairs_within(trace, max)
@@ -100,7 +101,6 @@ pub fn exact(
         Ok(p) => p,
         Err(n) => {
             // Too many to encode; a forced cycle still answers.
-            let txn_of: Vec<TxnId> = trace.events.iter().map(|e| e.txn).collect();
             let find = || forced_cycle_of(trace, &txn_of, &forced);
             if let Some(cycle) = timed(phases, "forced cycle", find) {
                 return Err(forced_cycle(cycle));
@@ -112,17 +112,10 @@ pub fn exact(
     };
     poll()?;
     let forced_edges = forced.len() as u64;
-    let txn_of: Vec<TxnId> = trace.events.iter().map(|e| e.txn).collect();
     let varying_count = pairs.len() as u64;
     let multi = encode::multi_event(trace);
     let (comps, b, single_event) = timed(phases, "pruning (components)", || {
-        let extra = encode::possible_edges(trace, &pairs);
-        let arcs = forced
-            .iter()
-            .map(|e| e.arc_in(&txn_of))
-            .chain(extra.iter().map(|e| (e.from, e.to)));
-        let (comps, comp_of) = encode::components_of(trace.txns.len(), arcs);
-        drop(extra);
+        let (comps, comp_of) = encode::possible_components(trace, &txn_of, &forced, &pairs);
         // §5.6: a cycle needs a transaction of two or more events; so does a forced one.
         let mut kept: Vec<Option<usize>> = vec![None; comps.len()];
         let mut next = 0;

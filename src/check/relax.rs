@@ -418,9 +418,7 @@ impl<'a> Graph<'a> {
     fn edges(&self, n: Node, l: u64, entry: Entry, out: &mut Vec<(Node, u64)>) {
         out.clear();
         let tr = self.trace;
-        let e = match n {
-            Step::Event(e) | Step::Commit(e) => e,
-        };
+        let e = n.event();
         let th = self.thread(e);
         let (kind, var) = access(tr, n);
         if let Step::Event(e) = n {
@@ -521,9 +519,7 @@ impl<'a> Graph<'a> {
             }
             commits
         };
-        let x0 = match exit {
-            Step::Event(e) | Step::Commit(e) => e,
-        };
+        let x0 = exit.event();
         let (home, mine) = (self.multi_of[x0], self.thread(x0));
         let start = match exit {
             Step::Event(x) => time(x),

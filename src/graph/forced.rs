@@ -90,7 +90,7 @@ impl Access {
 
     /// The trace event (a commit's write).
     fn issue(self) -> EventId {
-        (self.node >> 1) as EventId
+        super::packed_event(self.node)
     }
 }
 

@@ -65,7 +65,7 @@ impl Packed {
     /// [`Packed::arc`] with each event's transaction in `txn_of` (a column of 4 bytes
     /// an event, where the trace's events take 56: fewer cache misses on a large trace).
     pub fn arc_in(self, txn_of: &[crate::trace::TxnId]) -> (usize, usize) {
-        let at = |x: u32| txn_of[(x >> 1) as usize].index();
+        let at = |x: u32| txn_of[packed_event(x)].index();
         (at(self.src), at(self.dst))
     }
 
@@ -92,9 +92,14 @@ pub(crate) fn pack(n: Node) -> u32 {
     (e as u32) << 1 | commit
 }
 
+/// The trace event of a node packed by [`pack`] (a commit's write).
+pub(crate) fn packed_event(x: u32) -> crate::trace::EventId {
+    (x >> 1) as crate::trace::EventId
+}
+
 /// The node of [`pack`].
 pub(crate) fn unpack(x: u32) -> Node {
-    let e = (x >> 1) as usize;
+    let e = packed_event(x);
     if x & 1 == 0 {
         Step::Event(e)
     } else {

@@ -85,16 +85,12 @@ pub fn access(trace: &Trace, n: Node) -> (Access, Option<VarId>) {
 
 /// The thread of a node.
 pub fn thread(trace: &Trace, n: Node) -> ThreadId {
-    match n {
-        Step::Event(e) | Step::Commit(e) => trace.events[e].thread,
-    }
+    trace.events[n.event()].thread
 }
 
 /// The transaction of a node (a commit belongs to its write's transaction).
 pub fn txn(trace: &Trace, n: Node) -> TxnId {
-    match n {
-        Step::Event(e) | Step::Commit(e) => trace.events[e].txn,
-    }
+    trace.events[n.event()].txn
 }
 
 /// Same-thread part of Eq. (1) for `a` before `b` (both of one thread).

@@ -17,6 +17,15 @@ pub enum Step {
     Commit(EventId),
 }
 
+impl Step {
+    /// The trace event of a step: itself, or the write a commit commits.
+    pub fn event(self) -> EventId {
+        match self {
+            Step::Event(e) | Step::Commit(e) => e,
+        }
+    }
+}
+
 /// Why steps are not an execution of a trace: the rule of docs/semantics.md §2 they
 /// break, at a 0-based step. Events are named by index, or by their description.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -17,12 +17,12 @@
 //! for every member, a successor in S (one clause per transaction).
 
 use crate::analysis::{
-    components, fixed_order, multi_event, possible_graph, requirement, varying_pairs, Buckets,
-    PaperBuckets,
+    components, fixed_order, multi_event, possible_components, requirement, txn_column,
+    varying_pairs, Buckets, PaperBuckets,
 };
 use crate::graph::forced::commit_times;
 use crate::graph::paper::PaperGraph;
-use crate::graph::{unpack_edges, Edge, Packed};
+use crate::graph::{unpack_edges, Edge};
 use crate::stop::Stop;
 use crate::trace::conflict::{txn, Rule};
 use crate::trace::exec::{Node, Step};
@@ -720,18 +720,15 @@ fn whole(
 ) -> Result<Formula, ExportError> {
     match semantics {
         crate::check::Semantics::Exact => {
-            let forced = crate::graph::forced::forced_graph(trace);
+            let forced = crate::graph::forced::forced_packed(trace, &Stop::default())
+                .expect("no memory budget");
             poll(stop)?;
             let pairs = varying_pairs(trace);
             poll(stop)?;
-            let (comps, comp_of) = components(&possible_graph(trace, &forced, &pairs));
+            let txn_of = txn_column(trace);
+            let (comps, comp_of) = possible_components(trace, &txn_of, &forced, &pairs);
             let all: Vec<Option<usize>> = (0..comps.len()).map(Some).collect();
-            let packed = forced
-                .edges()
-                .iter()
-                .map(|e| Packed::new(e.src, e.dst, e.rule));
-            let txn_of: Vec<_> = trace.events.iter().map(|e| e.txn).collect();
-            let b = Buckets::new(&txn_of, packed.collect(), pairs, &all, &comp_of);
+            let b = Buckets::new(&txn_of, forced, pairs, &all, &comp_of);
             poll(stop)?;
             encode_exact_with(
                 trace,
