@@ -217,9 +217,16 @@ fn both_forms_agree(t: &tsoser::trace::Trace) -> Result<(), String> {
         let same = back.threads == t.threads
             && back.vars == t.vars
             && back.txns == t.txns
-            && back.events.iter().zip(&t.events).all(|(a, b)| {
-                (a.thread, a.txn, a.op, a.var, &a.val) == (b.thread, b.txn, b.op, b.var, &b.val)
-            })
+            && back.len() == t.len()
+            && back
+                .events
+                .iter()
+                .zip(&t.events)
+                .enumerate()
+                .all(|(i, (a, b))| {
+                    (a.thread, a.txn, a.op, a.var, back.val(i))
+                        == (b.thread, b.txn, b.op, b.var, t.val(i))
+                })
             && to_yaml(&back) == canonical;
         if !same {
             return Err(format!("read back differently:\n{text}"));
@@ -294,8 +301,8 @@ fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
             let (fast, full) = (parse_trace(text), parse_trace_general(text));
             match (&fast, &full) {
                 (Ok(a), Ok(b)) => {
-                    let same = (&a.name, &a.threads, &a.vars, &a.txns, &a.events)
-                        == (&b.name, &b.threads, &b.vars, &b.txns, &b.events);
+                    let same = (&a.name, &a.threads, &a.vars, &a.txns, &a.events, &a.values)
+                        == (&b.name, &b.threads, &b.vars, &b.txns, &b.events, &b.values);
                     assert!(same, "the two readers differ on\n{}", text.escape_debug());
                     let head = text
                         .strip_prefix("name: ")
@@ -397,7 +404,7 @@ fn fuzz_yaml_names_in_both_forms() {
                 tsoser::trace::Op::Rmw,
             ][rng.random_range(0..3)];
             let val = rng.random_bool(0.3).then(|| name(&mut rng));
-            b.push_at(&th, txn.as_deref(), op, Some(&x), val.clone(), k + 2);
+            b.push_at(&th, txn.as_deref(), op, Some(&x), val.as_deref(), k + 2);
             mapping.push((th, txn, op, x, val));
         }
         // Random names may break the rules (a transaction on two threads): skip those.

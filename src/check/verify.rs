@@ -51,14 +51,15 @@ pub enum Rejected {
 }
 
 /// Re-checks an execution witness from scratch: the steps form an execution of the
-/// trace (docs/semantics.md §2) and every cycle edge is a conflict of Eq. (1), in
-/// execution order, between the transactions it names, closing a cycle.
+/// trace (docs/semantics.md §2, [`Execution::recheck`], which also checks the
+/// positions it indexes) and every cycle edge is a conflict of Eq. (1), in execution
+/// order, between the transactions it names, closing a cycle.
 pub fn verify_execution_cycle(
     trace: &Trace,
-    steps: &[Step],
+    exec: &Execution,
     cycle: &[Edge],
 ) -> Result<(), Rejected> {
-    let exec = Execution::new(trace, steps.to_vec())?;
+    exec.recheck(trace)?;
     if !is_closed(cycle) {
         return Err(Rejected::NotClosed);
     }
@@ -72,7 +73,7 @@ pub fn verify_execution_cycle(
         if exec.pos(e.src) >= exec.pos(e.dst) {
             return Err(Rejected::NotInExecutionOrder { edge: i });
         }
-        match conflict(trace, &exec, e.src, e.dst) {
+        match conflict(trace, exec, e.src, e.dst) {
             Some(r) if r == e.rule => {}
             Some(found) => {
                 return Err(Rejected::OtherRule {
@@ -90,9 +91,7 @@ pub fn verify_execution_cycle(
 /// Re-checks any witness against its trace.
 pub fn verify(trace: &Trace, w: &Witness) -> Result<(), Rejected> {
     match w {
-        Witness::Execution { execution, cycle } => {
-            verify_execution_cycle(trace, execution.steps(), cycle)
-        }
+        Witness::Execution { execution, cycle } => verify_execution_cycle(trace, execution, cycle),
         Witness::Orientation { oriented, cycle } => {
             let g = PaperGraph::new(trace);
             let orient: Vec<bool> = g

@@ -110,7 +110,7 @@ impl ValueRun {
     pub fn from_trace(trace: &Trace) -> Result<ValueRun, Error> {
         let bad = |i: usize, message: String| Error::Malformed {
             event: i,
-            line: trace.events[i].line,
+            line: trace.events[i].line as usize,
             message,
         };
         let mut events = Vec::with_capacity(trace.events.len());
@@ -122,7 +122,7 @@ impl ValueRun {
             let (kind, val, old) = match e.op {
                 Op::Fence => (Kind::Fence, String::new(), None),
                 op => {
-                    let raw = e.val.as_deref().ok_or_else(|| {
+                    let raw = trace.val(i).ok_or_else(|| {
                         bad(
                             i,
                             format!(
@@ -182,7 +182,7 @@ impl ValueRun {
                 rf: None,
                 val,
                 old,
-                line: e.line,
+                line: e.line as usize,
             });
         }
         for (i, e) in events.iter_mut().enumerate() {

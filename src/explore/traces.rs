@@ -43,7 +43,7 @@ pub fn trace_of(p: &Program, run: &[Issued], values: bool) -> Result<Trace, crat
             txn.as_deref(),
             op,
             x.map(|x| p.locs[x].as_str()),
-            val.filter(|_| values).map(|v| v.to_string()),
+            val.filter(|_| values).map(|v| v.to_string()).as_deref(),
             0,
         );
     }

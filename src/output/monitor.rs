@@ -60,7 +60,7 @@ fn ev(trace: &Trace, e: EventId) -> String {
 fn ev_json(trace: &Trace, e: EventId) -> EventJson {
     EventJson {
         event: e,
-        line: trace.events[e].line,
+        line: trace.events[e].line as usize,
         text: trace.describe(e),
     }
 }

@@ -124,7 +124,7 @@ pub use crate::trace::exec::node_text;
 
 fn line_of(trace: &Trace, n: Node) -> usize {
     match n {
-        Step::Event(e) | Step::Commit(e) => trace.events[e].line,
+        Step::Event(e) | Step::Commit(e) => trace.events[e].line as usize,
     }
 }
 

@@ -48,6 +48,14 @@ pub enum NotAnExecution {
     Incomplete { issued: usize, events: usize },
     #[error("`{write}` never commits")]
     NeverCommits { write: String },
+    #[error("{steps} steps: an execution has fewer than 2^32")]
+    TooLong { steps: usize },
+    /// [`Execution::recheck`]: the execution indexes another trace.
+    #[error("the execution indexes {events} events, not the trace's")]
+    OtherTrace { events: usize },
+    /// [`Execution::recheck`]: a step's indexed position is not where it stands.
+    #[error("step {step}: its indexed position is elsewhere")]
+    Misplaced { step: usize },
 }
 
 /// A node of an execution's event graph: an event or a commit. Same shape as [`Step`].
@@ -57,74 +65,110 @@ pub type Node = Step;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Execution {
     steps: Vec<Step>,
-    event_pos: Vec<usize>,
+    /// Positions as `u32` (a trace has fewer than 2³¹ events, so fewer than 2³² steps).
+    event_pos: Vec<u32>,
     /// Position of the commit of write `w`, indexed by event (unused for non-writes).
-    commit_pos: Vec<usize>,
+    commit_pos: Vec<u32>,
+}
+
+/// Walks `steps` by the rules of docs/semantics.md §2, calling `at(position, step)` on
+/// each step that keeps them.
+fn walk(
+    trace: &Trace,
+    steps: &[Step],
+    mut at: impl FnMut(usize, Step) -> Result<(), NotAnExecution>,
+) -> Result<(), NotAnExecution> {
+    let n = trace.len();
+    let mut next = 0;
+    let mut pending: TiVec<ThreadId, std::collections::VecDeque<EventId>> =
+        trace.per_thread(Default::default());
+    for (p, &s) in steps.iter().enumerate() {
+        match s {
+            Step::Event(e) => {
+                if e != next {
+                    return Err(NotAnExecution::OutOfTraceOrder {
+                        step: p,
+                        event: e,
+                        expected: next,
+                    });
+                }
+                next += 1;
+                let ev = &trace.events[e];
+                if ev.op.drains() && !pending[ev.thread].is_empty() {
+                    return Err(NotAnExecution::DrainsNonEmptyBuffer {
+                        step: p,
+                        event: trace.describe(e),
+                    });
+                }
+                if ev.op == Op::Wr {
+                    pending[ev.thread].push_back(e);
+                }
+            }
+            Step::Commit(w) => {
+                if w >= n || trace.events[w].op != Op::Wr {
+                    return Err(NotAnExecution::CommitOfNonWrite { step: p, event: w });
+                }
+                let t = trace.events[w].thread;
+                if pending[t].front() != Some(&w) {
+                    return Err(NotAnExecution::CommitOutOfFifoOrder {
+                        step: p,
+                        write: trace.describe(w),
+                    });
+                }
+                pending[t].pop_front();
+            }
+        }
+        at(p, s)?;
+    }
+    if next != n {
+        return Err(NotAnExecution::Incomplete {
+            issued: next,
+            events: n,
+        });
+    }
+    if let Some(w) = pending.iter().find_map(|q| q.front()) {
+        return Err(NotAnExecution::NeverCommits {
+            write: trace.describe(*w),
+        });
+    }
+    Ok(())
 }
 
 impl Execution {
     /// Checks the rules of docs/semantics.md §2 and indexes positions.
     pub fn new(trace: &Trace, steps: Vec<Step>) -> Result<Execution, NotAnExecution> {
         let n = trace.len();
-        let mut event_pos = vec![usize::MAX; n];
-        let mut commit_pos = vec![usize::MAX; n];
-        let mut next = 0;
-        let mut pending: TiVec<ThreadId, std::collections::VecDeque<EventId>> =
-            trace.per_thread(Default::default());
-        for (p, s) in steps.iter().enumerate() {
-            match *s {
-                Step::Event(e) => {
-                    if e != next {
-                        return Err(NotAnExecution::OutOfTraceOrder {
-                            step: p,
-                            event: e,
-                            expected: next,
-                        });
-                    }
-                    next += 1;
-                    let ev = &trace.events[e];
-                    if ev.op.drains() && !pending[ev.thread].is_empty() {
-                        return Err(NotAnExecution::DrainsNonEmptyBuffer {
-                            step: p,
-                            event: trace.describe(e),
-                        });
-                    }
-                    if ev.op == Op::Wr {
-                        pending[ev.thread].push_back(e);
-                    }
-                    event_pos[e] = p;
-                }
-                Step::Commit(w) => {
-                    if w >= n || trace.events[w].op != Op::Wr {
-                        return Err(NotAnExecution::CommitOfNonWrite { step: p, event: w });
-                    }
-                    let t = trace.events[w].thread;
-                    if pending[t].front() != Some(&w) {
-                        return Err(NotAnExecution::CommitOutOfFifoOrder {
-                            step: p,
-                            write: trace.describe(w),
-                        });
-                    }
-                    pending[t].pop_front();
-                    commit_pos[w] = p;
-                }
+        if steps.len() >= u32::MAX as usize {
+            return Err(NotAnExecution::TooLong { steps: steps.len() });
+        }
+        let mut event_pos = vec![u32::MAX; n];
+        let mut commit_pos = vec![u32::MAX; n];
+        walk(trace, &steps, |p, s| {
+            match s {
+                Step::Event(e) => event_pos[e] = p as u32,
+                Step::Commit(w) => commit_pos[w] = p as u32,
             }
-        }
-        if next != n {
-            return Err(NotAnExecution::Incomplete {
-                issued: next,
-                events: n,
-            });
-        }
-        if let Some(w) = pending.iter().find_map(|q| q.front()) {
-            return Err(NotAnExecution::NeverCommits {
-                write: trace.describe(*w),
-            });
-        }
+            Ok(())
+        })?;
         Ok(Execution {
             steps,
             event_pos,
             commit_pos,
+        })
+    }
+
+    /// Checks the steps again by the rules of docs/semantics.md §2, and that each
+    /// step's position is the one indexed: a witness re-checked before it is printed,
+    /// without a second copy of a whole-trace execution.
+    pub fn recheck(&self, trace: &Trace) -> Result<(), NotAnExecution> {
+        if self.event_pos.len() != trace.len() || self.commit_pos.len() != trace.len() {
+            return Err(NotAnExecution::OtherTrace {
+                events: self.event_pos.len(),
+            });
+        }
+        walk(trace, &self.steps, |p, s| match self.pos(s) == p {
+            true => Ok(()),
+            false => Err(NotAnExecution::Misplaced { step: p }),
         })
     }
 
@@ -136,14 +180,14 @@ impl Execution {
     /// Position of a node in the execution.
     pub fn pos(&self, n: Node) -> usize {
         match n {
-            Step::Event(e) => self.event_pos[e],
-            Step::Commit(w) => self.commit_pos[w],
+            Step::Event(e) => self.event_pos[e] as usize,
+            Step::Commit(w) => self.commit_pos[w] as usize,
         }
     }
 
     /// Position of the commit of write `w`.
     pub fn commit_pos(&self, w: EventId) -> usize {
-        self.commit_pos[w]
+        self.commit_pos[w] as usize
     }
 
     /// Number of trace events before the commit of `w` (the gap it lies in: between
@@ -164,7 +208,8 @@ impl Execution {
 
     /// The SC execution of a trace: every write commits right after its issue.
     pub fn sc(trace: &Trace) -> Execution {
-        let mut steps = Vec::with_capacity(trace.len() * 2);
+        let writes = trace.events.iter().filter(|e| e.op == Op::Wr).count();
+        let mut steps = Vec::with_capacity(trace.len() + writes);
         for (i, e) in trace.events.iter().enumerate() {
             steps.push(Step::Event(i));
             if e.op == Op::Wr {
@@ -276,6 +321,32 @@ pub fn node_text(trace: &Trace, n: Node) -> String {
 mod tests {
     use super::*;
     use crate::trace::compact;
+
+    /// `recheck` accepts every execution `new` made, and refuses one whose indexed
+    /// positions disagree with its steps or that indexes another trace.
+    #[test]
+    fn recheck_refuses_misplaced_steps_and_other_traces() {
+        let t = compact(&["t0 A wr x", "t1 B rd x", "t0 A fence"]);
+        let mut n = 0;
+        for_each_execution(&t, |steps| {
+            let e = Execution::new(&t, steps.to_vec()).unwrap();
+            assert_eq!(e.recheck(&t), Ok(()));
+            n += 1;
+            true
+        });
+        assert!(n >= 2, "{n} executions");
+        let mut e = Execution::sc(&t);
+        e.event_pos.swap(0, 1);
+        assert!(matches!(
+            e.recheck(&t),
+            Err(NotAnExecution::Misplaced { .. })
+        ));
+        let other = compact(&["t0 A wr x", "t1 B rd x"]);
+        assert!(matches!(
+            Execution::sc(&t).recheck(&other),
+            Err(NotAnExecution::OtherTrace { events: 3 })
+        ));
+    }
 
     /// `commit_gap` (a binary search since it became quadratic in `--json` output on
     /// 10⁶-event witnesses) counts the events before the commit, in every execution.

@@ -195,7 +195,7 @@ pub fn pair_first(trace: &Trace, threads: usize) -> Trace {
     }
     let mut b = TraceBuilder::new();
     b.set_name(trace.name.as_ref().map(|n| format!("{n}-p{threads}")));
-    for e in &trace.events {
+    for (i, e) in trace.events.iter().enumerate() {
         let txn = match second.get(&e.thread) {
             Some(&s) if s == e.txn => first[&e.thread],
             _ => e.txn,
@@ -205,8 +205,8 @@ pub fn pair_first(trace: &Trace, threads: usize) -> Trace {
             Some(&trace.txns[txn].name),
             e.op,
             e.var.map(|v| trace.vars[v].as_str()),
-            e.val.as_deref().map(str::to_string),
-            e.line,
+            trace.val(i),
+            e.line as usize,
         );
     }
     b.build()

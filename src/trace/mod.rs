@@ -8,34 +8,52 @@ pub(crate) mod model;
 pub mod std_format;
 #[cfg(feature = "proptest")]
 pub mod strategy;
+mod values;
 pub mod yaml;
 
 use std::fmt;
 pub use typed_index_collections::{TiSlice, TiVec};
+pub use values::Values;
 
 /// Index of an event in its trace (issue order).
 pub type EventId = usize;
 
 /// Declares a dense index type: a `u32` (half an event's ids, at 10⁸ events) the
-/// compiler tells apart from other indices. A trace has fewer than 2³² threads,
-/// transactions and variables: it would not fit in memory otherwise.
+/// compiler tells apart from other indices, stored plus one so that `Option` of it
+/// takes no more room (an event's variable and value). A trace has fewer than
+/// 2³² − 1 threads, transactions, variables and values: it would not fit in memory
+/// otherwise.
 macro_rules! dense_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-        #[serde(transparent)]
-        pub struct $name(u32);
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(std::num::NonZeroU32);
 
         impl $name {
             /// The id of index `i`.
             pub const fn new(i: usize) -> $name {
-                assert!(i <= u32::MAX as usize, "fewer than 2^32 ids");
-                $name(i as u32)
+                assert!(i < u32::MAX as usize, "fewer than 2^32 - 1 ids");
+                match std::num::NonZeroU32::new(i as u32 + 1) {
+                    Some(n) => $name(n),
+                    None => unreachable!(),
+                }
             }
 
             /// The index, for a vector kept per id.
             pub const fn index(self) -> usize {
-                self.0 as usize
+                self.0.get() as usize - 1
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> $name {
+                $name::new(0)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_u32(self.index() as u32)
             }
         }
 
@@ -53,7 +71,7 @@ macro_rules! dense_id {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                self.0.fmt(f)
+                self.index().fmt(f)
             }
         }
     };
@@ -70,6 +88,10 @@ dense_id!(
 dense_id!(
     /// Dense variable index; names are in [`Trace::vars`].
     VarId
+);
+dense_id!(
+    /// Index of an event's value in [`Trace::values`].
+    ValId
 );
 
 /// The operation of a trace event.
@@ -121,11 +143,20 @@ pub struct Event {
     pub op: Op,
     /// `None` exactly for fences.
     pub var: Option<VarId>,
-    /// The value, if the input gave one; ignored by the checkers. (A boxed `str`: 16
-    /// bytes where a `String` takes 24, and no room to grow.)
-    pub val: Option<Box<str>>,
-    /// 1-based line in the source file (0 when the trace was built in memory).
-    pub line: usize,
+    /// The value, if the input gave one ([`Trace::val`] gives its text); ignored by
+    /// the checkers.
+    pub val: Option<ValId>,
+    /// 1-based line in the source file (0 when the trace was built in memory; a line
+    /// past 2³² − 1 is shown as that).
+    pub line: u32,
+}
+
+/// An event is 24 bytes: a 10⁸-event trace holds 2.4 GB of them.
+const _: () = assert!(std::mem::size_of::<Event>() == 24);
+
+/// A source line as an event keeps it (saturating at `u32::MAX`).
+pub fn line_u32(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
 }
 
 /// A transaction: a name and the thread that runs it.
@@ -149,6 +180,8 @@ pub struct Trace {
     pub threads: TiVec<ThreadId, String>,
     pub txns: TiVec<TxnId, Txn>,
     pub vars: TiVec<VarId, String>,
+    /// The events' values.
+    pub values: Values,
     facts: Vec<Facts>,
 }
 
@@ -157,10 +190,14 @@ pub struct Trace {
 /// thread and variable with no fence/rmw of the thread between; [`NO_FACT`]: none);
 /// for a write, the trace position before which its commit must happen (the
 /// thread's next fence/rmw, or the trace length).
-type Facts = EventId;
+type Facts = u32;
 
 /// A read that no write makes buffered; the word of fences and rmws.
-const NO_FACT: EventId = EventId::MAX;
+const NO_FACT: Facts = Facts::MAX;
+
+/// The most events a trace holds: every event id and the trace length fit a
+/// [`Facts`] word below [`NO_FACT`].
+pub const MAX_EVENTS: usize = NO_FACT as usize - 1;
 
 impl Trace {
     /// Builds a trace from parts, checking well-formedness (docs/semantics.md §1).
@@ -170,13 +207,22 @@ impl Trace {
         threads: impl Into<TiVec<ThreadId, String>>,
         txns: impl Into<TiVec<TxnId, Txn>>,
         vars: impl Into<TiVec<VarId, String>>,
+        values: Values,
     ) -> Result<Trace, crate::Error> {
+        if events.len() > MAX_EVENTS {
+            return Err(crate::Error::Malformed {
+                event: MAX_EVENTS,
+                line: events[MAX_EVENTS].line as usize,
+                message: format!("a trace holds at most {MAX_EVENTS} events"),
+            });
+        }
         let trace = Trace {
             name,
             events,
             threads: threads.into(),
             txns: txns.into(),
             vars: vars.into(),
+            values,
             facts: Vec::new(),
         };
         trace.check_well_formed()?;
@@ -186,7 +232,7 @@ impl Trace {
     fn check_well_formed(&self) -> Result<(), crate::Error> {
         let bad = |i: usize, msg: String| crate::Error::Malformed {
             event: i,
-            line: self.events[i].line,
+            line: self.events[i].line as usize,
             message: msg,
         };
         let mut current: TiVec<ThreadId, Option<TxnId>> = vec![None; self.threads.len()].into();
@@ -240,14 +286,14 @@ impl Trace {
         let n = self.events.len();
         let mut facts: Vec<Facts> = vec![NO_FACT; n];
         // Forward pass: the pending (uncommitted-at-worst) latest write per (thread, var).
-        let mut latest: std::collections::HashMap<(ThreadId, VarId), EventId> = Default::default();
+        let mut latest: std::collections::HashMap<(ThreadId, VarId), Facts> = Default::default();
         let mut since_drain: TiVec<ThreadId, Vec<VarId>> =
             vec![Vec::new(); self.threads.len()].into();
         for (i, e) in self.events.iter().enumerate() {
             match e.op {
                 Op::Wr => {
                     let v = e.var.unwrap();
-                    latest.insert((e.thread, v), i);
+                    latest.insert((e.thread, v), i as Facts);
                     since_drain[e.thread].push(v);
                 }
                 Op::Rd => {
@@ -263,10 +309,10 @@ impl Trace {
             }
         }
         // Backward pass: the next draining event of each thread.
-        let mut next_drain: TiVec<ThreadId, EventId> = vec![n; self.threads.len()].into();
+        let mut next_drain: TiVec<ThreadId, Facts> = vec![n as Facts; self.threads.len()].into();
         for (i, e) in self.events.iter().enumerate().rev() {
             if e.op.drains() {
-                next_drain[e.thread] = i;
+                next_drain[e.thread] = i as Facts;
             } else if e.op == Op::Wr {
                 facts[i] = next_drain[e.thread];
             }
@@ -286,7 +332,7 @@ impl Trace {
     /// For a read, the write it may read from the buffer (docs/semantics.md §1), if any.
     pub fn buffered_by(&self, e: EventId) -> Option<EventId> {
         let f = self.facts[e];
-        (f != NO_FACT && self.events[e].op == Op::Rd).then_some(f)
+        (f != NO_FACT && self.events[e].op == Op::Rd).then_some(f as EventId)
     }
 
     /// Whether event `e` is a buffered read (paper §4.1).
@@ -299,7 +345,7 @@ impl Trace {
     /// between events `g-1` and `g`.
     pub fn commit_bound(&self, e: EventId) -> EventId {
         match self.events[e].op {
-            Op::Wr => self.facts[e],
+            Op::Wr => self.facts[e] as EventId,
             _ => 0,
         }
     }
@@ -311,6 +357,11 @@ impl Trace {
             .enumerate()
             .filter(|(_, e)| e.op == Op::Wr)
             .map(|(i, _)| i)
+    }
+
+    /// The value of event `e`, if it has one.
+    pub fn val(&self, e: EventId) -> Option<&str> {
+        self.events[e].val.map(|v| self.values.get(v))
     }
 
     /// The thread's name of event `e`.
@@ -412,6 +463,7 @@ pub struct TraceBuilder {
     threads: TiVec<ThreadId, String>,
     txns: TiVec<TxnId, Txn>,
     vars: TiVec<VarId, String>,
+    values: Values,
     // Fx: names are hashed once per event (a trace file is not an adversary of the
     // hash table's worst case; SipHash was 8 % of reading a 10⁶-event run).
     thread_ix: rustc_hash::FxHashMap<String, ThreadId>,
@@ -486,7 +538,7 @@ impl TraceBuilder {
         txn: TxnId,
         op: Op,
         var: Option<&str>,
-        val: Option<String>,
+        val: Option<&str>,
         line: usize,
     ) {
         let thread = self.txns[txn].thread;
@@ -499,17 +551,18 @@ impl TraceBuilder {
         txn: TxnId,
         op: Op,
         var: Option<&str>,
-        val: Option<String>,
+        val: Option<&str>,
         line: usize,
     ) {
         let var = var.map(|v| self.var(v));
+        let val = val.map(|v| self.values.push(v));
         self.events.push(Event {
             thread,
             txn,
             op,
             var,
-            val: val.map(String::into_boxed_str),
-            line,
+            val,
+            line: line_u32(line),
         });
     }
 
@@ -532,7 +585,7 @@ impl TraceBuilder {
         txn: Option<&str>,
         op: Op,
         var: Option<&str>,
-        val: Option<String>,
+        val: Option<&str>,
         line: usize,
     ) {
         let th = self.thread(thread);
@@ -552,7 +605,16 @@ impl TraceBuilder {
     }
 
     pub fn build(self) -> Result<Trace, crate::Error> {
-        Trace::new(self.name, self.events, self.threads, self.txns, self.vars)
+        let mut values = self.values;
+        values.shrink_to_fit();
+        Trace::new(
+            self.name,
+            self.events,
+            self.threads,
+            self.txns,
+            self.vars,
+            values,
+        )
     }
 }
 

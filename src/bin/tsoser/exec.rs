@@ -35,7 +35,7 @@ pub(crate) fn cmd_check_exec(a: &CheckExecArgs) -> Result<u8> {
     let cycle = execution::tso_cycle(&trace, &exec);
     let contraction = execution::sc_equivalence_cycle(&trace, &exec);
     if let Some(c) = &cycle {
-        if let Err(why) = tsoser::check::verify_execution_cycle(&trace, exec.steps(), c) {
+        if let Err(why) = tsoser::check::verify_execution_cycle(&trace, &exec, c) {
             warn(&format!("tsoser: internal error: the cycle found does not re-check ({why}); please report this execution"));
             return Ok(INTERNAL);
         }

@@ -33,6 +33,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    tsoser::mem::return_large_blocks();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -236,7 +236,7 @@ fn in_memory(
 /// Each outcome explained, as text (one block and one line) and JSON, with the exit
 /// code: 1 if any monitor reports a violation, else 3 if one is unknown, else 0.
 fn render(file: &Path, ran: Ran, mut stats: Stats, want_stats: bool) -> Result<Answer> {
-    let empty = Trace::new(None, vec![], vec![], vec![], vec![])?;
+    let empty = Trace::new(None, vec![], vec![], vec![], vec![], Default::default())?;
     let t = ran.trace.as_ref().unwrap_or(&empty);
     let mut explained = Vec::new();
     for (kind, o) in &ran.outcomes {

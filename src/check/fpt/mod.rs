@@ -492,7 +492,7 @@ pub(crate) fn decide_instance(
     for e in &mut cycle {
         e.rule = conflict(trace, &execution, e.src, e.dst).unwrap_or(e.rule);
     }
-    verify_execution_cycle(trace, execution.steps(), &cycle).map_err(FptError::Unverified)?;
+    verify_execution_cycle(trace, &execution, &cycle).map_err(FptError::Unverified)?;
     Ok(Verdict::Violation(Box::new(Witness::Execution {
         execution,
         cycle,

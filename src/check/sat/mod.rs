@@ -208,16 +208,13 @@ pub(crate) fn exact_components(
             .collect();
         Ok(match sort_exact(trace, &orient) {
             Err(true_lits) => Judged::Block(true_lits),
-            Ok(execution) => {
-                let steps = execution.steps().to_vec();
-                match verify_execution_cycle(trace, &steps, &cycle) {
-                    Ok(()) => Judged::Found(Verdict::Violation(Box::new(Witness::Execution {
-                        execution,
-                        cycle,
-                    }))),
-                    Err(why) => return Err(SatError::Unverified(why)),
-                }
-            }
+            Ok(execution) => match verify_execution_cycle(trace, &execution, &cycle) {
+                Ok(()) => Judged::Found(Verdict::Violation(Box::new(Witness::Execution {
+                    execution,
+                    cycle,
+                }))),
+                Err(why) => return Err(SatError::Unverified(why)),
+            },
         })
     })
 }

@@ -41,6 +41,7 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
     let mut lowering = lower::Lowering::default();
     let mut lowered = Vec::with_capacity(2);
     let mut events: Vec<Event> = Vec::new();
+    let mut values = super::Values::default();
     let mut txns: TiVec<TxnId, Txn> = TiVec::new();
     // Given block names, by the index of their transaction.
     let mut named = lower::Names::default();
@@ -97,8 +98,8 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
                 txn,
                 op: e.op,
                 var: e.var,
-                val: (!line.loc.is_empty()).then(|| line.loc.into()),
-                line: number,
+                val: (!line.loc.is_empty()).then(|| values.push(line.loc)),
+                line: super::line_u32(number),
             });
         }
         Ok(true)
@@ -107,7 +108,8 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
     let (mut thread_names, mut var_names) = lowering.into_names();
     thread_names.truncate(threads);
     var_names.truncate(vars);
-    Trace::new(None, events, thread_names, txns, var_names)
+    values.shrink_to_fit();
+    Trace::new(None, events, thread_names, txns, var_names, values)
 }
 
 /// Opens an STD file; errors name the file.
@@ -149,11 +151,7 @@ mod tests {
             "T0|begin|1\nT0|r(x)|2\nT0|w(y)|3\nT0|end|4\nT0|fork(T1)|5\nT1|acq(l)|6\nT1|rel(l)|7\nT0|join(T1)|8\n",
         )
         .unwrap();
-        assert_eq!(
-            t.events[0].val.as_deref(),
-            Some("2"),
-            "the location is kept"
-        );
+        assert_eq!(t.val(0), Some("2"), "the location is kept");
         let lines: Vec<String> = (0..t.len()).map(|i| t.describe(i)).collect();
         assert_eq!(
             lines,

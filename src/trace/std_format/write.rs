@@ -86,10 +86,7 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
             Op::Rmw => format!("acq({var})"),
             Op::Fence => format!("acq(fence:{t})"),
         };
-        let loc = e
-            .val
-            .as_deref()
-            .map_or_else(|| i.to_string(), str::to_string);
+        let loc = trace.val(i).map_or_else(|| i.to_string(), str::to_string);
         let loc_ok = !loc.is_empty()
             && loc.trim() == loc
             && !loc.contains('|')

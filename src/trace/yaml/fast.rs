@@ -40,7 +40,7 @@ pub(super) fn parse_trace(src: &str) -> Option<Result<Trace, Error>> {
             mapping(item)?
         };
         let (thread, txn, op, var, val) = e;
-        b.push_at(thread, txn, op, var, val.map(str::to_string), i + 1);
+        b.push_at(thread, txn, op, var, val, i + 1);
         items += 1;
     }
     // `events:` with no item is YAML's null: left to the full reader.
@@ -119,8 +119,8 @@ mod tests {
             (&fast.threads, &fast.txns, &fast.vars),
             (&full.threads, &full.txns, &full.vars)
         );
-        assert_eq!(fast.events, full.events);
-        let lines: Vec<usize> = fast.events.iter().map(|e| e.line).collect();
+        assert_eq!((&fast.events, &fast.values), (&full.events, &full.values));
+        let lines: Vec<u32> = fast.events.iter().map(|e| e.line).collect();
         assert_eq!(lines, [3, 4, 5, 6]);
     }
 

@@ -496,7 +496,7 @@ pub fn parse_trace_general(src: &str) -> Result<Trace, Error> {
             item.txn.as_deref(),
             op,
             item.var.as_deref(),
-            item.val,
+            item.val.as_deref(),
             line,
         );
     }
@@ -523,7 +523,7 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
                     item.txn.as_deref(),
                     op,
                     item.var.as_deref(),
-                    item.val,
+                    item.val.as_deref(),
                     line,
                 );
             }
@@ -545,7 +545,7 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
                     let w = pending[ev.thread][0];
                     return Err(Error::Malformed {
                         event: e,
-                        line: ev.line,
+                        line: ev.line as usize,
                         message: format!(
                             "`{}` waits for an empty buffer, but `{}` (line {}) has not committed yet",
                             trace.describe(e),

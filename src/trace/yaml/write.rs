@@ -96,7 +96,7 @@ pub fn write(trace: &Trace, form: Form) -> String {
             txn: names[e.txn].as_deref(),
             op: e.op.name(),
             var: e.var.map(|v| trace.vars[v].as_str()),
-            val: e.val.as_deref(),
+            val: e.val.map(|v| trace.values.get(v)),
         };
         event(&fields, form)
     });
@@ -119,7 +119,7 @@ pub fn write_execution(trace: &Trace, exec: &Execution) -> String {
             txn: names[ev.txn].as_deref(),
             op: if commit { "commit" } else { ev.op.name() },
             var: ev.var.map(|v| trace.vars[v].as_str()),
-            val: if commit { None } else { ev.val.as_deref() },
+            val: if commit { None } else { trace.val(e) },
         };
         event(&fields, Form::Canonical)
     });
