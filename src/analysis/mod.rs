@@ -13,7 +13,7 @@ pub use grouped::Grouped;
 
 use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;
-use crate::graph::{ConflictGraph, Edge, Packed};
+use crate::graph::{unpack, ConflictGraph, Edge, Packed};
 use crate::trace::conflict::{access, txn, Access, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::TiVec;
@@ -63,12 +63,13 @@ pub fn max_pairs(bytes: usize) -> usize {
 /// far): a trace whose possible conflicts would not fit in memory (thousands of
 /// unfenced threads on one variable) ends as *unknown*, not in an allocator abort.
 pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node)>, usize> {
-    /// A node's span with what the sweep asks of it, so it reads no event.
+    /// A node's span with what the sweep asks of it, so it reads no event: 20 bytes
+    /// (times fit a `u32` below [`crate::trace::MAX_EVENTS`]; the node packed).
     #[derive(Clone)]
     struct Span {
-        lo: u64,
-        hi: u64,
-        node: Node,
+        lo: u32,
+        hi: u32,
+        node: u32,
         thread: crate::trace::ThreadId,
         read: bool,
     }
@@ -81,9 +82,9 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
         };
         let (lo, hi) = span(trace, node);
         by_var[e.var.unwrap()].push(Span {
-            lo,
-            hi,
-            node,
+            lo: lo as u32,
+            hi: hi as u32,
+            node: crate::graph::pack(node),
             thread: e.thread,
             read: e.op == Op::Rd,
         });
@@ -132,7 +133,11 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
             open[t] = Default::default();
         }
         found.sort_unstable();
-        out.extend(found.iter().map(|&(i, j)| (list[i].node, list[j].node)));
+        out.extend(
+            found
+                .iter()
+                .map(|&(i, j)| (unpack(list[i].node), unpack(list[j].node))),
+        );
     }
     Ok(out)
 }

@@ -79,13 +79,14 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         .filter(|&v| indeg[v as usize] == 0)
         .map(Reverse)
         .collect();
-    let mut steps = Vec::with_capacity(nodes);
+    // Packed as the execution keeps them: 4 bytes a step.
+    let mut steps: Vec<u32> = Vec::with_capacity(nodes);
     while let Some(Reverse(v)) = ready.pop() {
         let v = v as usize;
         steps.push(if v < n {
-            Step::Event(v)
+            Step::Event(v).pack()
         } else {
-            Step::Commit(writes[v - n] as usize)
+            Step::Commit(writes[v - n] as usize).pack()
         });
         succ(v, &mut |s, _| {
             indeg[s] -= 1;
@@ -95,7 +96,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         });
     }
     if steps.len() == nodes {
-        return Ok(Execution::new(trace, steps)
+        return Ok(Execution::from_packed(trace, steps)
             .expect("a topological sort of the exact graph is an execution"));
     }
     drop(steps);

@@ -18,7 +18,7 @@ fn cross_thread_edges(trace: &Trace, exec: &Execution, mut f: impl FnMut(Node, N
     let mut mw: TiVec<VarId, TiVec<ThreadId, Vec<(usize, Node)>>> =
         trace.per_var(trace.per_thread(Vec::new()));
     let mut threads_of: TiVec<VarId, Vec<ThreadId>> = trace.per_var(Vec::new());
-    for (p, &s) in exec.steps().iter().enumerate() {
+    for (p, s) in exec.steps().enumerate() {
         if let (Access::MemWrite | Access::Read, Some(x)) = access(trace, s) {
             let t = thread(trace, s);
             if !threads_of[x].contains(&t) {
@@ -29,7 +29,7 @@ fn cross_thread_edges(trace: &Trace, exec: &Execution, mut f: impl FnMut(Node, N
             }
         }
     }
-    for (p, &s) in exec.steps().iter().enumerate() {
+    for (p, s) in exec.steps().enumerate() {
         let (kind, Some(x)) = access(trace, s) else {
             continue;
         };
@@ -83,7 +83,7 @@ pub fn tso_graph(trace: &Trace, exec: &Execution) -> ConflictGraph {
 /// The same graph from the definition, every pair of nodes: O(n²). The reference for tests.
 pub fn tso_graph_naive(trace: &Trace, exec: &Execution) -> ConflictGraph {
     let mut g = ConflictGraph::new(trace.txns.len());
-    let steps = exec.steps();
+    let steps: Vec<Step> = exec.steps().collect();
     for (i, &a) in steps.iter().enumerate() {
         for &b in &steps[i + 1..] {
             if let Some(r) = conflict(trace, exec, a, b) {

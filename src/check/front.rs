@@ -85,6 +85,13 @@ pub fn exact(
             },
         }));
     }
+    // The varying pairs first: their sweep's spans (20 bytes an access) are freed
+    // before the forced edges (12 bytes each, 3 an event) are built, not held beside them.
+    let max = encode::max_pairs(budget);
+    let pairs = timed(phases, "varying pairs", || {
+        encode::varying_pairs_within(trace, max)
+    });
+    poll()?;
     let forced = timed(phases, "forced edges", || forced_packed(trace, stop));
     let forced = forced.ok_or_else(|| Verdict::Unknown(stop.why()))?;
     let forced_cycle = |cycle: Vec<Edge>| {
@@ -94,10 +101,7 @@ pub fn exact(
         }))
     };
     let txn_of = encode::txn_column(trace);
-    let max = encode::max_pairs(budget);
-    let pairs = match timed(phases, "varying pairs", || {
-        encode::varying_pairs_within(trace, max)
-    }) {
+    let pairs = match pairs {
         Ok(p) => p,
         Err(n) => {
             // Too many to encode; a forced cycle still answers.

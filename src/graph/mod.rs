@@ -82,14 +82,9 @@ impl Packed {
     }
 }
 
-/// A node as a u32: an event `e` as 2e, the commit of `w` as 2w + 1.
+/// A node as a u32: an event `e` as 2e, the commit of `w` as 2w + 1 ([`Step::pack`]).
 pub(crate) fn pack(n: Node) -> u32 {
-    let (e, commit) = match n {
-        Step::Event(e) => (e, 0),
-        Step::Commit(w) => (w, 1),
-    };
-    debug_assert!(e < Packed::MAX_EVENTS);
-    (e as u32) << 1 | commit
+    n.pack()
 }
 
 /// The trace event of a node packed by [`pack`] (a commit's write).
@@ -99,12 +94,7 @@ pub(crate) fn packed_event(x: u32) -> crate::trace::EventId {
 
 /// The node of [`pack`].
 pub(crate) fn unpack(x: u32) -> Node {
-    let e = packed_event(x);
-    if x & 1 == 0 {
-        Step::Event(e)
-    } else {
-        Step::Commit(e)
-    }
+    Step::unpack(x)
 }
 
 /// The edges of `packed`, with their transactions.

@@ -155,7 +155,7 @@ fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> EdgeJson {
 
 /// The execution as numbered lines; commits marked `⇒`.
 pub fn execution_text(trace: &Trace, exec: &Execution) -> String {
-    let all: Vec<usize> = (0..exec.steps().len()).collect();
+    let all: Vec<usize> = (0..exec.len()).collect();
     steps_text(trace, exec, &all)
 }
 
@@ -216,9 +216,8 @@ pub fn witness_json_with(trace: &Trace, verdict: &Verdict, detail: Detail) -> Op
             execution,
             cycle: c,
         } => {
-            let steps = execution.steps();
             let shown: Vec<usize> = match detail {
-                Detail::Full => (0..steps.len()).collect(),
+                Detail::Full => (0..execution.len()).collect(),
                 Detail::Cycle => touched(trace, execution, c),
                 Detail::None => Vec::new(),
             };
@@ -236,10 +235,10 @@ pub fn witness_json_with(trace: &Trace, verdict: &Verdict, detail: Detail) -> Op
                     Detail::Cycle => "cycle",
                     Detail::None => "none",
                 },
-                steps: steps.len(),
+                steps: execution.len(),
                 execution: shown
                     .iter()
-                    .map(|&p| node_json(trace, steps[p], Some(execution)))
+                    .map(|&p| node_json(trace, execution.step(p), Some(execution)))
                     .collect(),
                 commits,
                 cycle: cycle(c, Some(execution)),
@@ -307,7 +306,7 @@ fn steps_text(trace: &Trace, exec: &Execution, positions: &[usize]) -> String {
             s.push_str("         …\n");
         }
         last = Some(p);
-        let st = exec.steps()[p];
+        let st = exec.step(p);
         let line = line_of(trace, st);
         let at = if line > 0 {
             format!("  (line {line})")
@@ -327,7 +326,7 @@ fn steps_text(trace: &Trace, exec: &Execution, positions: &[usize]) -> String {
             )),
         }
     }
-    if last.is_some_and(|l| l + 1 < exec.steps().len()) {
+    if last.is_some_and(|l| l + 1 < exec.len()) {
         s.push_str("         …\n");
     }
     s

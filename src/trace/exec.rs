@@ -24,6 +24,27 @@ impl Step {
             Step::Event(e) | Step::Commit(e) => e,
         }
     }
+
+    /// The step in a `u32`: event e as 2e, the commit of w as 2w + 1 (an event id
+    /// below [`crate::trace::MAX_EVENTS`] fits).
+    pub fn pack(self) -> u32 {
+        let (e, commit) = match self {
+            Step::Event(e) => (e, 0),
+            Step::Commit(w) => (w, 1),
+        };
+        debug_assert!(e <= crate::trace::MAX_EVENTS);
+        (e as u32) << 1 | commit
+    }
+
+    /// The step of [`Step::pack`].
+    pub fn unpack(x: u32) -> Step {
+        let e = (x >> 1) as EventId;
+        if x & 1 == 0 {
+            Step::Event(e)
+        } else {
+            Step::Commit(e)
+        }
+    }
 }
 
 /// Why steps are not an execution of a trace: the rule of docs/semantics.md §2 they
@@ -64,7 +85,8 @@ pub type Node = Step;
 /// A TSO execution with each step's position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Execution {
-    steps: Vec<Step>,
+    /// The steps, packed ([`Step::pack`]): 4 bytes a step where a [`Step`] takes 16.
+    steps: Vec<u32>,
     /// Positions as `u32` (a trace has fewer than 2³¹ events, so fewer than 2³² steps).
     event_pos: Vec<u32>,
     /// Position of the commit of write `w`, indexed by event (unused for non-writes).
@@ -75,14 +97,14 @@ pub struct Execution {
 /// each step that keeps them.
 fn walk(
     trace: &Trace,
-    steps: &[Step],
+    steps: impl Iterator<Item = Step>,
     mut at: impl FnMut(usize, Step) -> Result<(), NotAnExecution>,
 ) -> Result<(), NotAnExecution> {
     let n = trace.len();
     let mut next = 0;
     let mut pending: TiVec<ThreadId, std::collections::VecDeque<EventId>> =
         trace.per_thread(Default::default());
-    for (p, &s) in steps.iter().enumerate() {
+    for (p, s) in steps.enumerate() {
         match s {
             Step::Event(e) => {
                 if e != next {
@@ -137,24 +159,47 @@ fn walk(
 impl Execution {
     /// Checks the rules of docs/semantics.md §2 and indexes positions.
     pub fn new(trace: &Trace, steps: Vec<Step>) -> Result<Execution, NotAnExecution> {
+        let positions = Execution::positions(trace, steps.iter().copied(), steps.len())?;
+        let steps = steps.into_iter().map(Step::pack).collect();
+        Ok(Execution::indexed(steps, positions))
+    }
+
+    /// [`Execution::new`] of packed steps ([`Step::pack`]), which a whole-trace
+    /// witness is built as: it never holds them as [`Step`]s.
+    pub fn from_packed(trace: &Trace, steps: Vec<u32>) -> Result<Execution, NotAnExecution> {
+        let unpacked = steps.iter().map(|&x| Step::unpack(x));
+        let positions = Execution::positions(trace, unpacked, steps.len())?;
+        Ok(Execution::indexed(steps, positions))
+    }
+
+    fn indexed(steps: Vec<u32>, (event_pos, commit_pos): (Vec<u32>, Vec<u32>)) -> Execution {
+        Execution {
+            steps,
+            event_pos,
+            commit_pos,
+        }
+    }
+
+    /// The rules checked, each event's and each commit's position.
+    fn positions(
+        trace: &Trace,
+        steps: impl Iterator<Item = Step>,
+        len: usize,
+    ) -> Result<(Vec<u32>, Vec<u32>), NotAnExecution> {
         let n = trace.len();
-        if steps.len() >= u32::MAX as usize {
-            return Err(NotAnExecution::TooLong { steps: steps.len() });
+        if len >= u32::MAX as usize {
+            return Err(NotAnExecution::TooLong { steps: len });
         }
         let mut event_pos = vec![u32::MAX; n];
         let mut commit_pos = vec![u32::MAX; n];
-        walk(trace, &steps, |p, s| {
+        walk(trace, steps, |p, s| {
             match s {
                 Step::Event(e) => event_pos[e] = p as u32,
                 Step::Commit(w) => commit_pos[w] = p as u32,
             }
             Ok(())
         })?;
-        Ok(Execution {
-            steps,
-            event_pos,
-            commit_pos,
-        })
+        Ok((event_pos, commit_pos))
     }
 
     /// Checks the steps again by the rules of docs/semantics.md §2, and that each
@@ -166,15 +211,30 @@ impl Execution {
                 events: self.event_pos.len(),
             });
         }
-        walk(trace, &self.steps, |p, s| match self.pos(s) == p {
+        walk(trace, self.steps(), |p, s| match self.pos(s) == p {
             true => Ok(()),
             false => Err(NotAnExecution::Misplaced { step: p }),
         })
     }
 
     /// The steps in order.
-    pub fn steps(&self) -> &[Step] {
-        &self.steps
+    pub fn steps(&self) -> impl ExactSizeIterator<Item = Step> + DoubleEndedIterator + Clone + '_ {
+        self.steps.iter().map(|&x| Step::unpack(x))
+    }
+
+    /// The step at position `p`.
+    pub fn step(&self, p: usize) -> Step {
+        Step::unpack(self.steps[p])
+    }
+
+    /// The number of steps.
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Whether the execution has no step (of an empty trace).
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
     }
 
     /// Position of a node in the execution.

@@ -195,9 +195,10 @@ type Facts = u32;
 /// A read that no write makes buffered; the word of fences and rmws.
 const NO_FACT: Facts = Facts::MAX;
 
-/// The most events a trace holds: every event id and the trace length fit a
-/// [`Facts`] word below [`NO_FACT`].
-pub const MAX_EVENTS: usize = NO_FACT as usize - 1;
+/// The most events a trace holds (2³¹ − 1): event ids and the trace length fit a
+/// [`Facts`] word below [`NO_FACT`], and an execution's steps and the checks' times
+/// (twice an event id, plus two) fit a `u32`.
+pub const MAX_EVENTS: usize = (1 << 31) - 1;
 
 impl Trace {
     /// Builds a trace from parts, checking well-formedness (docs/semantics.md §1).

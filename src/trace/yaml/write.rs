@@ -108,8 +108,8 @@ pub fn write(trace: &Trace, form: Form) -> String {
 /// transaction (canonical form).
 pub fn write_execution(trace: &Trace, exec: &Execution) -> String {
     let names = trace.written_txn_names();
-    let events = exec.steps().iter().map(|st| {
-        let (e, commit) = match *st {
+    let events = exec.steps().map(|st| {
+        let (e, commit) = match st {
             Step::Event(e) => (e, false),
             Step::Commit(w) => (w, true),
         };
