@@ -55,6 +55,9 @@ pub enum OverBudget {
     /// The heap held more than `--max-memory` ([`crate::Stop::over_memory`]).
     #[error("the heap passed the memory budget of {} MiB (--max-memory)", budget >> 20)]
     Held { budget: usize },
+    /// The heap held more than the default budget ([`default_budget`]).
+    #[error("the heap passed the memory budget of {} MiB ({DEFAULT_BUDGET}; --max-memory sets another)", budget >> 20)]
+    HeldDefault { budget: usize },
     /// The SAT encoding's varying pairs: more than `max` of them.
     #[error("more than {max} pairs of events whose order varies: their encoding would pass the memory budget ({DEFAULT_BUDGET})")]
     VaryingPairs { max: usize },

@@ -825,9 +825,10 @@ fn monitors_too_big_for_memory_answer_unknown() {
 }
 
 /// Bug: a trace of 40,000 single-event threads made `graph`, `check-exec` and `check`
-/// ask for 9–15 GB (the conflict graph is quadratic in the threads here). The graph's
-/// size is estimated first: past the memory budget (here `TSOSER_MAX_MEMORY_MIB=1024`)
-/// the answer is unknown, exit 3, at once.
+/// ask for 9–15 GB (the conflict graph is quadratic in the threads here). Past the
+/// memory budget (here `TSOSER_MAX_MEMORY_MIB=1024`) the answer is unknown, exit 3:
+/// `graph` and `check-exec` estimate the graph first, `check` polls its heap while it
+/// builds the forced edges.
 #[test]
 fn graphs_too_big_for_memory_answer_unknown() {
     let dir = std::env::temp_dir().join(format!("tsoser-wide-graph-{}", std::process::id()));
@@ -842,7 +843,7 @@ fn graphs_too_big_for_memory_answer_unknown() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The commands whose conflict graph is sized before it is built.
+/// The commands whose conflict graph is bounded by the memory budget.
 const GRAPH_COMMANDS: [&[&str]; 5] = [
     &["graph"],
     &["check-exec"],

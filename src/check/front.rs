@@ -61,22 +61,38 @@ impl<V> Front<V> {
 /// of the possible graph, so it lies inside one of its strongly connected components,
 /// and the search for it reads only the forced edges inside them.
 ///
-/// `stop` is polled between the phases and while the forced edges are built.
+/// `stop` is polled between the phases and while the forced edges are built; so is
+/// the heap, against `stop`'s memory budget (`--max-memory`) or else the default one.
+/// (No estimate is made first: the bound of [`crate::graph::forced::within_memory`]
+/// is for the unreduced edges, 50 GiB on a 10⁸-event trace whose check holds 14.)
 pub fn exact(
     trace: &Trace,
     phases: &mut Phases,
     stop: &Stop,
 ) -> Result<Front<(Node, Node)>, Verdict> {
-    // The estimates guard the default budget (an allocation past it would abort);
-    // `--max-memory` is kept by polling the heap.
-    let budget = crate::mem::default_budget();
+    let given = stop.max_memory.is_some();
+    let budget = stop.max_memory.unwrap_or_else(crate::mem::default_budget);
+    // A stop of its own under the default budget: being past it must not mark the
+    // caller's stop, which has no budget to name.
+    let own = Stop {
+        max_memory: Some(budget),
+        over: Default::default(),
+        ..stop.clone()
+    };
+    let stop = if given { stop } else { &own };
+    let why = || match stop.why() {
+        Unknown::Memory {
+            why: crate::mem::OverBudget::Held { budget },
+        } if !given => Unknown::Memory {
+            why: crate::mem::OverBudget::HeldDefault { budget },
+        },
+        other => other,
+    };
     let poll = || match stop.expired() {
-        true => Err(Verdict::Unknown(stop.why())),
+        true => Err(Verdict::Unknown(why())),
         false => Ok(()),
     };
     poll()?;
-    crate::graph::forced::within_memory(trace, budget)
-        .map_err(|why| Verdict::Unknown(Unknown::Memory { why }))?;
     if trace.len() >= Packed::MAX_EVENTS {
         return Err(Verdict::Unknown(Unknown::Memory {
             why: crate::mem::OverBudget::TooLong {
@@ -93,7 +109,7 @@ pub fn exact(
     });
     poll()?;
     let forced = timed(phases, "forced edges", || forced_packed(trace, stop));
-    let forced = forced.ok_or_else(|| Verdict::Unknown(stop.why()))?;
+    let forced = forced.ok_or_else(|| Verdict::Unknown(why()))?;
     let forced_cycle = |cycle: Vec<Edge>| {
         Verdict::Violation(Box::new(Witness::Execution {
             execution: Execution::sc(trace),
