@@ -196,7 +196,7 @@ type Facts = u32;
 const NO_FACT: Facts = Facts::MAX;
 
 /// The most events a trace holds (2³¹ − 1): event ids and the trace length fit a
-/// [`Facts`] word below [`NO_FACT`], and an execution's steps and the checks' times
+/// static facts' `u32` word below its "none", and an execution's steps and the checks' times
 /// (twice an event id, plus two) fit a `u32`.
 pub const MAX_EVENTS: usize = (1 << 31) - 1;
 
