@@ -42,7 +42,8 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         .iter()
         .map(|&(x, y, l)| (index(x) as u32, index(y) as u32, l))
         .collect();
-    extra.sort_unstable_by_key(|&(a, _, _)| a);
+    // Stable: a node's atoms keep their order, so a cycle's literals are the same.
+    extra.sort_by_key(|&(a, _, _)| a);
     let succ = |u: usize, f: &mut dyn FnMut(usize, Lit)| {
         if u < n {
             if u + 1 < n {

@@ -64,7 +64,7 @@ impl<V> Front<V> {
 /// `stop` is polled between the phases and while the forced edges are built; so is
 /// the heap, against `stop`'s memory budget (`--max-memory`) or else the default one.
 /// (No estimate is made first: the bound of [`crate::graph::forced::within_memory`]
-/// is for the unreduced edges, 50 GiB on a 10⁸-event trace whose check holds 14.)
+/// is for the unreduced edges: 50 GiB on a 10⁸-event trace whose check holds 10.6.)
 pub fn exact(
     trace: &Trace,
     phases: &mut Phases,
