@@ -49,9 +49,6 @@ pub enum OverBudget {
         vars: usize,
         budget: usize,
     },
-    /// The trace has more events than the check's packed edges can name.
-    #[error("{events} events: the exact check takes fewer than {max}")]
-    TooLong { events: usize, max: usize },
     /// The heap held more than `--max-memory` ([`crate::Stop::over_memory`]).
     #[error("the heap passed the memory budget of {} MiB (--max-memory)", budget >> 20)]
     Held { budget: usize },

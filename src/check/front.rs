@@ -93,14 +93,6 @@ pub fn exact(
         false => Ok(()),
     };
     poll()?;
-    if trace.len() >= Packed::MAX_EVENTS {
-        return Err(Verdict::Unknown(Unknown::Memory {
-            why: crate::mem::OverBudget::TooLong {
-                events: trace.len(),
-                max: Packed::MAX_EVENTS,
-            },
-        }));
-    }
     // The varying pairs first: their sweep's spans (20 bytes an access) are freed
     // before the forced edges (12 bytes each, 3 an event) are built, not held beside them.
     let max = encode::max_pairs(budget);

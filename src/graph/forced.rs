@@ -292,7 +292,7 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
 
 /// The edges of [`forced_graph`] packed, or `None` once the heap passes `stop`'s
 /// memory budget (polled every 2¹⁶ edges; past it, the rest are not stored). The
-/// trace has fewer than [`Packed::MAX_EVENTS`] events.
+/// trace's events fit a packed node ([`crate::trace::MAX_EVENTS`]).
 pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
     let mut out = Vec::new();
     let mut over = stop.over_memory();

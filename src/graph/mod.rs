@@ -25,7 +25,7 @@ pub struct Edge {
 /// A conflict edge between the transactions of its two nodes, in 12 bytes (an
 /// [`Edge`] takes 56): what the check keeps of the forced edges of a large trace,
 /// unpacked per component. A node is a u32 (an event `e` as 2e, the commit of `w`
-/// as 2w + 1), so the trace has fewer than [`Packed::MAX_EVENTS`] events.
+/// as 2w + 1): every event of a trace fits ([`crate::trace::MAX_EVENTS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packed {
     src: u32,
@@ -34,9 +34,6 @@ pub struct Packed {
 }
 
 impl Packed {
-    /// Traces this long or longer cannot be packed.
-    pub const MAX_EVENTS: usize = 1 << 31;
-
     pub fn new(src: Node, dst: Node, rule: Rule) -> Packed {
         Packed {
             src: pack(src),
