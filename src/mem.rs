@@ -195,6 +195,33 @@ pub fn held() -> usize {
     HELD.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Gives back to the system the whole pages inside `bytes` bytes from `start`, which
+/// the caller has read for the last time: the block stays allocated (its later drop
+/// frees it as usual), but those pages are no longer resident. Moving a large vector
+/// into another one stream by stream with it holds each item once, not twice
+/// ([`crate::analysis::Grouped::new`]). Elsewhere than on Linux it does nothing.
+///
+/// # Safety
+/// The range must lie inside one live allocation whose contents there are never read
+/// again (on Linux they read as zeros afterwards).
+pub unsafe fn forget_pages(start: *const u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let lo = (start as usize).div_ceil(PAGE) * PAGE;
+        let hi = (start as usize + bytes) / PAGE * PAGE;
+        if hi > lo {
+            // SAFETY: whole pages inside the caller's range (rounded inwards, so no
+            // allocator header beside it is touched); the advice only drops them.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_DONTNEED);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, bytes);
+}
+
 /// Has glibc's malloc give large blocks back to the system when they are freed.
 /// By default, after such a block is freed, glibc raises its threshold for mapping
 /// blocks of their own (up to 32 MiB) and keeps later blocks below it in a heap that

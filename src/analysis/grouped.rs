@@ -1,7 +1,9 @@
 //! Items grouped by a small key, kept in one vector: what a vector per group costs in
 //! copies and allocations (each component's forced edges and varying pairs), without
-//! them. Built in place, so grouping a vector never holds it twice.
+//! them. Built by streaming the items into their groups while the pages already read
+//! are given back, so grouping a vector never holds it twice.
 
+use crate::mem::forget_pages;
 use std::ops::Index;
 
 /// Items grouped by a key in `0..groups`, each group in the items' original order.
@@ -12,53 +14,102 @@ pub struct Grouped<T> {
     starts: Vec<usize>,
 }
 
-impl<T> Grouped<T> {
-    /// Groups `items` by `key` (`None`: dropped) in place: the only extra memory is
-    /// one `u32` per item, its key and then its place. `key` is called once an item
-    /// (it may look up a large table at random).
-    pub fn new(mut items: Vec<T>, groups: usize, key: impl Fn(&T) -> Option<usize>) -> Grouped<T> {
+/// The front of a vector being read once, given back page by page ([`forget_pages`]).
+struct Consumed<T> {
+    ptr: *mut T,
+    len: usize,
+    cap: usize,
+    /// Bytes from `ptr` already given back (or within a page not yet wholly read).
+    given: usize,
+}
+
+impl<T: Copy> Consumed<T> {
+    fn new(v: Vec<T>) -> Consumed<T> {
+        let mut v = std::mem::ManuallyDrop::new(v);
+        Consumed {
+            ptr: v.as_mut_ptr(),
+            len: v.len(),
+            cap: v.capacity(),
+            given: 0,
+        }
+    }
+
+    fn get(&self, i: usize) -> T {
+        assert!(i < self.len);
+        // SAFETY: in bounds; item i lies past every page given back (`give_back(j)`
+        // is called with j ≤ i only after the items before j were read).
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// The items before `i` will not be read again.
+    fn give_back(&mut self, i: usize) {
+        let bytes = i.min(self.len) * std::mem::size_of::<T>();
+        if bytes > self.given {
+            // SAFETY: inside the vector's block, and never read again.
+            unsafe { forget_pages(self.ptr.cast::<u8>().add(self.given), bytes - self.given) };
+            self.given = bytes / 4096 * 4096;
+        }
+    }
+}
+
+impl<T> Drop for Consumed<T> {
+    fn drop(&mut self) {
+        // SAFETY: the parts of a vector given up in `new`; its length 0, since its
+        // contents may be gone (T: Copy, so nothing is dropped).
+        drop(unsafe { Vec::from_raw_parts(self.ptr, 0, self.cap) });
+    }
+}
+
+impl<T: Copy> Grouped<T> {
+    /// Groups `items` by `key` (`None`: dropped). Each item is copied once into its
+    /// group's stream (a write at one of `groups` advancing positions), and the input
+    /// is given back as it is read: the extra memory is one `u32` per item, its group,
+    /// and less than a chunk of both vectors at once. `key` is called once an item
+    /// (it may look up a large table at random). (It was an in-place permutation
+    /// followed cycle by cycle: each step a cache and TLB miss, 120 s of a 10⁸-event
+    /// check; docs/performance.md.)
+    pub fn new(items: Vec<T>, groups: usize, key: impl Fn(&T) -> Option<usize>) -> Grouped<T> {
         const DROPPED: u32 = u32::MAX;
-        let mut dest: Vec<u32> = items
+        const CHUNK: usize = 1 << 16;
+        let mut starts = vec![0usize; groups + 1];
+        let dest: Vec<u32> = items
             .iter()
             .map(|x| match key(x) {
-                Some(g) if g < groups => u32::try_from(g).expect("fewer than 2^32 groups"),
+                Some(g) if g < groups => {
+                    starts[g + 1] += 1;
+                    u32::try_from(g).expect("fewer than 2^32 groups")
+                }
                 _ => DROPPED,
             })
             .collect();
-        let mut at = 0;
-        items.retain(|_| {
-            at += 1;
-            dest[at - 1] != DROPPED
-        });
-        dest.retain(|&g| g != DROPPED);
-        // A vector grown by pushes has up to twice its length in capacity.
-        items.shrink_to_fit();
-        dest.shrink_to_fit();
-        let mut starts = vec![0usize; groups + 1];
-        for &g in &dest {
-            starts[g as usize + 1] += 1;
-        }
         for g in 0..groups {
             starts[g + 1] += starts[g];
         }
-        // Where each item goes (stable: by group, then by position), then the cycles of
-        // that permutation followed in place.
+        let kept = starts[groups];
+        let mut out: Vec<T> = Vec::with_capacity(kept);
+        let slots = out.spare_capacity_mut();
         let mut next = starts.clone();
-        for d in dest.iter_mut() {
-            let g = *d as usize;
-            *d = u32::try_from(next[g]).expect("fewer than 2^32 items");
-            next[g] += 1;
-        }
-        for i in 0..items.len() {
-            while dest[i] as usize != i {
-                let d = dest[i] as usize;
-                items.swap(i, d);
-                dest.swap(i, d);
+        let (mut items, mut dest) = (Consumed::new(items), Consumed::new(dest));
+        for i in 0..items.len {
+            let g = dest.get(i);
+            if g != DROPPED {
+                let at = &mut next[g as usize];
+                slots[*at].write(items.get(i));
+                *at += 1;
+            }
+            if (i + 1) % CHUNK == 0 {
+                items.give_back(i + 1);
+                dest.give_back(i + 1);
             }
         }
-        Grouped { items, starts }
+        assert!((0..groups).all(|g| next[g] == starts[g + 1]));
+        // SAFETY: group g's slots starts[g]..starts[g + 1] were each written once.
+        unsafe { out.set_len(kept) };
+        Grouped { items: out, starts }
     }
+}
 
+impl<T> Grouped<T> {
     /// Number of groups.
     pub fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
@@ -115,5 +166,25 @@ mod tests {
             let got: Vec<Vec<(usize, u32)>> = got.iter().map(|g| g.to_vec()).collect();
             assert_eq!(got, want);
         }
+    }
+    /// Across many chunks (each read chunk's pages given back), items of 12 bytes so
+    /// chunks do not end at page boundaries: the same groups as a vector per group.
+    #[test]
+    fn groups_across_given_back_pages_as_a_vector_per_group_would() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let groups = 37;
+        let items: Vec<(u32, u32, u32)> = (0..300_001)
+            .map(|i| (rng.random_range(0..groups + 5), i, !i))
+            .collect();
+        let key = |x: &(u32, u32, u32)| (x.0 < groups).then_some(x.0 as usize);
+        let mut want: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); groups as usize];
+        for &x in &items {
+            if let Some(g) = key(&x) {
+                want[g].push(x);
+            }
+        }
+        let got = Grouped::new(items, groups as usize, key);
+        let got: Vec<Vec<(u32, u32, u32)>> = got.iter().map(|g| g.to_vec()).collect();
+        assert_eq!(got, want);
     }
 }
