@@ -144,8 +144,8 @@ fn node_json(trace: &Trace, n: Node, exec: Option<&Execution>) -> NodeJson {
 
 fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> EdgeJson {
     EdgeJson {
-        from: trace.txns[TxnId::new(e.from)].name.clone(),
-        to: trace.txns[TxnId::new(e.to)].name.clone(),
+        from: trace.txns[TxnId::new(e.from)].name.to_string(),
+        to: trace.txns[TxnId::new(e.to)].name.to_string(),
         src: node_json(trace, e.src, exec),
         dst: node_json(trace, e.dst, exec),
         rule: e.rule,

@@ -164,7 +164,8 @@ pub fn line_u32(line: usize) -> u32 {
 pub struct Txn {
     /// The name as written, or for an anonymous transaction the name it is shown by
     /// (`@i`, `i` its first event; `T.bN` for STD's N-th unnamed block of thread T).
-    pub name: String,
+    /// Names of up to 24 bytes are held inline: no allocation per transaction.
+    pub name: compact_str::CompactString,
     pub thread: ThreadId,
     /// Made by the reader (an event given without `txn`, an unnamed STD block): never
     /// the same transaction as a named one, whatever its shown name (bug:
@@ -413,15 +414,15 @@ impl Trace {
     /// of one event (written without `txn`, it reads back as one), the name of a named
     /// one, and for an anonymous one of several events (an unnamed STD block) its shown
     /// name, made unique among the trace's names by a `'` suffix.
-    pub fn written_txn_names(&self) -> TiVec<TxnId, Option<String>> {
+    pub fn written_txn_names(&self) -> TiVec<TxnId, Option<compact_str::CompactString>> {
         let mut size = self.per_txn(0usize);
         for e in &self.events {
             size[e.txn] += 1;
         }
         // The names taken, gathered only when an anonymous block needs one (most traces
         // have none: no set of every name on each write).
-        let mut taken: Option<rustc_hash::FxHashSet<String>> = None;
-        let mut out: TiVec<TxnId, Option<String>> = self.per_txn(None);
+        let mut taken: Option<rustc_hash::FxHashSet<compact_str::CompactString>> = None;
+        let mut out: TiVec<TxnId, Option<compact_str::CompactString>> = self.per_txn(None);
         for (x, t) in self.txns.iter_enumerated() {
             out[x] = match (t.anonymous, size[x]) {
                 (false, _) => Some(t.name.clone()),
@@ -502,7 +503,7 @@ impl TraceBuilder {
             return t;
         }
         let t = self.txns.push_and_get_key(Txn {
-            name: name.to_string(),
+            name: name.into(),
             thread,
             anonymous: false,
         });
@@ -520,7 +521,7 @@ impl TraceBuilder {
     /// one, even one of the same name.
     pub fn anonymous_txn(&mut self, thread: ThreadId, shown: String) -> TxnId {
         self.txns.push_and_get_key(Txn {
-            name: shown,
+            name: shown.into(),
             thread,
             anonymous: true,
         })

@@ -46,8 +46,8 @@ pub(crate) fn cmd_check_exec(a: &CheckExecArgs) -> Result<u8> {
             c.as_ref().map(|c| {
                 c.iter()
                     .map(|e| tsoser::output::json::ExecEdge {
-                        from: named.then(|| trace.txns[TxnId::new(e.from)].name.clone()),
-                        to: named.then(|| trace.txns[TxnId::new(e.to)].name.clone()),
+                        from: named.then(|| trace.txns[TxnId::new(e.from)].name.to_string()),
+                        to: named.then(|| trace.txns[TxnId::new(e.to)].name.to_string()),
                         src: witness::node_text(&trace, e.src),
                         dst: witness::node_text(&trace, e.dst),
                         src_step: exec.pos(e.src) + 1,

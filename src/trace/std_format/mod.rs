@@ -65,7 +65,7 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
             let next = txns.len();
             let mut new = |name: String, anonymous: bool| {
                 txns.push_and_get_key(Txn {
-                    name,
+                    name: name.into(),
                     thread: t,
                     anonymous,
                 })
