@@ -97,7 +97,7 @@ impl<T: Copy> Grouped<T> {
                 slots[*at].write(items.get(i));
                 *at += 1;
             }
-            if (i + 1) % CHUNK == 0 {
+            if (i + 1).is_multiple_of(CHUNK) {
                 items.give_back(i + 1);
                 dest.give_back(i + 1);
             }

@@ -89,55 +89,77 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
             read: e.op == Op::Rd,
         });
     }
-    let mut out = Vec::new();
-    // Open spans per thread: [thread][0 = not a read, 1 = read] → indices into the list;
-    // `active`: the threads with open spans, so a step visits only those.
-    let mut open = trace.per_thread([Vec::<usize>::new(), Vec::new()]);
-    let mut active: Vec<crate::trace::ThreadId> = Vec::new();
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    for list in &mut by_var {
-        list.sort_unstable_by_key(|x| (x.lo, x.hi));
-        found.clear();
-        for (j, b) in list.iter().enumerate() {
-            let read = usize::from(b.read);
-            let mut k = 0;
-            while k < active.len() {
-                let t = active[k];
-                let o = &mut open[t];
-                for spans in o.iter_mut() {
-                    spans.retain(|&i| list[i].hi >= b.lo);
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    by_var
+        .raw
+        .par_iter_mut()
+        .for_each(|list| list.sort_unstable_by_key(|x| (x.lo, x.hi)));
+    // The variables' sweeps in parallel, in runs of about equal spans, each run's pairs
+    // then appended in order: the same pairs in the same order as one sweep. `done`:
+    // the pairs of the variables swept so far, for the bound.
+    let done = AtomicUsize::new(0);
+    let parts: Vec<Result<Vec<(Node, Node)>, usize>> =
+        crate::graph::forced::runs(&by_var.raw, Vec::len)
+            .into_par_iter()
+            .map(|run| {
+                let mut out = Vec::new();
+                // Open spans per thread: [thread][0 = not a read, 1 = read] → indices into
+                // the list; `active`: the threads with open spans, so a step visits only those.
+                let mut open = trace.per_thread([Vec::<usize>::new(), Vec::new()]);
+                let mut active: Vec<crate::trace::ThreadId> = Vec::new();
+                let mut found: Vec<(usize, usize)> = Vec::new();
+                for list in &by_var.raw[run] {
+                    found.clear();
+                    for (j, b) in list.iter().enumerate() {
+                        let read = usize::from(b.read);
+                        let mut k = 0;
+                        while k < active.len() {
+                            let t = active[k];
+                            let o = &mut open[t];
+                            for spans in o.iter_mut() {
+                                spans.retain(|&i| list[i].hi >= b.lo);
+                            }
+                            if o[0].is_empty() && o[1].is_empty() {
+                                active.swap_remove(k);
+                                continue;
+                            }
+                            k += 1;
+                            if t == b.thread {
+                                continue;
+                            }
+                            // A read pairs with non-reads only; the rest with both.
+                            for spans in o.iter().take(2 - read) {
+                                found.extend(spans.iter().map(|&i| (i, j)));
+                            }
+                            let n = done.load(Relaxed).saturating_add(found.len());
+                            if n > max {
+                                return Err(n);
+                            }
+                        }
+                        let o = &mut open[b.thread];
+                        if o[0].is_empty() && o[1].is_empty() {
+                            active.push(b.thread);
+                        }
+                        o[read].push(j);
+                    }
+                    for t in active.drain(..) {
+                        open[t] = Default::default();
+                    }
+                    found.sort_unstable();
+                    done.fetch_add(found.len(), Relaxed);
+                    out.extend(
+                        found
+                            .iter()
+                            .map(|&(i, j)| (unpack(list[i].node), unpack(list[j].node))),
+                    );
                 }
-                if o[0].is_empty() && o[1].is_empty() {
-                    active.swap_remove(k);
-                    continue;
-                }
-                k += 1;
-                if t == b.thread {
-                    continue;
-                }
-                // A read pairs with non-reads only; the rest with both.
-                for spans in o.iter().take(2 - read) {
-                    found.extend(spans.iter().map(|&i| (i, j)));
-                }
-                if out.len().saturating_add(found.len()) > max {
-                    return Err(out.len() + found.len());
-                }
-            }
-            let o = &mut open[b.thread];
-            if o[0].is_empty() && o[1].is_empty() {
-                active.push(b.thread);
-            }
-            o[read].push(j);
-        }
-        for t in active.drain(..) {
-            open[t] = Default::default();
-        }
-        found.sort_unstable();
-        out.extend(
-            found
-                .iter()
-                .map(|&(i, j)| (unpack(list[i].node), unpack(list[j].node))),
-        );
+                Ok(out)
+            })
+            .collect();
+    let mut out = Vec::with_capacity(parts.iter().flatten().map(Vec::len).sum());
+    for part in parts {
+        out.extend(part?);
     }
     Ok(out)
 }

@@ -119,7 +119,6 @@ impl VarLists {
     }
 }
 
-/// Time of trace event `p`.
 /// An upper estimate of the cross-thread edges the sparse constructions keep (each
 /// access gets at most one edge to each other thread that writes its variable, each
 /// write one to each other thread that touches it), for a memory bound before building.
@@ -169,6 +168,7 @@ pub fn within_memory(trace: &Trace, budget: usize) -> Result<(), crate::mem::Ove
     Ok(())
 }
 
+/// Time of trace event `p`.
 pub fn event_time(p: usize) -> u64 {
     2 * p as u64 + 1
 }
@@ -181,6 +181,13 @@ pub fn commit_times(trace: &Trace, w: EventId) -> (u64, u64) {
 /// Cross-thread conflicts present, in this direction, in every execution:
 /// `f((a, its transaction), (b, its transaction), rule)`.
 pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut((Node, TxnId), (Node, TxnId), Rule)) {
+    for vl in &var_lists(trace) {
+        cross_edges_of(vl, &mut f);
+    }
+}
+
+/// Each variable's accesses, per thread, in one pass over the trace.
+fn var_lists(trace: &Trace) -> TiVec<VarId, VarLists> {
     let mut vars: TiVec<VarId, VarLists> = trace.vars.keys().map(|_| VarLists::default()).collect();
     for (p, e) in trace.events.iter().enumerate() {
         let Some(x) = e.var else { continue };
@@ -207,7 +214,12 @@ pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut((Node, TxnId), (Node,
             Op::Fence => unreachable!(),
         }
     }
-    for vl in &vars {
+    vars
+}
+
+/// [`forced_cross_edges`] of one variable: the passes of the variables are independent.
+fn cross_edges_of(vl: &VarLists, f: &mut impl FnMut((Node, TxnId), (Node, TxnId), Rule)) {
+    {
         let k = vl.threads.len();
         // linked[o]: the latest access of thread o already linked into s's chain.
         let mut linked: Vec<Option<EventId>> = vec![None; k];
@@ -294,16 +306,65 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
 /// memory budget (polled every 2¹⁶ edges; past it, the rest are not stored). The
 /// trace's events fit a packed node ([`crate::trace::MAX_EVENTS`]).
 pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
-    let mut out = Vec::new();
-    let mut over = stop.over_memory();
-    let mut add = |(a, ta): (Node, TxnId), (b, tb): (Node, TxnId), rule: Rule| {
-        over = over || (out.len() % (1 << 16) == 0 && stop.over_memory());
-        if !over && ta != tb {
-            out.push(Packed::new(a, b, rule));
+    use rayon::prelude::*;
+    /// Polls the heap every 2¹⁶ edges; past the budget, stores no more.
+    fn adder<'a>(
+        out: &'a mut Vec<Packed>,
+        stop: &'a crate::Stop,
+    ) -> impl FnMut((Node, TxnId), (Node, TxnId), Rule) + 'a {
+        move |(a, ta), (b, tb), rule| {
+            if out.len().is_multiple_of(1 << 16) && stop.over_memory() {
+                return;
+            }
+            if ta != tb {
+                out.push(Packed::new(a, b, rule));
+            }
         }
-    };
+    }
+    let mut out = Vec::new();
     let at = |e: EventId| (Step::Event(e), trace.events[e].txn);
-    same_thread_edges(trace, |a, b| add(at(a), at(b), Rule::ProgramOrder));
-    forced_cross_edges(trace, &mut add);
-    (!over).then_some(out)
+    {
+        let mut add = adder(&mut out, stop);
+        same_thread_edges(trace, |a, b| add(at(a), at(b), Rule::ProgramOrder));
+    }
+    // The variables' passes in parallel, in runs of about equal accesses, each run's
+    // edges then appended in order: the same edges in the same order as one pass.
+    let vars = var_lists(trace);
+    let size = |vl: &VarLists| vl.mw.iter().chain(&vl.rd).map(Vec::len).sum::<usize>();
+    let parts: Vec<Vec<Packed>> = runs(&vars.raw, size)
+        .into_par_iter()
+        .map(|run| {
+            let mut part = Vec::new();
+            {
+                let mut add = adder(&mut part, stop);
+                for vl in &vars.raw[run] {
+                    cross_edges_of(vl, &mut add);
+                }
+            }
+            part
+        })
+        .collect();
+    drop(vars);
+    out.reserve_exact(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        out.extend_from_slice(&part);
+    }
+    (!stop.over_memory()).then_some(out)
+}
+
+/// `items` cut into consecutive runs of about equal `size`, several per thread of the
+/// pool (what a pass per variable splits among the threads).
+pub(crate) fn runs<T>(items: &[T], size: impl Fn(&T) -> usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = items.iter().map(&size).sum();
+    let per_run = total / (8 * rayon::current_num_threads()) + 1;
+    let mut out = Vec::new();
+    let (mut start, mut held) = (0, 0);
+    for (i, x) in items.iter().enumerate() {
+        held += size(x);
+        if held >= per_run || i + 1 == items.len() {
+            out.push(start..i + 1);
+            (start, held) = (i + 1, 0);
+        }
+    }
+    out
 }
