@@ -471,6 +471,10 @@ pub struct TraceBuilder {
     thread_ix: rustc_hash::FxHashMap<String, ThreadId>,
     txn_ix: rustc_hash::FxHashMap<String, TxnId>,
     var_ix: rustc_hash::FxHashMap<String, VarId>,
+    /// Per thread, the named transaction its last lookup gave: a thread's events mostly
+    /// come in runs of one transaction, whose name is then compared, not hashed (at 10⁸
+    /// events the table of 1.25·10⁷ names is a cache miss per lookup).
+    recent: Vec<Option<TxnId>>,
 }
 
 impl TraceBuilder {
@@ -499,7 +503,17 @@ impl TraceBuilder {
 
     /// Interns a transaction name; its thread is the thread of its first event.
     pub fn txn(&mut self, name: &str, thread: ThreadId) -> TxnId {
+        let th = thread.index();
+        if let Some(&Some(t)) = self.recent.get(th) {
+            if !self.txns[t].anonymous && self.txns[t].name == name {
+                return t;
+            }
+        }
+        if self.recent.len() <= th {
+            self.recent.resize(th + 1, None);
+        }
         if let Some(&t) = self.txn_ix.get(name) {
+            self.recent[th] = Some(t);
             return t;
         }
         let t = self.txns.push_and_get_key(Txn {
@@ -508,6 +522,7 @@ impl TraceBuilder {
             anonymous: false,
         });
         self.txn_ix.insert(name.to_string(), t);
+        self.recent[th] = Some(t);
         t
     }
 
