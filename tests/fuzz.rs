@@ -253,12 +253,10 @@ fn fuzz_yaml_traces() {
     );
 }
 
-/// The line fast path against the full YAML reader: on the repository's traces, each
-/// also written in both of tsoser's forms (the fast path's layout), mutated, both
-/// give the same trace with the same lines, or the same error.
-#[test]
-fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
-    use tsoser::trace::yaml::{parse_trace, parse_trace_general, write, Form};
+/// The repository's YAML traces, and each one the full reader reads also written in
+/// both of tsoser's forms (the fast path's layout).
+fn yaml_corpus_in_both_forms() -> Vec<Vec<u8>> {
+    use tsoser::trace::yaml::{parse_trace_general, write, Form};
     let mut c = corpus(&["examples", "tests/inputs"], &["yaml"]);
     let written: Vec<Vec<u8>> = c
         .iter()
@@ -268,6 +266,90 @@ fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
         .collect();
     assert!(written.len() > 20, "few traces written: {}", written.len());
     c.extend(written);
+    c
+}
+
+/// A file read line by line (the fast path streams a regular file) against its text
+/// read whole: the same trace with the same lines, or the same error. On the
+/// repository's traces written in both forms, whole and mutated (bytes that are not
+/// UTF-8 among them: the error reading them gives).
+#[test]
+fn yaml_files_read_as_their_text() {
+    use tsoser::trace::yaml::{parse_trace_general, read_trace, write, Form};
+    let mut c = yaml_corpus_in_both_forms();
+    // Files longer than the scanner's 1 MiB buffer, so lines cross its refills.
+    use tsoser::trace::gen::{generate, Shape};
+    for seed in 0..2 {
+        let t = generate(&Shape::realistic(60_000), seed);
+        c.push(write(&t, Form::Compact).into_bytes());
+        c.push(write(&t, Form::Canonical).into_bytes());
+    }
+    let dir = std::env::temp_dir().join(format!("tsoser-yaml-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.yaml");
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let (mut fast, mut bad) = (0, 0);
+    for n in 0..(iters() / 20).max(500) {
+        let mut bytes = match n % 3 {
+            0 => c[rng.random_range(0..c.len())].clone(),
+            _ => mutate(&mut rng, &c),
+        };
+        if n % 7 == 0 && !bytes.is_empty() {
+            let at = rng.random_range(0..bytes.len());
+            bytes[at] = 0xff;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let got = read_trace(&path);
+        match std::str::from_utf8(&bytes) {
+            // The full reader is the oracle (the fast path agrees with it on text:
+            // fuzz_yaml_fast_path_agrees_with_the_full_reader).
+            Ok(text) => match (got, parse_trace_general(text)) {
+                (Ok(a), Ok(b)) => {
+                    let same = (&a.name, &a.threads, &a.vars, &a.txns, &a.events, &a.values)
+                        == (&b.name, &b.threads, &b.vars, &b.txns, &b.events, &b.values);
+                    assert!(
+                        same,
+                        "the file reads differently from\n{}",
+                        text.escape_debug()
+                    );
+                    fast += usize::from(
+                        text.contains("\nevents:\n  - ") || text.starts_with("events:\n  - "),
+                    );
+                }
+                (Err(a), Err(b)) => assert_eq!(
+                    a.error.to_string(),
+                    b.to_string(),
+                    "{}",
+                    text.escape_debug()
+                ),
+                (a, b) => panic!(
+                    "one refuses:\n{}\nfile: {:?}\ntext: {:?}",
+                    text.escape_debug(),
+                    a.err().map(|e| e.to_string()),
+                    b.err().map(|e| e.to_string())
+                ),
+            },
+            Err(_) => {
+                bad += 1;
+                let e = got.expect_err("a file that is not UTF-8");
+                assert!(
+                    matches!(&e.error, tsoser::Error::Io(io) if io.kind() == std::io::ErrorKind::InvalidData),
+                    "{e}"
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(fast > 50 && bad > 50, "fast layout {fast}, not UTF-8 {bad}");
+}
+
+/// The line fast path against the full YAML reader: on the repository's traces, each
+/// also written in both of tsoser's forms (the fast path's layout), mutated, both
+/// give the same trace with the same lines, or the same error.
+#[test]
+fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
+    use tsoser::trace::yaml::{parse_trace, parse_trace_general};
+    let c = yaml_corpus_in_both_forms();
     let fast_layout = std::cell::Cell::new(0usize);
     // Half the inputs take one light edit, which mostly keeps the layout: a line
     // dropped, doubled or swapped with another, or a byte of a line changed.

@@ -624,9 +624,12 @@ impl TraceBuilder {
     pub fn build(self) -> Result<Trace, crate::Error> {
         let mut values = self.values;
         values.shrink_to_fit();
+        let mut events = self.events;
+        // A reader that does not know the count grows the list by doubling.
+        events.shrink_to_fit();
         Trace::new(
             self.name,
-            self.events,
+            events,
             self.threads,
             self.txns,
             self.vars,

@@ -211,6 +211,21 @@ pub fn read_lines<R: Read>(
 /// The lines of `input` scanned in a large buffer: [`for_each_line`] with lines of at
 /// most `max_line` bytes and `not_utf8(line)` the error of a line that is not UTF-8.
 fn scan<R: Read>(
+    input: R,
+    max_line: usize,
+    not_utf8: impl Fn(usize) -> Error,
+    mut f: impl FnMut(usize, &str) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    scan_raw(input, max_line, not_utf8, |line, text| {
+        text_line(line, text, &mut f)
+    })
+}
+
+/// Calls `f(line, text)` on every line of `input` as it is (blank lines too, without
+/// its `\n`; a last line without one too), scanned in a large buffer; stops early when
+/// `f` returns `Ok(false)`. A line longer than `max_line` bytes is an error, and
+/// `not_utf8(line)` that of a line that is not UTF-8.
+pub(crate) fn scan_raw<R: Read>(
     mut input: R,
     max_line: usize,
     not_utf8: impl Fn(usize) -> Error,
@@ -229,7 +244,7 @@ fn scan<R: Read>(
             for n in memchr::memchr_iter(b'\n', region) {
                 line += 1;
                 let more = match whole {
-                    Some(text) => text_line(line, &text[from..n], &mut f)?,
+                    Some(text) => f(line, &text[from..n])?,
                     None => one(line, &region[from..n], &not_utf8, &mut f)?,
                 };
                 if !more {
@@ -270,7 +285,7 @@ fn scan<R: Read>(
     }
 }
 
-/// [`text_line`] on a line's bytes, `not_utf8(line)` if they are not UTF-8.
+/// `f` on a line's bytes, `not_utf8(line)` if they are not UTF-8.
 fn one(
     line: usize,
     bytes: &[u8],
@@ -278,7 +293,7 @@ fn one(
     f: &mut impl FnMut(usize, &str) -> Result<bool, Error>,
 ) -> Result<bool, Error> {
     let text = std::str::from_utf8(bytes).map_err(|_| not_utf8(line))?;
-    text_line(line, text, f)
+    f(line, text)
 }
 
 /// `f` on `text` trimmed, unless it is blank or a comment.

@@ -12,39 +12,64 @@ use crate::trace::{Op, Trace, TraceBuilder};
 
 /// The trace of `src`, or `None` when the fast path does not read it whole.
 pub(super) fn parse_trace(src: &str) -> Option<Result<Trace, Error>> {
-    let mut lines = src.split('\n').enumerate().peekable();
-    let mut b = TraceBuilder::new();
-    let (_, first) = lines.next()?;
-    let head = match first.strip_prefix("name: ") {
-        Some(v) => {
-            b.set_name(Some(scalar(v)?.to_string()));
-            lines.next()?.1
-        }
-        None => first,
-    };
-    if head != "events:" {
-        return None;
+    read_trace(src.as_bytes())
+}
+
+/// The trace read line by line from `input` (a file is never held whole: only a
+/// buffer of lines), or `None` when the fast path does not read it whole, also when
+/// a line is not UTF-8 or reading fails: the full reader, reading it again, then
+/// gives the answer and the error.
+pub(super) fn read_trace(input: impl std::io::Read) -> Option<Result<Trace, Error>> {
+    /// Where the scan is: before `name:`, before `events:`, among the items.
+    #[derive(PartialEq)]
+    enum At {
+        Name,
+        Events,
+        Items,
     }
-    b.reserve(memchr::memchr_iter(b'\n', src.as_bytes()).count());
+    let mut b = TraceBuilder::new();
+    let mut at = At::Name;
     let mut items = 0;
-    while let Some((i, l)) = lines.next() {
-        if l.is_empty() && lines.peek().is_none() {
-            break; // the final newline
-        }
-        let item = l.strip_prefix("  - ")?;
-        let e = if let Some(text) = quoted(item) {
-            let c = compact_fields(text).ok()?;
-            let RawOp::Trace(op) = c.op else { return None };
-            (c.thread, c.txn, op, c.var, c.val)
-        } else {
-            mapping(item)?
+    let mut fast = true;
+    let not_utf8 = |line| Error::Format {
+        line,
+        message: String::new(),
+    };
+    let scanned = crate::trace::std_format::lex::scan_raw(input, usize::MAX, not_utf8, |i, l| {
+        let ok = match at {
+            At::Name => match l.strip_prefix("name: ") {
+                Some(v) => scalar(v).map(|v| {
+                    b.set_name(Some(v.to_string()));
+                    at = At::Events;
+                }),
+                None => (l == "events:").then(|| at = At::Items),
+            },
+            At::Events => (l == "events:").then(|| at = At::Items),
+            At::Items => item(l).map(|(thread, txn, op, var, val)| {
+                b.push_at(thread, txn, op, var, val, i);
+                items += 1;
+            }),
         };
-        let (thread, txn, op, var, val) = e;
-        b.push_at(thread, txn, op, var, val, i + 1);
-        items += 1;
+        fast = ok.is_some();
+        Ok(fast)
+    });
+    if scanned.is_err() || !fast {
+        return None;
     }
     // `events:` with no item is YAML's null: left to the full reader.
     (items > 0).then(|| b.build())
+}
+
+/// One line `  - …` among the events: a compact event or a flow mapping.
+fn item(l: &str) -> Option<Fields<'_>> {
+    let item = l.strip_prefix("  - ")?;
+    if let Some(text) = quoted(item) {
+        let c = compact_fields(text).ok()?;
+        let RawOp::Trace(op) = c.op else { return None };
+        Some((c.thread, c.txn, op, c.var, c.val))
+    } else {
+        mapping(item)
+    }
 }
 
 /// The text of a double-quoted scalar with no escape and no quote inside, in printable

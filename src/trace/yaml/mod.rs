@@ -25,11 +25,27 @@ pub fn parse_trace(src: &str) -> Result<Trace, Error> {
     fast::parse_trace(src).unwrap_or_else(|| parse_trace_general(src))
 }
 
-/// Reads and parses a trace file; errors name the file.
+/// Reads and parses a trace file; errors name the file. A regular file in the layout
+/// tsoser writes is read line by line, never held whole (`fast`); any other file is
+/// read whole, then parsed as [`parse_trace`] does.
 pub fn read_trace(path: &std::path::Path) -> Result<Trace, FileError> {
-    let src = read::read(path)?;
-    parse_trace(&src).map_err(|error| FileError {
+    let named = |error| FileError {
         file: path.display().to_string(),
         error,
-    })
+    };
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if let Some(fast) = regular
+        .then(|| std::fs::File::open(path).ok())
+        .flatten()
+        .and_then(fast::read_trace)
+    {
+        return fast.map_err(named);
+    }
+    let src = read::read(path)?;
+    // A regular file the fast path left goes straight to the full reader.
+    match regular {
+        true => parse_trace_general(&src),
+        false => parse_trace(&src),
+    }
+    .map_err(named)
 }
