@@ -219,63 +219,61 @@ fn var_lists(trace: &Trace) -> TiVec<VarId, VarLists> {
 
 /// [`forced_cross_edges`] of one variable: the passes of the variables are independent.
 fn cross_edges_of(vl: &VarLists, f: &mut impl FnMut((Node, TxnId), (Node, TxnId), Rule)) {
-    {
-        let k = vl.threads.len();
-        // linked[o]: the latest access of thread o already linked into s's chain.
-        let mut linked: Vec<Option<EventId>> = vec![None; k];
-        // Per other thread, how many of its memory writes (reads) lie before the
-        // current memory write of s, and how many of its memory writes before the
-        // current read: each only grows, as the targets' times do.
-        let (mut ww, mut rw, mut wr) = (vec![0; k], vec![0; k], vec![0; k]);
-        for s in 0..k {
-            linked.iter_mut().for_each(|l| *l = None);
-            for v in [&mut ww, &mut rw, &mut wr] {
-                v.iter_mut().for_each(|p| *p = 0);
-            }
-            // s's accesses of the variable in issue order: memory writes and reads merged.
-            let (mw, rd) = (&vl.mw[s], &vl.rd[s]);
-            let (mut i, mut j) = (0, 0);
-            while i < mw.len() || j < rd.len() {
-                let write_next = j == rd.len() || (i < mw.len() && mw[i].issue() < rd[j].issue());
-                let target = if write_next { mw[i] } else { rd[j] };
-                let early = target.lo;
-                for o in (0..k).filter(|&o| o != s) {
-                    // The latest memory write of o before the target, and for a memory
-                    // write also the latest read: both conflict with it in every
-                    // execution, and the earlier reaches the later through o's chain.
-                    let before = |list: &[Access], p: &mut usize| {
-                        while *p < list.len() && list[*p].hi < early {
-                            *p += 1;
-                        }
-                        *p
-                    };
-                    let w = before(&vl.mw[o], if write_next { &mut ww[o] } else { &mut wr[o] });
-                    let mut from = (w > 0).then(|| (vl.mw[o][w - 1], Rule::WriteWrite));
-                    if write_next {
-                        let r = before(&vl.rd[o], &mut rw[o]);
-                        let read = r.checked_sub(1).map(|r| vl.rd[o][r]);
-                        if let Some(read) =
-                            read.filter(|rd| from.is_none_or(|(m, _)| m.issue() < rd.issue()))
-                        {
-                            from = Some((read, Rule::ReadWrite));
-                        }
-                    } else if let Some((_, rule)) = from.as_mut() {
-                        *rule = Rule::WriteRead;
+    let k = vl.threads.len();
+    // linked[o]: the latest access of thread o already linked into s's chain.
+    let mut linked: Vec<Option<EventId>> = vec![None; k];
+    // Per other thread, how many of its memory writes (reads) lie before the
+    // current memory write of s, and how many of its memory writes before the
+    // current read: each only grows, as the targets' times do.
+    let (mut ww, mut rw, mut wr) = (vec![0; k], vec![0; k], vec![0; k]);
+    for s in 0..k {
+        linked.iter_mut().for_each(|l| *l = None);
+        for v in [&mut ww, &mut rw, &mut wr] {
+            v.iter_mut().for_each(|p| *p = 0);
+        }
+        // s's accesses of the variable in issue order: memory writes and reads merged.
+        let (mw, rd) = (&vl.mw[s], &vl.rd[s]);
+        let (mut i, mut j) = (0, 0);
+        while i < mw.len() || j < rd.len() {
+            let write_next = j == rd.len() || (i < mw.len() && mw[i].issue() < rd[j].issue());
+            let target = if write_next { mw[i] } else { rd[j] };
+            let early = target.lo;
+            for o in (0..k).filter(|&o| o != s) {
+                // The latest memory write of o before the target, and for a memory
+                // write also the latest read: both conflict with it in every
+                // execution, and the earlier reaches the later through o's chain.
+                let before = |list: &[Access], p: &mut usize| {
+                    while *p < list.len() && list[*p].hi < early {
+                        *p += 1;
                     }
-                    // An access of o no later than one already linked reaches the
-                    // target through o's chain, that link and s's chain.
-                    if let Some((a, rule)) = from {
-                        if linked[o].is_none_or(|l| l < a.issue()) {
-                            linked[o] = Some(a.issue());
-                            f((a.node(), a.txn), (target.node(), target.txn), rule);
-                        }
-                    }
-                }
+                    *p
+                };
+                let w = before(&vl.mw[o], if write_next { &mut ww[o] } else { &mut wr[o] });
+                let mut from = (w > 0).then(|| (vl.mw[o][w - 1], Rule::WriteWrite));
                 if write_next {
-                    i += 1;
-                } else {
-                    j += 1;
+                    let r = before(&vl.rd[o], &mut rw[o]);
+                    let read = r.checked_sub(1).map(|r| vl.rd[o][r]);
+                    if let Some(read) =
+                        read.filter(|rd| from.is_none_or(|(m, _)| m.issue() < rd.issue()))
+                    {
+                        from = Some((read, Rule::ReadWrite));
+                    }
+                } else if let Some((_, rule)) = from.as_mut() {
+                    *rule = Rule::WriteRead;
                 }
+                // An access of o no later than one already linked reaches the
+                // target through o's chain, that link and s's chain.
+                if let Some((a, rule)) = from {
+                    if linked[o].is_none_or(|l| l < a.issue()) {
+                        linked[o] = Some(a.issue());
+                        f((a.node(), a.txn), (target.node(), target.txn), rule);
+                    }
+                }
+            }
+            if write_next {
+                i += 1;
+            } else {
+                j += 1;
             }
         }
     }
