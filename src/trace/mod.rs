@@ -469,7 +469,8 @@ pub struct TraceBuilder {
     // Fx: names are hashed once per event (a trace file is not an adversary of the
     // hash table's worst case; SipHash was 8 % of reading a 10⁶-event run).
     thread_ix: rustc_hash::FxHashMap<String, ThreadId>,
-    txn_ix: rustc_hash::FxHashMap<String, TxnId>,
+    /// Names of up to 24 bytes held inline: no allocation per transaction.
+    txn_ix: rustc_hash::FxHashMap<compact_str::CompactString, TxnId>,
     var_ix: rustc_hash::FxHashMap<String, VarId>,
     /// Per thread, the named transaction its last lookup gave: a thread's events mostly
     /// come in runs of one transaction, whose name is then compared, not hashed (at 10⁸
@@ -521,7 +522,7 @@ impl TraceBuilder {
             thread,
             anonymous: false,
         });
-        self.txn_ix.insert(name.to_string(), t);
+        self.txn_ix.insert(name.into(), t);
         self.recent[th] = Some(t);
         t
     }
