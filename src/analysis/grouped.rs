@@ -146,7 +146,7 @@ mod tests {
 
     /// Against a vector per group, on random keys (some dropped).
     #[test]
-    fn groups_in_place_as_a_vector_per_group_would() {
+    fn groups_as_a_vector_per_group_would() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for _ in 0..200 {
             let groups = rng.random_range(0..6);
