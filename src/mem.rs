@@ -195,6 +195,9 @@ pub fn held() -> usize {
     HELD.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The page size [`forget_pages`] rounds to.
+pub const PAGE: usize = 4096;
+
 /// Gives back to the system the whole pages inside `bytes` bytes from `start`, which
 /// the caller has read for the last time: the block stays allocated (its later drop
 /// frees it as usual), but those pages are no longer resident. Moving a large vector
@@ -207,7 +210,6 @@ pub fn held() -> usize {
 pub unsafe fn forget_pages(start: *const u8, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
-        const PAGE: usize = 4096;
         let lo = (start as usize).div_ceil(PAGE) * PAGE;
         let hi = (start as usize + bytes) / PAGE * PAGE;
         if hi > lo {

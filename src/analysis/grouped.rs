@@ -3,7 +3,7 @@
 //! them. Built by streaming the items into their groups while the pages already read
 //! are given back, so grouping a vector never holds it twice.
 
-use crate::mem::forget_pages;
+use crate::mem::{forget_pages, PAGE};
 use std::ops::Index;
 
 /// Items grouped by a key in `0..groups`, each group in the items' original order.
@@ -19,7 +19,8 @@ struct Consumed<T> {
     ptr: *mut T,
     len: usize,
     cap: usize,
-    /// Bytes from `ptr` already given back (or within a page not yet wholly read).
+    /// Bytes from `ptr` up to the page boundary where the next range to give back
+    /// starts (every whole page before it was given back).
     given: usize,
 }
 
@@ -47,7 +48,10 @@ impl<T: Copy> Consumed<T> {
         if bytes > self.given {
             // SAFETY: inside the vector's block, and never read again.
             unsafe { forget_pages(self.ptr.cast::<u8>().add(self.given), bytes - self.given) };
-            self.given = bytes / 4096 * 4096;
+            // The next range starts where this one's last whole page ended, so the
+            // page it left (read only in part) is given back next time.
+            let (start, end) = (self.ptr as usize, self.ptr as usize + bytes);
+            self.given = (end / PAGE * PAGE).saturating_sub(start).max(self.given);
         }
     }
 }
@@ -186,5 +190,31 @@ mod tests {
         let got = Grouped::new(items, groups as usize, key);
         let got: Vec<Vec<(u32, u32, u32)>> = got.iter().map(|g| g.to_vec()).collect();
         assert_eq!(got, want);
+    }
+
+    /// Read chunk by chunk as `Grouped::new` reads (ends off page boundaries), the
+    /// block keeps no page resident but the two it shares with its neighbours (a page
+    /// read only in part is given back at the next chunk, not left behind).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_block_read_to_its_end_keeps_no_page_resident() {
+        let items: Vec<(u32, u32, u32)> = (0..400_000).map(|i| (i, i, i)).collect();
+        let (base, bytes) = (items.as_ptr() as usize, items.len() * 12);
+        let mut c = Consumed::new(items);
+        for i in 0..c.len {
+            assert_eq!(c.get(i), (i as u32, i as u32, i as u32));
+            if (i + 1) % 65_536 == 0 || i + 1 == c.len {
+                c.give_back(i + 1);
+            }
+        }
+        let lo = base.div_ceil(PAGE) * PAGE;
+        let pages = ((base + bytes) / PAGE * PAGE - lo) / PAGE;
+        let mut resident = vec![0u8; pages];
+        // SAFETY: a range of whole pages inside the live block; mincore only reports.
+        let r =
+            unsafe { libc::mincore(lo as *mut libc::c_void, pages * PAGE, resident.as_mut_ptr()) };
+        assert_eq!(r, 0);
+        let kept = resident.iter().filter(|&&b| b & 1 == 1).count();
+        assert_eq!(kept, 0, "{kept} of {pages} pages still resident");
     }
 }

@@ -21,7 +21,6 @@ pub(super) fn parse_trace(src: &str) -> Option<Result<Trace, Error>> {
 /// gives the answer and the error.
 pub(super) fn read_trace(input: impl std::io::Read) -> Option<Result<Trace, Error>> {
     /// Where the scan is: before `name:`, before `events:`, among the items.
-    #[derive(PartialEq)]
     enum At {
         Name,
         Events,
