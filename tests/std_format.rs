@@ -280,8 +280,9 @@ proptest! {
                 prop_assert!(same_names(&t, &back).is_ok(), "{text}: {:?}", same_names(&t, &back));
                 prop_assert_eq!(t.len(), back.len());
                 for i in 0..t.len() {
-                    let want = t.val(i).map_or_else(|| i.to_string(), str::to_string);
-                    prop_assert_eq!(Some(want.as_str()), back.val(i), "{}", text);
+                    let want = t.val(i).map_or_else(|| i.to_string(), |v| v.to_string());
+                    let got = back.val(i);
+                    prop_assert_eq!(Some(want.as_str()), got.as_deref(), "{}", text);
                 }
             }
         }

@@ -132,6 +132,7 @@ impl ValueRun {
                             ),
                         )
                     })?;
+                    let raw: &str = &raw;
                     let parts: Vec<&str> = raw.split('/').collect();
                     let empty = match op {
                         Op::Rmw => parts.iter().any(|p| p.trim().is_empty()),

@@ -205,7 +205,7 @@ pub fn pair_first(trace: &Trace, threads: usize) -> Trace {
             Some(&trace.txns[txn].name),
             e.op,
             e.var.map(|v| trace.vars[v].as_str()),
-            trace.val(i),
+            trace.val(i).as_deref(),
             e.line as usize,
         );
     }

@@ -13,7 +13,7 @@ pub mod yaml;
 
 use std::fmt;
 pub use typed_index_collections::{TiSlice, TiVec};
-pub use values::Values;
+pub use values::{Val, Values};
 
 /// Index of an event in its trace (issue order).
 pub type EventId = usize;
@@ -362,7 +362,7 @@ impl Trace {
     }
 
     /// The value of event `e`, if it has one.
-    pub fn val(&self, e: EventId) -> Option<&str> {
+    pub fn val(&self, e: EventId) -> Option<Val<'_>> {
         self.events[e].val.map(|v| self.values.get(v))
     }
 

@@ -151,7 +151,7 @@ mod tests {
             "T0|begin|1\nT0|r(x)|2\nT0|w(y)|3\nT0|end|4\nT0|fork(T1)|5\nT1|acq(l)|6\nT1|rel(l)|7\nT0|join(T1)|8\n",
         )
         .unwrap();
-        assert_eq!(t.val(0), Some("2"), "the location is kept");
+        assert_eq!(t.val(0).as_deref(), Some("2"), "the location is kept");
         let lines: Vec<String> = (0..t.len()).map(|i| t.describe(i)).collect();
         assert_eq!(
             lines,

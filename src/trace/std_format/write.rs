@@ -86,7 +86,9 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
             Op::Rmw => format!("acq({var})"),
             Op::Fence => format!("acq(fence:{t})"),
         };
-        let loc = trace.val(i).map_or_else(|| i.to_string(), str::to_string);
+        let loc = trace
+            .val(i)
+            .map_or_else(|| i.to_string(), |v| v.to_string());
         let loc_ok = !loc.is_empty()
             && loc.trim() == loc
             && !loc.contains('|')

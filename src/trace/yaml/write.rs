@@ -91,12 +91,13 @@ pub fn document(name: Option<&str>, events: impl Iterator<Item = String>) -> Str
 pub fn write(trace: &Trace, form: Form) -> String {
     let names = trace.written_txn_names();
     let events = trace.events.iter().map(|e| {
+        let val = e.val.map(|v| trace.values.get(v));
         let fields = Fields {
             thread: &trace.threads[e.thread],
             txn: names[e.txn].as_deref(),
             op: e.op.name(),
             var: e.var.map(|v| trace.vars[v].as_str()),
-            val: e.val.map(|v| trace.values.get(v)),
+            val: val.as_deref(),
         };
         event(&fields, form)
     });
@@ -114,12 +115,13 @@ pub fn write_execution(trace: &Trace, exec: &Execution) -> String {
             Step::Commit(w) => (w, true),
         };
         let ev = &trace.events[e];
+        let val = if commit { None } else { trace.val(e) };
         let fields = Fields {
             thread: &trace.threads[ev.thread],
             txn: names[ev.txn].as_deref(),
             op: if commit { "commit" } else { ev.op.name() },
             var: ev.var.map(|v| trace.vars[v].as_str()),
-            val: if commit { None } else { trace.val(e) },
+            val: val.as_deref(),
         };
         event(&fields, Form::Canonical)
     });
