@@ -13,7 +13,7 @@ pub use grouped::Grouped;
 
 use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;
-use crate::graph::{unpack, ConflictGraph, Packed};
+use crate::graph::{packed_event, unpack, ConflictGraph, Packed};
 use crate::trace::conflict::{access, txn, Access, Rule};
 use crate::trace::exec::{Node, Step};
 use crate::trace::TiVec;
@@ -180,11 +180,19 @@ pub fn possible_components(
     pairs: &[(Node, Node)],
 ) -> (Vec<Vec<usize>>, CompOf) {
     let extra = possible_arcs(trace, pairs);
+    // The sources alone first: one look-up of `txn_of` an arc to count, two to fill.
+    let sources = forced
+        .iter()
+        .map(|e| e.src_in(txn_of))
+        .chain(extra.iter().map(|&(from, _)| from as usize));
     let arcs = forced
         .iter()
         .map(|e| e.arc_in(txn_of))
         .chain(extra.iter().map(|&(from, to)| (from as usize, to as usize)));
-    components_of(trace.txns.len(), arcs)
+    let groups = trace.txns.len();
+    let comps = crate::graph::strong_components_by(groups, sources, arcs);
+    let of = comp_index(groups, &comps);
+    (comps, of)
 }
 
 /// The varying pairs as arcs between transactions (from, to), each direction the
@@ -232,15 +240,24 @@ impl Buckets {
         comp_of: &[u32],
     ) -> Buckets {
         let buckets = kept.iter().flatten().count();
-        let comp = |x: usize, y: usize| shared_component(comp_of, x, y).and_then(|c| kept[c]);
+        // Each event's bucket, or NONE, in one pass in order: then two look-ups an
+        // edge where its transactions and their components would take four.
+        let bucket_of: Vec<u32> = txn_of
+            .iter()
+            .map(|t| match comp_of[t.index()] {
+                NONE => NONE,
+                c => kept[c as usize].map_or(NONE, |k| k as u32),
+            })
+            .collect();
+        let shared = |x: usize, y: usize| {
+            let b = bucket_of[x];
+            (b != NONE && bucket_of[y] == b).then_some(b as usize)
+        };
         Buckets {
             forced: Grouped::new(forced, buckets, |e| {
-                let (from, to) = e.arc_in(txn_of);
-                comp(from, to)
+                shared(packed_event(e.src_node()), packed_event(e.dst_node()))
             }),
-            pairs: Grouped::new(pairs, buckets, |&(x, y)| {
-                comp(txn_of[x.event()].index(), txn_of[y.event()].index())
-            }),
+            pairs: Grouped::new(pairs, buckets, |&(x, y)| shared(x.event(), y.event())),
         }
     }
 }
@@ -382,13 +399,19 @@ pub fn components_of(
     arcs: impl Iterator<Item = (usize, usize)> + Clone,
 ) -> (Vec<Vec<usize>>, CompOf) {
     let comps = crate::graph::strong_components(groups, arcs);
+    let of = comp_index(groups, &comps);
+    (comps, of)
+}
+
+/// Each of `groups`' component in `comps`, or [`NONE`].
+fn comp_index(groups: usize, comps: &[Vec<usize>]) -> CompOf {
     let mut of = vec![NONE; groups];
     for (i, c) in comps.iter().enumerate() {
         for &t in c {
             of[t] = i as u32;
         }
     }
-    (comps, of)
+    of
 }
 
 /// For each transaction (by index): whether it has two events or more. Every cycle of

@@ -22,11 +22,13 @@ pub struct Edge {
     pub rule: Rule,
 }
 
-/// A conflict edge between the transactions of its two nodes, in 12 bytes (an
-/// [`Edge`] takes 56): what the check keeps of the forced edges of a large trace,
-/// unpacked per component. A node is a u32 (an event `e` as 2e, the commit of `w`
-/// as 2w + 1): every event of a trace fits ([`crate::trace::MAX_EVENTS`]).
+/// A conflict edge between the transactions of its two nodes, in 9 bytes (an
+/// [`Edge`] takes 56; aligned, these fields would take 12): what the check keeps of
+/// the forced edges of a large trace, 3 an event, unpacked per component. A node is a
+/// u32 (an event `e` as 2e, the commit of `w` as 2w + 1): every event of a trace fits
+/// ([`crate::trace::MAX_EVENTS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, packed)]
 pub struct Packed {
     src: u32,
     dst: u32,
@@ -57,6 +59,21 @@ impl Packed {
             txn(trace, self.src()).index(),
             txn(trace, self.dst()).index(),
         )
+    }
+
+    /// The transaction of its source, in `txn_of` ([`Packed::arc_in`]).
+    pub fn src_in(self, txn_of: &[crate::trace::TxnId]) -> usize {
+        txn_of[packed_event(self.src)].index()
+    }
+
+    /// Its source node as packed ([`pack`]).
+    pub(crate) fn src_node(self) -> u32 {
+        self.src
+    }
+
+    /// Its target node as packed ([`pack`]).
+    pub(crate) fn dst_node(self) -> u32 {
+        self.dst
     }
 
     /// [`Packed::arc`] with each event's transaction in `txn_of` (a column of 4 bytes
@@ -222,25 +239,43 @@ pub fn strong_components(
     nodes: usize,
     arcs: impl Iterator<Item = (usize, usize)> + Clone,
 ) -> Vec<Vec<usize>> {
+    let arcs = arcs.filter(|(a, b)| a != b);
+    strong_components_by(nodes, arcs.clone().map(|(a, _)| a), arcs)
+}
+
+/// [`strong_components`] with the arcs' sources given on their own, in the arcs'
+/// order: the adjacency is counted from `sources` (no look-up of the targets), then
+/// filled from `arcs`. Self-arcs may be given; they change nothing.
+pub fn strong_components_by(
+    nodes: usize,
+    sources: impl Iterator<Item = usize>,
+    arcs: impl Iterator<Item = (usize, usize)>,
+) -> Vec<Vec<usize>> {
     const UNSEEN: u32 = u32::MAX;
+    /// The index of a node whose component is found (no longer on the stack).
+    const DONE: u32 = u32::MAX - 1;
     // Adjacency by counting: targets of v are next[first[v]..first[v + 1]].
     let mut first = vec![0u32; nodes + 1];
-    for (from, _) in arcs.clone().filter(|(a, b)| a != b) {
+    let mut total = 0u64;
+    for from in sources {
         first[from + 1] += 1;
+        total += 1;
     }
+    assert!(total < u64::from(u32::MAX), "fewer than 2^32 - 1 arcs");
     for v in 0..nodes {
         first[v + 1] += first[v];
     }
     let mut fill = first.clone();
     let mut next = vec![0u32; first[nodes] as usize];
-    for (from, to) in arcs.filter(|(a, b)| a != b) {
+    for (from, to) in arcs {
         next[fill[from] as usize] = to as u32;
         fill[from] += 1;
     }
+    drop(fill);
     struct Walk {
-        index: Vec<u32>,
-        low: Vec<u32>,
-        on_stack: Vec<bool>,
+        /// Each node's (index, low link), side by side: one cache line an arc looks at.
+        /// Index [`UNSEEN`] before the walk enters it, [`DONE`] once its component is out.
+        node: Vec<[u32; 2]>,
         stack: Vec<u32>,
         /// The depth-first path: (node, position of its next edge).
         path: Vec<(u32, u32)>,
@@ -248,25 +283,22 @@ pub fn strong_components(
     }
     impl Walk {
         fn enter(&mut self, v: u32, at: u32) {
-            self.index[v as usize] = self.counter;
-            self.low[v as usize] = self.counter;
+            self.node[v as usize] = [self.counter; 2];
             self.counter += 1;
             self.stack.push(v);
-            self.on_stack[v as usize] = true;
             self.path.push((v, at));
         }
     }
     let mut t = Walk {
-        index: vec![UNSEEN; nodes],
-        low: vec![0; nodes],
-        on_stack: vec![false; nodes],
+        node: vec![[UNSEEN, 0]; nodes],
         stack: Vec::new(),
         path: Vec::new(),
         counter: 0,
     };
+    assert!(nodes < DONE as usize, "fewer than 2^32 - 2 nodes");
     let mut comps: Vec<Vec<usize>> = Vec::new();
     for root in 0..nodes {
-        if t.index[root] != UNSEEN {
+        if t.node[root][0] != UNSEEN {
             continue;
         }
         t.enter(root as u32, first[root]);
@@ -275,22 +307,25 @@ pub fn strong_components(
             if at < first[vi + 1] {
                 t.path.last_mut().expect("not empty").1 += 1;
                 let w = next[at as usize] as usize;
-                if t.index[w] == UNSEEN {
-                    t.enter(w as u32, first[w]);
-                } else if t.on_stack[w] {
-                    t.low[vi] = t.low[vi].min(t.index[w]);
+                match t.node[w][0] {
+                    UNSEEN => t.enter(w as u32, first[w]),
+                    DONE => {}
+                    // On the stack.
+                    index => t.node[vi][1] = t.node[vi][1].min(index),
                 }
                 continue;
             }
             t.path.pop();
+            let low = t.node[vi][1];
             if let Some(&(p, _)) = t.path.last() {
-                t.low[p as usize] = t.low[p as usize].min(t.low[vi]);
+                let p = &mut t.node[p as usize][1];
+                *p = (*p).min(low);
             }
-            if t.low[vi] == t.index[vi] {
+            if low == t.node[vi][0] {
                 let mut comp = Vec::new();
                 loop {
                     let w = t.stack.pop().expect("v is on the stack");
-                    t.on_stack[w as usize] = false;
+                    t.node[w as usize][0] = DONE;
                     comp.push(w as usize);
                     if w == v {
                         break;
@@ -321,6 +356,19 @@ mod tests {
     use super::*;
     use crate::trace::exec::Step;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn a_packed_edge_takes_nine_bytes_and_keeps_its_parts() {
+        assert_eq!(std::mem::size_of::<Packed>(), 9);
+        let big = (crate::trace::MAX_EVENTS - 1) as crate::trace::EventId;
+        for (src, dst, rule) in [
+            (Step::Commit(big), Step::Event(0), Rule::WriteRead),
+            (Step::Event(big), Step::Commit(3), Rule::PaperOriented),
+        ] {
+            let p = Packed::new(src, dst, rule);
+            assert_eq!((p.src(), p.dst(), { p.rule }), (src, dst, rule));
+        }
+    }
 
     fn edge(from: usize, to: usize) -> Edge {
         Edge {
