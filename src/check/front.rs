@@ -94,7 +94,7 @@ pub fn exact(
     };
     poll()?;
     // The varying pairs first: their sweep's spans (20 bytes an access) are freed
-    // before the forced edges (12 bytes each, 3 an event) are built, not held beside them.
+    // before the forced edges (9 bytes each, 3 an event) are built, not held beside them.
     let max = encode::max_pairs(budget);
     let pairs = timed(phases, "varying pairs", || {
         encode::varying_pairs_within(trace, max)
