@@ -499,3 +499,99 @@ fn the_fenced_monitor_rechecks_the_later_part_of_a_stream() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Bug monitor_reads_a_named_pipe: a named pipe was read into memory whole (the
+/// explanation of a report reads the input again), so a pipe of 10⁹ lines could not be
+/// monitored. Now the stream copies it to a temporary file as it reads: the same
+/// output, JSON and exit code as the file, errors naming the pipe and its line.
+#[test]
+fn monitor_streams_a_named_pipe() {
+    let dir = std::env::temp_dir().join(format!("tsoser-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (yaml, file, pipe) = (dir.join("g.yaml"), dir.join("g.std"), dir.join("p.std"));
+    common::tsoser_exits(
+        &[
+            "gen",
+            "--events",
+            "3000",
+            "--threads",
+            "4",
+            "--schedule",
+            "serial",
+            "--seed",
+            "3",
+            "-o",
+            yaml.to_str().unwrap(),
+        ],
+        0,
+    );
+    common::tsoser_exits(
+        &[
+            "convert",
+            yaml.to_str().unwrap(),
+            "-o",
+            file.to_str().unwrap(),
+        ],
+        0,
+    );
+    let good = std::fs::read_to_string(&file).unwrap();
+    let bad = format!("{good}t0|w(x|7\n");
+    for (text, code) in [(good, 1), (bad, 2)] {
+        std::fs::write(&file, &text).unwrap();
+        let extras: [&[&str]; 3] = [
+            &["--monitor", "all"],
+            &["--monitor", "all", "--json"],
+            &["--monitor", "sober"],
+        ];
+        for extra in extras {
+            let run = |path: &std::path::Path| {
+                let mut args = vec!["monitor", path.to_str().unwrap()];
+                args.extend(extra);
+                tsoser(&args)
+            };
+            let want = run(&file);
+            let _ = std::fs::remove_file(&pipe);
+            let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+            if !matches!(made, Ok(s) if s.success()) {
+                eprintln!("skipped: mkfifo is not available");
+                return;
+            }
+            let (p, t) = (pipe.clone(), text.clone());
+            let writer = std::thread::spawn(move || {
+                let _ = std::fs::write(&p, t);
+            });
+            let got = run(&pipe);
+            writer.join().unwrap();
+            let same = |o: &std::process::Output, f: &std::path::Path| {
+                (stdout(o) + &stderr(o)).replace(f.to_str().unwrap(), "FILE")
+            };
+            assert_eq!(want.status.code(), Some(code), "{}", stderr(&want));
+            assert_eq!(got.status.code(), want.status.code(), "{extra:?}");
+            assert_eq!(same(&got, &pipe), same(&want, &file), "{extra:?}");
+            if code == 1 && extra.len() == 2 {
+                // Streamed, not read into memory first.
+                let p = (pipe.clone(), text.clone());
+                let writer = std::thread::spawn(move || {
+                    let _ = std::fs::write(&p.0, p.1);
+                });
+                let mut args = vec!["monitor", pipe.to_str().unwrap(), "--stats"];
+                args.extend(extra);
+                let o = tsoser(&args);
+                writer.join().unwrap();
+                let out = stdout(&o) + &stderr(&o);
+                let stats = out.split("stats:\n").nth(1).unwrap_or_default();
+                assert!(stats.contains("monitor (streaming)"), "{out}");
+                assert!(!stats.contains("parse"), "{out}");
+            }
+            if code == 2 {
+                let line = text.lines().count();
+                assert!(
+                    stderr(&got).contains(&format!("p.std:{line}")),
+                    "{}",
+                    stderr(&got)
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -27,7 +27,7 @@ mod unconfirmed;
 
 pub use unconfirmed::Unconfirmed;
 
-pub use stream::{stopped, stream, Streamed};
+pub use stream::{stopped, stream, stream_input, Input, Streamed};
 
 use crate::check::{Verdict, Witness};
 use crate::stop::Stop;

@@ -39,27 +39,138 @@ pub fn stream(
     max_memory: usize,
     stop: &Stop,
 ) -> Result<Streamed, StreamError> {
+    let mut input = Input::open(path).map_err(StreamError::Input)?;
+    stream_input(&mut input, kinds, max_memory, stop)
+}
+
+/// [`stream`] on an [`Input`] already open, which can then give the prefix a report's
+/// explanation needs ([`Input::prefix`]).
+pub fn stream_input(
+    input: &mut Input,
+    kinds: &[Kind],
+    max_memory: usize,
+    stop: &Stop,
+) -> Result<Streamed, StreamError> {
     let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    stream_on(path, kinds, max_memory, stop, parallel)
+    stream_on(input, kinds, max_memory, stop, parallel)
+}
+
+/// An STD input for [`stream_input`]. A regular file is opened again by each pass and
+/// to explain a report. Anything else (a named pipe, `/dev/stdin`) reads once: the
+/// first pass copies what it reads to an unnamed temporary file (in `TMPDIR`, deleted
+/// when this is dropped), and every later read comes from that copy. Memory stays
+/// flat either way; a pipe takes disk space as large as its text.
+pub struct Input {
+    path: std::path::PathBuf,
+    spool: Option<Spool>,
+}
+
+/// A pipe and its copy.
+struct Spool {
+    pipe: std::fs::File,
+    copy: std::fs::File,
+    /// Whether a reader has begun the pipe: the copy then holds what it read, and the
+    /// rest is copied before the copy is read.
+    begun: bool,
+}
+
+impl Input {
+    /// Opens `path` (a pipe: opens it and makes the copy, still empty).
+    pub fn open(path: &std::path::Path) -> Result<Input, crate::FileError> {
+        let input = |e: std::io::Error| Self::named(path, crate::Error::Io(e));
+        let regular = std::fs::metadata(path).map_err(input)?.is_file();
+        let spool = match regular {
+            true => None,
+            false => Some(Spool {
+                pipe: std::fs::File::open(path).map_err(input)?,
+                copy: tempfile::tempfile().map_err(|e| input(Self::copying(e)))?,
+                begun: false,
+            }),
+        };
+        Ok(Input {
+            path: path.to_path_buf(),
+            spool,
+        })
+    }
+
+    fn named(path: &std::path::Path, error: crate::Error) -> crate::FileError {
+        crate::FileError {
+            file: path.display().to_string(),
+            error,
+        }
+    }
+
+    /// An error of the temporary copy, said so.
+    fn copying(e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(
+            e.kind(),
+            format!("copying the input to a temporary file: {e}"),
+        )
+    }
+
+    /// A reader from the input's first byte: the file, the pipe as it is copied (the
+    /// first time), or the copy (the pipe's rest copied first: a pass that stops early,
+    /// at a time limit say, leaves the rest unread until it is needed).
+    fn reader(&mut self) -> Result<Box<dyn std::io::Read + Send + '_>, crate::FileError> {
+        use std::io::{Seek, Write};
+        let named = |e| Self::named(&self.path, crate::Error::Io(e));
+        let Some(spool) = &mut self.spool else {
+            return Ok(Box::new(std::fs::File::open(&self.path).map_err(named)?));
+        };
+        let copy = spool
+            .copy
+            .try_clone()
+            .map_err(|e| named(Self::copying(e)))?;
+        let mut to = std::io::BufWriter::with_capacity(1 << 20, copy);
+        if !spool.begun {
+            spool.begun = true;
+            return Ok(Box::new(Tee {
+                from: &mut spool.pipe,
+                to,
+            }));
+        }
+        std::io::copy(&mut spool.pipe, &mut to).map_err(named)?;
+        let mut copy = to
+            .into_inner()
+            .map_err(|e| named(Self::copying(e.into_error())))?;
+        copy.flush().map_err(|e| named(Self::copying(e)))?;
+        copy.rewind().map_err(|e| named(Self::copying(e)))?;
+        Ok(Box::new(copy))
+    }
+
+    /// The trace of the input's first `n` events ([`crate::trace::std_format::read_std_prefix`]).
+    pub fn prefix(&mut self, n: usize) -> Result<crate::trace::Trace, crate::FileError> {
+        let r = self.reader()?;
+        let built = crate::trace::std_format::build_prefix(r, n);
+        built.map_err(|e| Self::named(&self.path, e))
+    }
+}
+
+/// Reads `from` and writes what it read to `to` (flushed when dropped).
+struct Tee<'a> {
+    from: &'a mut std::fs::File,
+    to: std::io::BufWriter<std::fs::File>,
+}
+
+impl std::io::Read for Tee<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.from.read(buf)?;
+        std::io::Write::write_all(&mut self.to, &buf[..n]).map_err(Input::copying)?;
+        Ok(n)
+    }
 }
 
 /// [`stream`], with the lowering on a thread of its own or not.
 fn stream_on(
-    path: &std::path::Path,
+    input: &mut Input,
     kinds: &[Kind],
     max_memory: usize,
     stop: &Stop,
     parallel: bool,
 ) -> Result<Streamed, StreamError> {
-    let named = |error| crate::FileError {
-        file: path.display().to_string(),
-        error,
-    };
-    let open =
-        || std::fs::File::open(path).map_err(|e| StreamError::Input(named(crate::Error::Io(e))));
     // The reader decides when the lowering cannot (its errors, or the trace in memory).
-    let by_reader = || -> Result<Streamed, StreamError> {
-        let trace = crate::trace::std_format::read_std(path)?;
+    let by_reader = |input: &mut Input| -> Result<Streamed, StreamError> {
+        let trace = input.prefix(usize::MAX)?;
         let (k, m) = (trace.threads.len(), trace.vars.len());
         check_memory(kinds, k, m, max_memory).map_err(StreamError::Memory)?;
         let suite = super::Suite::new(kinds, k, m);
@@ -75,32 +186,41 @@ fn stream_on(
             outcomes,
         })
     };
-    match stream_pass(open()?, kinds, max_memory, stop, None, parallel).map_err(named)? {
+    let named = |path: &std::path::Path, error| Input::named(path, error);
+    let path = input.path.clone();
+    let first = stream_pass(input.reader()?, kinds, max_memory, stop, None, parallel);
+    match first.map_err(|e| named(&path, e))? {
         Pass::Done(out) => Ok(out),
         Pass::TooBig(why) => Err(StreamError::Memory(why)),
         Pass::Stopped(why) => Err(StreamError::Stopped(why)),
-        Pass::Ambiguous => by_reader(),
+        Pass::Ambiguous => by_reader(input),
         Pass::Inexact => {
             // Every name first, then the monitors built for all of them.
             let mut lowering = Lowering::default();
             let mut events = Vec::new();
-            for_each_line(open()?, |line, text| {
+            for_each_line(input.reader()?, |line, text| {
                 events.clear();
                 lowering.lower(line, text, &mut events)?;
                 Ok(!lowering.ambiguous)
             })
-            .map_err(named)?;
+            .map_err(|e| named(&path, e))?;
             if lowering.ambiguous {
-                return by_reader();
+                return by_reader(input);
             }
             let size = (lowering.threads(), lowering.vars());
-            match stream_pass(open()?, kinds, max_memory, stop, Some(size), parallel)
-                .map_err(named)?
-            {
+            let second = stream_pass(
+                input.reader()?,
+                kinds,
+                max_memory,
+                stop,
+                Some(size),
+                parallel,
+            );
+            match second.map_err(|e| named(&path, e))? {
                 Pass::Done(out) => Ok(out),
                 Pass::TooBig(why) => Err(StreamError::Memory(why)),
                 Pass::Stopped(why) => Err(StreamError::Stopped(why)),
-                Pass::Ambiguous => by_reader(),
+                Pass::Ambiguous => by_reader(input),
                 Pass::Inexact => unreachable!("no monitor grows when built for every name"),
             }
         }
@@ -132,7 +252,7 @@ const BATCH: usize = 4096;
 /// grown as names come when `None`. When `parallel`, the lowering runs on a thread of
 /// its own, a few batches ahead of the monitors (joined before returning).
 fn stream_pass(
-    file: std::fs::File,
+    file: impl std::io::Read + Send,
     kinds: &[Kind],
     max_memory: usize,
     stop: &Stop,
@@ -210,7 +330,7 @@ struct Lowered {
 /// Scans and lowers `file`, handing full batches of events to `take` (which leaves an
 /// empty batch in their place and says whether to go on) and the last one at the end.
 fn lower(
-    file: std::fs::File,
+    file: impl std::io::Read,
     take: &mut dyn FnMut(&mut Vec<IdEvent>) -> bool,
 ) -> Result<Lowered, crate::Error> {
     let mut lowering = Lowering::default();
@@ -377,6 +497,48 @@ mod tests {
         s
     }
 
+    /// The file `f` streamed through a named pipe (in `dir`), and then the pipe's prefix of
+    /// half its events (all of them after an error), read from the input's copy.
+    fn through_a_pipe(
+        f: &std::path::Path,
+        dir: &std::path::Path,
+        kinds: &[Kind],
+        budget: usize,
+    ) -> (
+        Result<Streamed, StreamError>,
+        Result<crate::trace::Trace, crate::FileError>,
+    ) {
+        let fifo = dir.join("pipe.std");
+        let _ = std::fs::remove_file(&fifo);
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a path made above, NUL-terminated.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let text = std::fs::read(f).unwrap();
+        let fifo2 = fifo.clone();
+        // A reader that stops early closes the pipe: the writer gets an error and ends.
+        let writer = std::thread::spawn(move || {
+            let _ = std::fs::write(&fifo2, text);
+        });
+        let mut input = Input::open(&fifo).unwrap();
+        assert!(input.spool.is_some(), "a pipe is copied");
+        let out = stream_on(&mut input, kinds, budget, &Stop::default(), true);
+        let n = out.as_ref().map_or(usize::MAX, |s| s.events / 2);
+        let prefix = input.prefix(n).map_err(|e| crate::FileError {
+            file: f.display().to_string(),
+            ..e
+        });
+        let out = out.map_err(|e| match e {
+            StreamError::Input(e) => StreamError::Input(crate::FileError {
+                file: f.display().to_string(),
+                ..e
+            }),
+            e => e,
+        });
+        drop(input);
+        writer.join().unwrap();
+        (out, prefix)
+    }
+
     /// The lowering on a thread of its own (batches handed over) and in line give the
     /// same outcomes, counts and errors — on files of several batches, with violations
     /// early and late, input errors, reused names, budgets that stop the pass, and
@@ -407,9 +569,28 @@ mod tests {
                             Err(_) => "error",
                         },
                     );
-                    let a = stream_on(&f, kinds, budget, &Stop::default(), true);
-                    let b = stream_on(&f, kinds, budget, &Stop::default(), false);
+                    let a = stream_on(
+                        &mut Input::open(&f).unwrap(),
+                        kinds,
+                        budget,
+                        &Stop::default(),
+                        true,
+                    );
+                    let b = stream_on(
+                        &mut Input::open(&f).unwrap(),
+                        kinds,
+                        budget,
+                        &Stop::default(),
+                        false,
+                    );
                     assert_eq!(format!("{a:?}"), format!("{b:?}"), "round {round}");
+                    if kinds.len() > 1 {
+                        let (c, prefix) = through_a_pipe(&f, &dir, kinds, budget);
+                        assert_eq!(format!("{a:?}"), format!("{c:?}"), "round {round}, a pipe");
+                        let n = a.as_ref().map_or(usize::MAX, |s| s.events / 2);
+                        let want = crate::trace::std_format::read_std_prefix(&f, n);
+                        assert_eq!(format!("{want:?}"), format!("{prefix:?}"), "round {round}");
+                    }
                 }
             }
         }

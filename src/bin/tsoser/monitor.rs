@@ -109,10 +109,8 @@ fn answer(
     let mut stats = Stats::default();
     // An STD file is streamed (one pass, no trace in memory); the trace is built only
     // to explain a report, and then the in-memory run must agree with the streamed one.
-    // A named pipe is read into memory (bug: monitor_reads_a_named_pipe; the explanation
-    // of a report reads the file's prefix again).
-    let regular = std::fs::metadata(file).is_ok_and(|m| m.is_file());
-    let ran = if TraceFormat::of(file) == TraceFormat::Std && regular {
+    // A named pipe too, through a temporary copy (`monitor::Input`).
+    let ran = if TraceFormat::of(file) == TraceFormat::Std {
         streamed(file, &kinds, &stop, &mut stats)?
     } else {
         in_memory(file, &kinds, &stop, &mut stats)?
@@ -132,8 +130,9 @@ fn streamed(
     stats: &mut Stats,
 ) -> Result<Result<Ran, Answer>> {
     let budget = tsoser::mem::default_budget();
+    let mut input = monitor::Input::open(file)?;
     let s = match stats.time("monitor (streaming)", || {
-        monitor::stream(file, kinds, budget, stop)
+        monitor::stream_input(&mut input, kinds, budget, stop)
     }) {
         Ok(s) => s,
         Err(monitor::StreamError::Memory(why)) => return Ok(Err(Answer::TooBig(why.to_string()))),
@@ -176,7 +175,7 @@ fn streamed(
             seen: s.monitored,
         }));
     };
-    let trace = tsoser::trace::std_format::read_std_prefix(file, last + 1)?;
+    let trace = input.prefix(last + 1)?;
     // The in-memory monitors on the prefix must report the same (the fenced
     // monitor's two parts: a prefix may cut a transaction).
     let again = monitor::run(&trace, kinds);
