@@ -195,6 +195,33 @@ pub fn held() -> usize {
     HELD.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Asks the processor to bring `items[i]` into its caches, if `i` is in bounds (no
+/// effect on what a program computes): a loop that reads a large table at random
+/// names the entry it will read some iterations ahead, so that the misses overlap
+/// instead of each stalling in turn.
+#[inline(always)]
+pub fn prefetch<T>(items: &[T], i: usize) {
+    if i < items.len() {
+        prefetch_address(items.as_ptr().wrapping_add(i));
+    }
+}
+
+/// [`prefetch`] of an address, which need not be valid: a prefetch never faults, and
+/// nothing is read through the pointer. (A table being written in the same loop can
+/// be named only this way.)
+#[inline(always)]
+pub fn prefetch_address<T>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` only hints the caches; it reads nothing into the program
+    // and does not fault, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 /// The page size [`forget_pages`] rounds to.
 pub const PAGE: usize = 4096;
 

@@ -64,6 +64,9 @@ impl<T> Drop for Consumed<T> {
     }
 }
 
+/// How many items ahead [`Grouped::new_ahead`] looks.
+pub const AHEAD: usize = 32;
+
 impl<T: Copy> Grouped<T> {
     /// Groups `items` by `key` (`None`: dropped). Each item is copied once into its
     /// group's stream (a write at one of `groups` advancing positions), and the input
@@ -73,11 +76,30 @@ impl<T: Copy> Grouped<T> {
     /// followed cycle by cycle: each step a cache and TLB miss, 120 s of a 10⁸-event
     /// check; docs/performance.md.)
     pub fn new(items: Vec<T>, groups: usize, key: impl Fn(&T) -> Option<usize>) -> Grouped<T> {
+        Grouped::new_ahead(items, groups, key, |_| {})
+    }
+
+    /// [`Grouped::new`], calling `ahead(x)` on the item [`AHEAD`] places before the one
+    /// `key` is asked about: a `key` that looks a large table up at random prefetches
+    /// there ([`crate::mem::prefetch`]).
+    pub fn new_ahead(
+        items: Vec<T>,
+        groups: usize,
+        key: impl Fn(&T) -> Option<usize>,
+        ahead: impl Fn(&T),
+    ) -> Grouped<T> {
         const DROPPED: u32 = u32::MAX;
         const CHUNK: usize = 1 << 16;
         let mut starts = vec![0usize; groups + 1];
         let dest: Vec<u32> = items
             .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                if let Some(later) = items.get(i + AHEAD) {
+                    ahead(later);
+                }
+                x
+            })
             .map(|x| match key(x) {
                 Some(g) if g < groups => {
                     starts[g + 1] += 1;

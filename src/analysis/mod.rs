@@ -180,19 +180,38 @@ pub fn possible_components(
     pairs: &[(Node, Node)],
 ) -> (Vec<Vec<usize>>, CompOf) {
     let extra = possible_arcs(trace, pairs);
-    // The sources alone first: one look-up of `txn_of` an arc to count, two to fill.
-    let sources = forced
-        .iter()
-        .map(|e| e.src_in(txn_of))
-        .chain(extra.iter().map(|&(from, _)| from as usize));
-    let arcs = forced
-        .iter()
-        .map(|e| e.arc_in(txn_of))
-        .chain(extra.iter().map(|&(from, to)| (from as usize, to as usize)));
     let groups = trace.txns.len();
-    let comps = crate::graph::strong_components_by(groups, sources, arcs);
+    let comps = strong_components_of_packed(groups, txn_of, forced, &extra);
     let of = comp_index(groups, &comps);
     (comps, of)
+}
+
+/// The components of the transactions' graph with the arcs of `forced` (their events'
+/// transactions in `txn_of`) and then those of `extra`: the forced edges read in
+/// order, each event's transaction prefetched some edges ahead
+/// ([`crate::graph::strong_components_indexed`]).
+pub fn strong_components_of_packed(
+    groups: usize,
+    txn_of: &[crate::trace::TxnId],
+    forced: &[Packed],
+    extra: &[(u32, u32)],
+) -> Vec<Vec<usize>> {
+    let n = forced.len();
+    let source = |i: usize| match forced.get(i) {
+        Some(e) => e.src_in(txn_of),
+        None => extra[i - n].0 as usize,
+    };
+    let target = |i: usize| match forced.get(i) {
+        Some(e) => txn_of[packed_event(e.dst_node())].index(),
+        None => extra[i - n].1 as usize,
+    };
+    let hint = |i: usize| {
+        if let Some(e) = forced.get(i) {
+            crate::mem::prefetch(txn_of, packed_event(e.src_node()));
+            crate::mem::prefetch(txn_of, packed_event(e.dst_node()));
+        }
+    };
+    crate::graph::strong_components_indexed(groups, n + extra.len(), source, target, hint)
 }
 
 /// The varying pairs as arcs between transactions (from, to), each direction the
@@ -253,10 +272,13 @@ impl Buckets {
             let b = bucket_of[x];
             (b != NONE && bucket_of[y] == b).then_some(b as usize)
         };
+        let ahead = |e: &Packed| {
+            crate::mem::prefetch(&bucket_of, packed_event(e.src_node()));
+            crate::mem::prefetch(&bucket_of, packed_event(e.dst_node()));
+        };
+        let key = |e: &Packed| shared(packed_event(e.src_node()), packed_event(e.dst_node()));
         Buckets {
-            forced: Grouped::new(forced, buckets, |e| {
-                shared(packed_event(e.src_node()), packed_event(e.dst_node()))
-            }),
+            forced: Grouped::new_ahead(forced, buckets, key, ahead),
             pairs: Grouped::new(pairs, buckets, |&(x, y)| shared(x.event(), y.event())),
         }
     }

@@ -287,16 +287,19 @@ impl Trace {
     fn with_facts(mut self) -> Trace {
         let n = self.events.len();
         let mut facts: Vec<Facts> = vec![NO_FACT; n];
-        // Forward pass: the pending (uncommitted-at-worst) latest write per (thread, var).
-        let mut latest: std::collections::HashMap<(ThreadId, VarId), Facts> = Default::default();
+        // Forward pass: the pending (uncommitted-at-worst) latest write per (thread, var),
+        // and per thread the variables it holds one of (each once: a thread that never
+        // drains keeps at most one entry a variable, not one a write).
+        let mut latest: rustc_hash::FxHashMap<(ThreadId, VarId), Facts> = Default::default();
         let mut since_drain: TiVec<ThreadId, Vec<VarId>> =
             vec![Vec::new(); self.threads.len()].into();
         for (i, e) in self.events.iter().enumerate() {
             match e.op {
                 Op::Wr => {
                     let v = e.var.unwrap();
-                    latest.insert((e.thread, v), i as Facts);
-                    since_drain[e.thread].push(v);
+                    if latest.insert((e.thread, v), i as Facts).is_none() {
+                        since_drain[e.thread].push(v);
+                    }
                 }
                 Op::Rd => {
                     if let Some(&w) = latest.get(&(e.thread, e.var.unwrap())) {
