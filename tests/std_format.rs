@@ -456,31 +456,28 @@ fn fast_path_trims_like_the_reader() {
     assert_eq!(scanned(text), built(text));
 }
 
+/// A directory of its own (named after `tag`) holding `g.std`: `tsoser gen` of 3,000
+/// events of 4 threads with `args`, converted.
+fn generated_std(tag: &str, args: &[&str]) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("tsoser-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (yaml, file) = (dir.join("g.yaml"), dir.join("g.std"));
+    let (y, f) = (yaml.to_str().unwrap(), file.to_str().unwrap());
+    let mut gen = vec!["gen", "--events", "3000", "--threads", "4", "-o", y];
+    gen.extend(args);
+    common::tsoser_exits(&gen, 0);
+    common::tsoser_exits(&["convert", y, "-o", f], 0);
+    (dir, file)
+}
+
 /// Bug the_fenced_monitor_rechecks_the_later_part_of_a_stream: on a stream the
 /// fenced monitor's re-check read the file only up to its parts' first report, so
 /// sc-ser's later report was missing from the in-memory run and the command ended in
 /// an internal error (exit 4). A generated trace with unnamed blocks showed it.
 #[test]
 fn the_fenced_monitor_rechecks_the_later_part_of_a_stream() {
-    let dir = std::env::temp_dir().join(format!("tsoser-fenced-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (yaml, std_file) = (dir.join("g.yaml"), dir.join("g.std"));
-    let (y, s) = (yaml.to_str().unwrap(), std_file.to_str().unwrap());
-    common::tsoser_exits(
-        &[
-            "gen",
-            "--events",
-            "3000",
-            "--threads",
-            "4",
-            "--seed",
-            "2",
-            "-o",
-            y,
-        ],
-        0,
-    );
-    common::tsoser_exits(&["convert", y, "-o", s], 0);
+    let (dir, std_file) = generated_std("fenced", &["--seed", "2"]);
+    let s = std_file.to_str().unwrap();
     // Unnamed blocks: `begin(name)` becomes `begin`.
     let text: String = std::fs::read_to_string(&std_file)
         .unwrap()
@@ -506,34 +503,8 @@ fn the_fenced_monitor_rechecks_the_later_part_of_a_stream() {
 /// output, JSON and exit code as the file, errors naming the pipe and its line.
 #[test]
 fn monitor_streams_a_named_pipe() {
-    let dir = std::env::temp_dir().join(format!("tsoser-pipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (yaml, file, pipe) = (dir.join("g.yaml"), dir.join("g.std"), dir.join("p.std"));
-    common::tsoser_exits(
-        &[
-            "gen",
-            "--events",
-            "3000",
-            "--threads",
-            "4",
-            "--schedule",
-            "serial",
-            "--seed",
-            "3",
-            "-o",
-            yaml.to_str().unwrap(),
-        ],
-        0,
-    );
-    common::tsoser_exits(
-        &[
-            "convert",
-            yaml.to_str().unwrap(),
-            "-o",
-            file.to_str().unwrap(),
-        ],
-        0,
-    );
+    let (dir, file) = generated_std("pipe", &["--schedule", "serial", "--seed", "3"]);
+    let pipe = dir.join("p.std");
     let good = std::fs::read_to_string(&file).unwrap();
     let bad = format!("{good}t0|w(x|7\n");
     for (text, code) in [(good, 1), (bad, 2)] {

@@ -167,7 +167,8 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
 /// Each event's transaction, as a column (4 bytes an event, where an event takes
 /// more than 40): what [`Packed::arc_in`] and [`Buckets::new`] look up at random.
 pub fn txn_column(trace: &Trace) -> Vec<crate::trace::TxnId> {
-    trace.events.iter().map(|e| e.txn).collect()
+    // Read at random by the pruning: huge pages ([`crate::mem::advise_huge`]).
+    crate::mem::collect_huge(trace.events.iter().map(|e| e.txn))
 }
 
 /// Components of the graph of every conflict some execution may have: the forced
@@ -261,13 +262,11 @@ impl Buckets {
         let buckets = kept.iter().flatten().count();
         // Each event's bucket, or NONE, in one pass in order: then two look-ups an
         // edge where its transactions and their components would take four.
-        let bucket_of: Vec<u32> = txn_of
-            .iter()
-            .map(|t| match comp_of[t.index()] {
+        let bucket_of: Vec<u32> =
+            crate::mem::collect_huge(txn_of.iter().map(|t| match comp_of[t.index()] {
                 NONE => NONE,
                 c => kept[c as usize].map_or(NONE, |k| k as u32),
-            })
-            .collect();
+            }));
         let shared = |x: usize, y: usize| {
             let b = bucket_of[x];
             (b != NONE && bucket_of[y] == b).then_some(b as usize)

@@ -569,20 +569,10 @@ mod tests {
                             Err(_) => "error",
                         },
                     );
-                    let a = stream_on(
-                        &mut Input::open(&f).unwrap(),
-                        kinds,
-                        budget,
-                        &Stop::default(),
-                        true,
-                    );
-                    let b = stream_on(
-                        &mut Input::open(&f).unwrap(),
-                        kinds,
-                        budget,
-                        &Stop::default(),
-                        false,
-                    );
+                    let [a, b] = [true, false].map(|parallel| {
+                        let mut input = Input::open(&f).unwrap();
+                        stream_on(&mut input, kinds, budget, &Stop::default(), parallel)
+                    });
                     assert_eq!(format!("{a:?}"), format!("{b:?}"), "round {round}");
                     if kinds.len() > 1 {
                         let (c, prefix) = through_a_pipe(&f, &dir, kinds, budget);
