@@ -65,7 +65,7 @@ impl<T> Drop for Consumed<T> {
 }
 
 /// How many items ahead [`Grouped::new_ahead`] looks.
-pub const AHEAD: usize = 32;
+const AHEAD: usize = 32;
 
 impl<T: Copy> Grouped<T> {
     /// Groups `items` by `key` (`None`: dropped). Each item is copied once into its
@@ -79,7 +79,7 @@ impl<T: Copy> Grouped<T> {
         Grouped::new_ahead(items, groups, key, |_| {})
     }
 
-    /// [`Grouped::new`], calling `ahead(x)` on the item [`AHEAD`] places before the one
+    /// [`Grouped::new`], calling `ahead(x)` on the item 32 places before the one
     /// `key` is asked about: a `key` that looks a large table up at random prefetches
     /// there ([`crate::mem::prefetch`]).
     pub fn new_ahead(
