@@ -72,6 +72,8 @@ struct Spool {
     /// Whether a reader has begun the pipe: the copy then holds what it read, and the
     /// rest is copied before the copy is read.
     begun: bool,
+    /// Bytes read from the pipe: the copy must hold as many before it is read.
+    read: u64,
 }
 
 impl Input {
@@ -85,6 +87,7 @@ impl Input {
                 pipe: std::fs::File::open(path).map_err(input)?,
                 copy: tempfile::tempfile().map_err(|e| input(Self::copying(e)))?,
                 begun: false,
+                read: 0,
             }),
         };
         Ok(Input {
@@ -127,13 +130,22 @@ impl Input {
             return Ok(Box::new(Tee {
                 from: &mut spool.pipe,
                 to,
+                read: &mut spool.read,
             }));
         }
-        std::io::copy(&mut spool.pipe, &mut to).map_err(named)?;
+        spool.read += std::io::copy(&mut spool.pipe, &mut to).map_err(named)?;
         let mut copy = to
             .into_inner()
             .map_err(|e| named(Self::copying(e.into_error())))?;
         copy.flush().map_err(|e| named(Self::copying(e)))?;
+        // A write the first reader's drop could not report (its buffer's last flush)
+        // shows as a short copy: an error, never a shorter trace.
+        let held = copy.metadata().map_err(|e| named(Self::copying(e)))?.len();
+        if held != spool.read {
+            let short =
+                std::io::Error::other(format!("it holds {held} of the {} bytes read", spool.read));
+            return Err(named(Self::copying(short)));
+        }
         copy.rewind().map_err(|e| named(Self::copying(e)))?;
         Ok(Box::new(copy))
     }
@@ -146,16 +158,19 @@ impl Input {
     }
 }
 
-/// Reads `from` and writes what it read to `to` (flushed when dropped).
+/// Reads `from` and writes what it read to `to` (flushed when dropped), counting it in
+/// `read`.
 struct Tee<'a> {
     from: &'a mut std::fs::File,
     to: std::io::BufWriter<std::fs::File>,
+    read: &'a mut u64,
 }
 
 impl std::io::Read for Tee<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.from.read(buf)?;
         std::io::Write::write_all(&mut self.to, &buf[..n]).map_err(Input::copying)?;
+        *self.read += n as u64;
         Ok(n)
     }
 }
@@ -537,6 +552,38 @@ mod tests {
         drop(input);
         writer.join().unwrap();
         (out, prefix)
+    }
+
+    /// A copy shorter than what was read from the pipe (a write lost at the first
+    /// reader's drop) is an error naming the pipe, not a shorter trace.
+    #[test]
+    fn a_short_copy_of_a_pipe_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("tsoser-short-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("p.std");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a path made above, NUL-terminated.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(&fifo, "t|w(x)|1\nu|r(x)|2\n").unwrap())
+        };
+        let mut input = Input::open(&fifo).unwrap();
+        let mut whole = String::new();
+        std::io::Read::read_to_string(&mut input.reader().unwrap(), &mut whole).unwrap();
+        writer.join().unwrap();
+        assert_eq!(
+            input.prefix(usize::MAX).unwrap().len(),
+            2,
+            "the copy reads back"
+        );
+        input.spool.as_mut().unwrap().copy.set_len(9).unwrap();
+        let e = input.prefix(usize::MAX).unwrap_err().to_string();
+        assert!(
+            e.contains("p.std") && e.contains("holds 9 of the 18 bytes read"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The lowering on a thread of its own (batches handed over) and in line give the
