@@ -240,7 +240,25 @@ pub fn strong_components(
     arcs: impl Iterator<Item = (usize, usize)> + Clone,
 ) -> Vec<Vec<usize>> {
     let arcs = arcs.filter(|(a, b)| a != b);
-    strong_components_by(nodes, arcs.clone().map(|(a, _)| a), arcs)
+    // Adjacency by counting: targets of v are next[first[v]..first[v + 1]].
+    let mut first = vec![0u32; nodes + 1];
+    let mut total = 0u64;
+    for (from, _) in arcs.clone() {
+        first[from + 1] += 1;
+        total += 1;
+    }
+    assert!(total < u64::from(u32::MAX), "fewer than 2^32 - 1 arcs");
+    for v in 0..nodes {
+        first[v + 1] += first[v];
+    }
+    let mut fill = first.clone();
+    let mut next = vec![0u32; first[nodes] as usize];
+    for (from, to) in arcs {
+        next[fill[from] as usize] = to as u32;
+        fill[from] += 1;
+    }
+    drop(fill);
+    tarjan(&first, &next)
 }
 
 /// [`strong_components`] of the arcs `0..n`, arc i from `source(i)` to `target(i)`,
@@ -258,64 +276,58 @@ pub fn strong_components_indexed(
     hint: impl Fn(usize),
 ) -> Vec<Vec<usize>> {
     use crate::mem::prefetch_address;
-    /// How many arcs ahead the adjacency's tables are prefetched; `hint` goes twice
-    /// as far, so that `source` and `target` find their tables cached.
-    const AHEAD: usize = 16;
-    assert!(n < u32::MAX as usize, "fewer than 2^32 - 1 arcs");
     // Every table here is read or written at random: huge pages (fewer TLB misses).
     use crate::mem::{collect_huge, filled_huge};
+    assert!(n < u32::MAX as usize, "fewer than 2^32 - 1 arcs");
     let mut first = filled_huge(nodes + 1, 0u32);
-    for i in 0..n {
-        hint(i + 2 * AHEAD);
-        if i + AHEAD < n {
-            prefetch_address(first.as_ptr().wrapping_add(source(i + AHEAD) + 1));
+    each_source(n, &source, &hint, |_, from, later| {
+        if let Some(later) = later {
+            prefetch_address(first.as_ptr().wrapping_add(later + 1));
         }
-        first[source(i) + 1] += 1;
-    }
+        first[from + 1] += 1;
+    });
     for v in 0..nodes {
         first[v + 1] += first[v];
     }
     let mut fill = collect_huge(first.iter().copied());
     let mut next = filled_huge(n, 0u32);
-    for i in 0..n {
-        hint(i + 2 * AHEAD);
-        if i + AHEAD < n {
-            prefetch_address(fill.as_ptr().wrapping_add(source(i + AHEAD)));
+    each_source(n, &source, &hint, |i, from, later| {
+        if let Some(later) = later {
+            prefetch_address(fill.as_ptr().wrapping_add(later));
         }
-        let from = source(i);
         next[fill[from] as usize] = target(i) as u32;
         fill[from] += 1;
-    }
+    });
     drop(fill);
     tarjan(&first, &next)
 }
 
-/// [`strong_components`] with the arcs' sources given on their own, in the arcs'
-/// order: the adjacency is counted from `sources`, then filled from `arcs`.
-fn strong_components_by(
-    nodes: usize,
-    sources: impl Iterator<Item = usize>,
-    arcs: impl Iterator<Item = (usize, usize)>,
-) -> Vec<Vec<usize>> {
-    // Adjacency by counting: targets of v are next[first[v]..first[v + 1]].
-    let mut first = vec![0u32; nodes + 1];
-    let mut total = 0u64;
-    for from in sources {
-        first[from + 1] += 1;
-        total += 1;
+/// How many arcs ahead [`strong_components_indexed`] prefetches the adjacency's tables;
+/// its `hint` goes twice as far, so that `source` and `target` find their tables cached.
+const AHEAD: usize = 16;
+
+/// `visit(i, source(i), later)` for the arcs `0..n` in order, `later` the source of the
+/// arc [`AHEAD`] places on (to prefetch against), each source computed once (kept in a
+/// ring of [`AHEAD`] until its turn), `hint(i + 2·AHEAD)` called before arc i.
+fn each_source(
+    n: usize,
+    source: &impl Fn(usize) -> usize,
+    hint: &impl Fn(usize),
+    mut visit: impl FnMut(usize, usize, Option<usize>),
+) {
+    let mut ring = [0usize; AHEAD];
+    for (i, slot) in ring.iter_mut().enumerate().take(n) {
+        *slot = source(i);
     }
-    assert!(total < u64::from(u32::MAX), "fewer than 2^32 - 1 arcs");
-    for v in 0..nodes {
-        first[v + 1] += first[v];
+    for i in 0..n {
+        hint(i + 2 * AHEAD);
+        let from = ring[i % AHEAD];
+        let later = (i + AHEAD < n).then(|| source(i + AHEAD));
+        if let Some(later) = later {
+            ring[i % AHEAD] = later;
+        }
+        visit(i, from, later);
     }
-    let mut fill = first.clone();
-    let mut next = vec![0u32; first[nodes] as usize];
-    for (from, to) in arcs {
-        next[fill[from] as usize] = to as u32;
-        fill[from] += 1;
-    }
-    drop(fill);
-    tarjan(&first, &next)
 }
 
 /// Tarjan's walk over the adjacency `first`, `next` (the targets of v are
@@ -460,10 +472,7 @@ mod tests {
                 }
             }
             let comps = strong_components(n, edges.iter().map(|e| (e.from, e.to)));
-            // Self-arcs given to the counting variant change nothing.
-            let arcs = edges.iter().map(|e| (e.from, e.to));
-            let by = strong_components_by(n, edges.iter().map(|e| e.from), arcs);
-            assert_eq!(by, comps);
+            // Self-arcs given to the indexed variant change nothing.
             let (from, to) = (|i: usize| edges[i].from, |i: usize| edges[i].to);
             let indexed = strong_components_indexed(n, edges.len(), from, to, |_| {});
             assert_eq!(indexed, comps);

@@ -201,10 +201,9 @@ fn stream_on(
             outcomes,
         })
     };
-    let named = |path: &std::path::Path, error| Input::named(path, error);
     let path = input.path.clone();
     let first = stream_pass(input.reader()?, kinds, max_memory, stop, None, parallel);
-    match first.map_err(|e| named(&path, e))? {
+    match first.map_err(|e| Input::named(&path, e))? {
         Pass::Done(out) => Ok(out),
         Pass::TooBig(why) => Err(StreamError::Memory(why)),
         Pass::Stopped(why) => Err(StreamError::Stopped(why)),
@@ -218,7 +217,7 @@ fn stream_on(
                 lowering.lower(line, text, &mut events)?;
                 Ok(!lowering.ambiguous)
             })
-            .map_err(|e| named(&path, e))?;
+            .map_err(|e| Input::named(&path, e))?;
             if lowering.ambiguous {
                 return by_reader(input);
             }
@@ -231,7 +230,7 @@ fn stream_on(
                 Some(size),
                 parallel,
             );
-            match second.map_err(|e| named(&path, e))? {
+            match second.map_err(|e| Input::named(&path, e))? {
                 Pass::Done(out) => Ok(out),
                 Pass::TooBig(why) => Err(StreamError::Memory(why)),
                 Pass::Stopped(why) => Err(StreamError::Stopped(why)),

@@ -90,8 +90,8 @@ pub fn document(name: Option<&str>, events: impl Iterator<Item = String>) -> Str
 /// [`Trace::written_txn_names`] says, so the text reads back as the same trace.
 pub fn write(trace: &Trace, form: Form) -> String {
     let names = trace.written_txn_names();
-    let events = trace.events.iter().map(|e| {
-        let val = e.val.map(|v| trace.values.get(v));
+    let events = trace.events.iter().enumerate().map(|(i, e)| {
+        let val = trace.val(i);
         let fields = Fields {
             thread: &trace.threads[e.thread],
             txn: names[e.txn].as_deref(),
