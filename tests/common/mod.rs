@@ -220,11 +220,13 @@ pub fn std_ambiguous(text: &str) -> bool {
     l.ambiguous
 }
 
-/// The reader's trace of `text` in the same shape: `begins` when an event's transaction
+/// The trace of `text` by the reader that looks every block name up (`build_looking_up`,
+/// trusting nothing the lowering found) in the same shape: `begins` when an event's transaction
 /// differs from its thread's previous one (what the monitors are told).
 #[allow(dead_code)]
 pub fn std_built(text: &str) -> Result<Vec<Lowered>, String> {
-    let t = tsoser::trace::std_format::build(text.as_bytes()).map_err(|e| e.to_string())?;
+    let t =
+        tsoser::trace::std_format::build_looking_up(text.as_bytes()).map_err(|e| e.to_string())?;
     let mut current = vec![None; t.threads.len()];
     Ok(t.events
         .iter()

@@ -38,7 +38,25 @@ pub fn build<R: Read>(input: R) -> Result<Trace, Error> {
 /// `n` + 1. Transactions are named as the table says: an outermost block's given name,
 /// else `T.bN`, an event outside blocks `@i`.
 pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
+    build_with(input, n, false)
+}
+
+/// [`build`] looking every given block name up in a table of names, as the reader did
+/// before it trusted the lowering's [`lower::Lowering::ambiguous`]: the oracle the
+/// tests hold [`build`] to.
+#[doc(hidden)]
+pub fn build_looking_up<R: Read>(input: R) -> Result<Trace, Error> {
+    build_with(input, usize::MAX, true)
+}
+
+/// The reader. A block's given name is looked up (one hash table entry a transaction,
+/// 19 % of reading a 10⁷-event file) only once the lowering finds the names ambiguous
+/// or `look_up` asks for it: until then every given name that began a transaction was
+/// new, so a block continues its thread's previous transaction exactly when the
+/// lowering says its first event begins none.
+fn build_with<R: Read>(input: R, n: usize, look_up: bool) -> Result<Trace, Error> {
     let mut lowering = lower::Lowering::default();
+    let mut looked_up = false;
     let mut lowered = Vec::with_capacity(2);
     let mut events: Vec<Event> = Vec::new();
     let mut values = super::Values::default();
@@ -63,7 +81,7 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
                 open.resize(threads, None);
             }
             let next = txns.len();
-            let mut new = |name: String, anonymous: bool| {
+            let new = |txns: &mut TiVec<TxnId, Txn>, name: String, anonymous: bool| {
                 txns.push_and_get_key(Txn {
                     name: name.into(),
                     thread: t,
@@ -75,16 +93,30 @@ pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
                     let mut name = String::with_capacity(8);
                     name.push('@');
                     lower::push_number(&mut name, events.len() as u64);
-                    new(name, true)
+                    new(&mut txns, name, true)
                 }
                 Some(b) => match open[t] {
                     Some((k, x)) if k == b.number => x,
-                    _ => {
+                    previous => {
                         let x = if !b.named {
-                            new(b.name.to_string(), true)
+                            new(&mut txns, b.name.to_string(), true)
+                        } else if !look_up && !lowering.ambiguous {
+                            match previous {
+                                Some((_, x)) if !e.begins => x,
+                                _ => new(&mut txns, b.name.to_string(), false),
+                            }
                         } else {
+                            if !looked_up {
+                                // The given names so far, each one transaction's.
+                                for (i, x) in txns.iter().enumerate() {
+                                    if !x.anonymous {
+                                        named.intern(&x.name, lower::short(&x.name), i);
+                                    }
+                                }
+                                looked_up = true;
+                            }
                             match named.intern(b.name, lower::short(b.name), next) {
-                                x if x == next => new(b.name.to_string(), false),
+                                x if x == next => new(&mut txns, b.name.to_string(), false),
                                 x => TxnId::new(x),
                             }
                         };
