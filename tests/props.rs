@@ -467,3 +467,29 @@ fn unconditional_conflicts(trace: &Trace) -> ConflictGraph {
     }
     g
 }
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// Bug none yet (session 21: the builder keeps names `X.N` out of its table while
+    /// each X's numbers grow): transaction names interned in any order, numbered or
+    /// not, reused or not, give the transactions of a plain table of names.
+    #[test]
+    fn transaction_names_are_interned_like_a_table(
+        names in proptest::collection::vec((0..3usize, 0..12usize), 1..40)
+    ) {
+        const NAMES: [&str; 12] =
+            ["t0.1", "t0.2", "t0.3", "t1.1", "t1.2", "t0.10", "t0.01", "x", "t0", "a.b.0", "a.b.1", "t1.0"];
+        let mut b = tsoser::trace::TraceBuilder::new();
+        let mut table: Vec<&str> = Vec::new();
+        for &(t, k) in &names {
+            let th = b.thread(&format!("t{t}"));
+            let got = b.txn(NAMES[k], th).index();
+            let want = table.iter().position(|&n| n == NAMES[k]).unwrap_or_else(|| {
+                table.push(NAMES[k]);
+                table.len() - 1
+            });
+            prop_assert_eq!(got, want, "{:?}", names);
+        }
+    }
+}

@@ -5,6 +5,7 @@ pub mod conflict;
 pub mod exec;
 pub mod gen;
 pub(crate) mod model;
+pub(crate) mod names;
 pub mod std_format;
 #[cfg(feature = "proptest")]
 pub mod strategy;
@@ -475,10 +476,19 @@ pub struct TraceBuilder {
     /// Names of up to 24 bytes held inline: no allocation per transaction.
     txn_ix: rustc_hash::FxHashMap<compact_str::CompactString, TxnId>,
     var_ix: rustc_hash::FxHashMap<String, VarId>,
-    /// Per thread, the named transaction its last lookup gave: a thread's events mostly
-    /// come in runs of one transaction, whose name is then compared, not hashed (at 10⁸
-    /// events the table of 1.25·10⁷ names is a cache miss per lookup).
-    recent: Vec<Option<TxnId>>,
+    /// Per thread, the named transaction its last lookup gave, with its name as an
+    /// integer when short ([`names::short`]): a thread's events mostly come in runs of
+    /// one transaction, whose name is then compared, not hashed (at 10⁸ events the
+    /// table of 1.25·10⁷ names is a cache miss per lookup).
+    recent: Vec<Option<(TxnId, Option<u128>)>>,
+    /// For each prefix X, the highest N of the names `X.N` ([`names::numbered`]) that
+    /// began a transaction: while each X's numbers only grow, such a name is new
+    /// exactly when its number is above X's highest, and it is kept out of `txn_ix`
+    /// (a table entry a transaction was a third of reading a 10⁷-event file).
+    numbered: rustc_hash::FxHashMap<String, u64>,
+    /// Set once a name `X.N` came whose number was not above X's highest: from then on
+    /// every named transaction is in `txn_ix`.
+    all_in_table: bool,
 }
 
 impl TraceBuilder {
@@ -508,26 +518,59 @@ impl TraceBuilder {
     /// Interns a transaction name; its thread is the thread of its first event.
     pub fn txn(&mut self, name: &str, thread: ThreadId) -> TxnId {
         let th = thread.index();
-        if let Some(&Some(t)) = self.recent.get(th) {
-            if !self.txns[t].anonymous && self.txns[t].name == name {
+        let short = names::short(name);
+        if let Some(&Some((t, k))) = self.recent.get(th) {
+            if k == short && (short.is_some() || self.txns[t].name == name) {
                 return t;
             }
         }
         if self.recent.len() <= th {
             self.recent.resize(th + 1, None);
         }
+        let t = self.txn_looked_up(name, thread);
+        self.recent[th] = Some((t, short));
+        t
+    }
+
+    /// [`TraceBuilder::txn`] past the thread's recent transaction.
+    fn txn_looked_up(&mut self, name: &str, thread: ThreadId) -> TxnId {
+        if !self.all_in_table {
+            if let Some((x, n)) = names::numbered(name) {
+                match self.numbered.get_mut(x) {
+                    Some(last) if n <= *last => {
+                        // Perhaps a name seen before: every name to the table.
+                        for (i, t) in self.txns.iter().enumerate() {
+                            if !t.anonymous && names::numbered(&t.name).is_some() {
+                                self.txn_ix.insert(t.name.clone(), TxnId::new(i));
+                            }
+                        }
+                        self.all_in_table = true;
+                    }
+                    Some(last) => {
+                        *last = n;
+                        return self.new_txn(name, thread);
+                    }
+                    None => {
+                        self.numbered.insert(x.to_string(), n);
+                        return self.new_txn(name, thread);
+                    }
+                }
+            }
+        }
         if let Some(&t) = self.txn_ix.get(name) {
-            self.recent[th] = Some(t);
             return t;
         }
-        let t = self.txns.push_and_get_key(Txn {
+        let t = self.new_txn(name, thread);
+        self.txn_ix.insert(name.into(), t);
+        t
+    }
+
+    fn new_txn(&mut self, name: &str, thread: ThreadId) -> TxnId {
+        self.txns.push_and_get_key(Txn {
             name: name.into(),
             thread,
             anonymous: false,
-        });
-        self.txn_ix.insert(name.into(), t);
-        self.recent[th] = Some(t);
-        t
+        })
     }
 
     /// Room for `n` more events, so a reader that knows its count grows the event

@@ -105,7 +105,7 @@ pub(crate) fn compact_fields(s: &str) -> Result<Compact<'_>, String> {
     compact_words(s, &first[..n])
 }
 
-fn compact_words<'a>(s: &str, words: &[&'a str]) -> Result<Compact<'a>, String> {
+pub(super) fn compact_words<'a>(s: &str, words: &[&'a str]) -> Result<Compact<'a>, String> {
     if words.len() < 2 {
         return Err(format!("compact event `{s}` needs at least `thread op`"));
     }
