@@ -23,7 +23,8 @@ use std::collections::{BTreeSet, BinaryHeap, HashMap};
 pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Execution, Vec<Lit>> {
     let n = trace.len();
     let writes: Vec<u32> = trace.writes().map(|w| w as u32).collect();
-    let commit_of = |w: usize| n + writes.binary_search(&(w as u32)).expect("a write");
+    let rank = Rank::new(n, &writes);
+    let commit_of = |w: usize| n + rank.of(w);
     let index = |x: Node| match x {
         Step::Event(e) => e,
         Step::Commit(w) => commit_of(w),
@@ -102,6 +103,40 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     }
     drop(steps);
     Err(cycle_lits(nodes, succ, |v| indeg[v] > 0))
+}
+
+/// Each write's place among the writes in constant time (a binary search a look-up
+/// was 45 % of sorting a 10⁷-event witness): a bit an event, and a count of the
+/// writes before every word of 64 bits.
+struct Rank {
+    bits: Vec<u64>,
+    before: Vec<u32>,
+}
+
+impl Rank {
+    fn new(n: usize, writes: &[u32]) -> Rank {
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for &w in writes {
+            bits[w as usize / 64] |= 1 << (w % 64);
+        }
+        let mut count = 0;
+        let before = bits
+            .iter()
+            .map(|b| {
+                let c = count;
+                count += b.count_ones();
+                c
+            })
+            .collect();
+        Rank { bits, before }
+    }
+
+    /// The place of write `w` among the writes (`w` must be one).
+    fn of(&self, w: usize) -> usize {
+        let (i, j) = (w / 64, w % 64);
+        debug_assert!(self.bits[i] >> j & 1 == 1, "event {w} is a write");
+        (self.before[i] + (self.bits[i] & ((1u64 << j) - 1)).count_ones()) as usize
+    }
 }
 
 /// A cycle among the nodes Kahn could not sort (`left`); the non-zero literals on it.
@@ -185,4 +220,23 @@ pub fn orient_paper(
         .iter()
         .map(|&(a, b)| if rank[a] < rank[b] { (a, b) } else { (b, a) })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rank;
+
+    /// The rank is the place a binary search finds, across words and at their edges.
+    #[test]
+    fn a_writes_rank_is_its_place_among_the_writes() {
+        for n in [1, 63, 64, 65, 200] {
+            for step in [1, 2, 3, 7, 64, 65] {
+                let writes: Vec<u32> = (0..n as u32).filter(|w| w % step == step - 1).collect();
+                let rank = Rank::new(n, &writes);
+                for (k, &w) in writes.iter().enumerate() {
+                    assert_eq!(rank.of(w as usize), k, "n {n} step {step} w {w}");
+                }
+            }
+        }
+    }
 }
