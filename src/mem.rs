@@ -2,13 +2,18 @@
 //! budget, before the allocator aborts the process.
 
 /// The default memory budget of a search: `TSOSER_MAX_MEMORY_MIB` when set, else the
-/// least of half the memory available when asked (`MemAvailable` of `/proc/meminfo`,
-/// 4 GiB where that is unknown) and half the room left under the limits set outside
-/// the process: its address-space limit (`ulimit -v`, `RLIMIT_AS`, less the address
-/// space already mapped) and its cgroup's memory limit (less the cgroup's usage). Half,
-/// because a buffer that grows holds its old and its new copy at once (bug:
-/// the_memory_budget_heeds_ulimit_v: under `ulimit -v` the monitors aborted in an
-/// allocation instead of answering *unknown*).
+/// least of three quarters of the memory available when asked (`MemAvailable` of
+/// `/proc/meminfo`, 4 GiB where that is unknown), three quarters of the room left
+/// under the process's cgroup memory limit (less the cgroup's usage), and half the
+/// address space left under `ulimit -v` (`RLIMIT_AS`, less what is already mapped).
+/// The quarter left of physical memory is for what the count does not see (the
+/// allocator's slack, CaDiCaL's and z3's heaps, the system); half of the address
+/// space, because a buffer that grows reserves its new room before it gives back the
+/// old (bug: the_memory_budget_heeds_ulimit_v: under `ulimit -v` the monitors aborted
+/// in an allocation instead of answering *unknown*). A large block grows in place
+/// (`mremap`) and only its touched pages are resident, so physical memory needs no
+/// such half: with it, a 10⁸-event check (9 GiB) answered *unknown* by default on a
+/// machine of 16 GB.
 pub fn default_budget() -> usize {
     if let Some(mib) = std::env::var("TSOSER_MAX_MEMORY_MIB")
         .ok()
@@ -17,7 +22,7 @@ pub fn default_budget() -> usize {
         return mib.saturating_mul(1 << 20);
     }
     let available = meminfo_kib("/proc/meminfo", "MemAvailable:")
-        .map_or(4 << 30, |k| k.saturating_mul(1024) / 2);
+        .map_or(4 << 30, |k| three_quarters(k.saturating_mul(1024)));
     [Some(available), address_space_room(), cgroup_room()]
         .into_iter()
         .flatten()
@@ -25,9 +30,13 @@ pub fn default_budget() -> usize {
         .unwrap_or(available)
 }
 
+fn three_quarters(bytes: usize) -> usize {
+    bytes / 4 * 3
+}
+
 /// How messages name the default budget ([`default_budget`]).
 pub const DEFAULT_BUDGET: &str =
-    "by default half the available memory, within ulimit -v and the cgroup limit";
+    "by default three quarters of the available memory, within ulimit -v and the cgroup limit";
 
 /// Why a search answers *unknown* before it allocates: what it would hold passes the
 /// memory budget (bytes, estimated).
@@ -99,7 +108,7 @@ fn address_space_room() -> Option<usize> {
     Some(lim.rlim_cur.saturating_sub(mapped) as usize / 2)
 }
 
-/// Half the memory left under the process's cgroup limit (v2 `memory.max`, or v1
+/// Three quarters of the memory left under the process's cgroup limit (v2 `memory.max`, or v1
 /// `memory.limit_in_bytes`), if it has one.
 fn cgroup_room() -> Option<usize> {
     let read = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
@@ -119,7 +128,7 @@ fn cgroup_room() -> Option<usize> {
         ),
     };
     // v1 writes "no limit" as a huge number.
-    (limit < 1 << 60).then(|| (limit.saturating_sub(used) / 2) as usize)
+    (limit < 1 << 60).then(|| three_quarters(limit.saturating_sub(used) as usize))
 }
 
 /// Heap bytes of a vector's buffer.
@@ -297,5 +306,31 @@ pub fn return_large_blocks() {
     // SAFETY: mallopt only sets a parameter of the allocator, before any thread runs.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where no limit of the process is lower, the default budget is three quarters of
+    /// the available memory (within what other tests allocate meanwhile), not half.
+    #[test]
+    fn the_default_budget_is_three_quarters_of_the_available_memory() {
+        let Some(avail) = meminfo_kib("/proc/meminfo", "MemAvailable:").map(|k| k * 1024) else {
+            return;
+        };
+        let lower = [address_space_room(), cgroup_room()]
+            .into_iter()
+            .flatten()
+            .any(|room| room < avail);
+        if std::env::var_os("TSOSER_MAX_MEMORY_MIB").is_some() || lower {
+            return;
+        }
+        let b = default_budget();
+        assert!(
+            b > avail / 8 * 5 && b <= avail / 8 * 7,
+            "{b} of {avail} available"
+        );
     }
 }

@@ -785,7 +785,7 @@ fn docs_json_sample_matches_the_output() {
 
 /// Bug: a 700 KB trace of 40,000 single-event threads made `monitor` ask for many GB
 /// (vector clocks over threads: sc-ser keeps threads² × variables integers) and abort.
-/// The monitors' state is sized first: past half the available memory the answer is
+/// The monitors' state is sized first: past the memory budget the answer is
 /// unknown (exit 3) with what it would need.
 #[test]
 fn monitors_too_big_for_memory_answer_unknown() {

@@ -32,7 +32,7 @@ pub(crate) struct Bounds {
     #[arg(long)]
     pub(crate) max_executions: Option<u64>,
     /// MiB the search may hold before the answer is unknown (exit 3)
-    /// [default: half the memory available].
+    /// [default: three quarters of the memory available].
     #[arg(long, value_name = "MIB")]
     pub(crate) max_memory: Option<usize>,
     /// Seconds for the whole command before the answer is unknown (exit 3); the

@@ -139,7 +139,7 @@ pub(crate) struct CheckArgs {
     pub(crate) timeout: Option<f64>,
     /// Give up once the heap holds more than this many MiB: the answer is unknown
     /// (exit 3). Checked as the run goes (the trace read, between the phases, in the
-    /// searches) [default: none, beyond half the memory available for the graph].
+    /// searches) [default: none, beyond three quarters of the memory available for the graph].
     #[arg(long, value_name = "MIB")]
     pub(crate) max_memory: Option<usize>,
     /// Print one JSON object instead of text.
