@@ -16,7 +16,7 @@ pub struct Config {
     pub max_states: usize,
     /// Executions the DPOR engine may explore ([`super::dpor`]).
     pub max_executions: u64,
-    /// Bytes the search may hold ([`crate::mem::default_budget`] by default).
+    /// Bytes the search may hold ([`crate::mem::default_room`] by default).
     pub max_memory: usize,
     /// When the searches stop with *unknown*, polled cooperatively.
     pub deadline: Option<std::time::Instant>,
@@ -33,7 +33,7 @@ impl Config {
             unroll: 4,
             max_states: 2_000_000,
             max_executions: 10_000_000,
-            max_memory: crate::mem::default_budget(),
+            max_memory: crate::mem::default_room(),
             deadline: None,
             stop_at_failure: false,
         }

@@ -28,7 +28,7 @@ pub(crate) fn cmd_check_exec(a: &CheckExecArgs) -> Result<u8> {
         );
     }
     let (trace, exec) = tsoser::trace::yaml::read_execution(file)?;
-    if let Err(why) = tsoser::graph::forced::within_memory(&trace, tsoser::mem::default_budget()) {
+    if let Err(why) = tsoser::graph::forced::within_memory(&trace, tsoser::mem::default_room()) {
         outln!("{}: unknown — {why}", file.display());
         return Ok(out::UNKNOWN);
     }

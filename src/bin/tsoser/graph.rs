@@ -31,7 +31,7 @@ fn graph_answer(
     let mut stats = Stats::default();
     let trace = stats.time("parse", || load(file))?;
     // The undirected pairs can be quadratic in the threads: bounded as the deciders' are.
-    let budget = tsoser::mem::default_budget();
+    let budget = tsoser::mem::default_room();
     let too_big = tsoser::graph::forced::within_memory(&trace, budget)
         .err()
         .or_else(|| {

@@ -129,7 +129,7 @@ fn streamed(
     stop: &Stop,
     stats: &mut Stats,
 ) -> Result<Result<Ran, Answer>> {
-    let budget = tsoser::mem::default_budget();
+    let budget = tsoser::mem::default_room();
     let mut input = monitor::Input::open(file)?;
     let s = match stats.time("monitor (streaming)", || {
         monitor::stream_input(&mut input, kinds, budget, stop)
@@ -212,7 +212,7 @@ fn in_memory(
 ) -> Result<Result<Ran, Answer>> {
     let trace = stats.time("parse", || load(file))?;
     let (k, m) = (trace.threads.len(), trace.vars.len());
-    if let Err(why) = monitor::check_memory(kinds, k, m, tsoser::mem::default_budget()) {
+    if let Err(why) = monitor::check_memory(kinds, k, m, tsoser::mem::default_room()) {
         return Ok(Err(Answer::TooBig(why.to_string())));
     }
     // Set-up (allocating the state) is timed apart: right after a large parse, the
