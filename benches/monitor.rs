@@ -1,7 +1,8 @@
 //! Every monitor of `tsoser monitor` on the same generated trace (8 threads, 1,000
 //! variables, 10⁵ events, serial, transaction-fenced, no read after a write inside a
 //! transaction: robust and serializable, so each monitor reads it to the end), and the
-//! STD reading the stream does before them (the same trace written as STD).
+//! STD reading the stream does before them (the same trace written as STD), and the
+//! readers that build the trace in memory for `check` (STD, and YAML in both forms).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tsoser::monitor::{run, Kind};
 use tsoser::trace::gen::{generate, Shape};
@@ -53,5 +54,27 @@ fn std_reading(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, monitors, std_reading);
+/// The readers that build a trace in memory (what `check` does first), on the same
+/// trace written as STD and as YAML in both forms: events per second.
+fn trace_reading(c: &mut Criterion) {
+    use tsoser::trace::yaml::{parse_trace, write, Form};
+    let trace = trace();
+    let std = to_std(&trace).expect("a generated trace is written as STD");
+    let mut group = c.benchmark_group("read");
+    group.throughput(Throughput::Elements(EVENTS as u64));
+    group.sample_size(20);
+    group.bench_function("std", |b| {
+        b.iter(|| tsoser::trace::std_format::build(std.as_bytes()).map(|t| t.len()))
+    });
+    for (name, form) in [
+        ("yaml-compact", Form::Compact),
+        ("yaml-canonical", Form::Canonical),
+    ] {
+        let text = write(&trace, form);
+        group.bench_function(name, |b| b.iter(|| parse_trace(&text).map(|t| t.len())));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, monitors, std_reading, trace_reading);
 criterion_main!(benches);
