@@ -17,10 +17,11 @@ fn budget_of(held: usize, room: usize) -> usize {
 }
 
 /// The default room of what a search is about to allocate: `TSOSER_MAX_MEMORY_MIB`
-/// when set, else the least of three quarters of the memory available when asked (`MemAvailable` of
-/// `/proc/meminfo`, 4 GiB where that is unknown), three quarters of the room left
-/// under the process's cgroup memory limit (less the cgroup's usage), and half the
-/// address space left under `ulimit -v` (`RLIMIT_AS`, less what is already mapped).
+/// when set, else the least of three quarters of the memory available when asked
+/// (`MemAvailable` of `/proc/meminfo`, 4 GiB where that is unknown), three quarters of
+/// the room left under the process's cgroup memory limit (less the cgroup's usage),
+/// and half the address space left under `ulimit -v` (`RLIMIT_AS`, less what is
+/// already mapped).
 /// The quarter left of physical memory is for what the count does not see (the
 /// allocator's slack, CaDiCaL's and z3's heaps, the system); half of the address
 /// space, because a buffer that grows reserves its new room before it gives back the
@@ -144,12 +145,19 @@ fn cgroup_room() -> Option<usize> {
                 read(&format!("{dir}/memory.current")).unwrap_or(0),
             )
         });
-    let v1 = v1_memory_dir(&own).and_then(|dir| {
-        room(
-            read(&format!("{dir}/memory.limit_in_bytes"))?,
-            read(&format!("{dir}/memory.usage_in_bytes")).unwrap_or(0),
-        )
-    });
+    // The process's own directory, else the hierarchy's root (a container that
+    // mounts its own cgroup there while its `/proc/self/cgroup` names the host's path).
+    let root = "/sys/fs/cgroup/memory".to_string();
+    let v1 = v1_memory_dir(&own)
+        .into_iter()
+        .chain([root])
+        .find_map(|dir| {
+            Some((
+                read(&format!("{dir}/memory.limit_in_bytes"))?,
+                read(&format!("{dir}/memory.usage_in_bytes")).unwrap_or(0),
+            ))
+        })
+        .and_then(|(limit, used)| room(limit, used));
     v2.into_iter().chain(v1).min()
 }
 
