@@ -8,6 +8,7 @@ use crate::solver::Lit;
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::ThreadId;
 use crate::trace::Trace;
+use fixedbitset::FixedBitSet;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
@@ -46,10 +47,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     // Stable: a node's atoms keep their order, so a cycle's literals are the same.
     extra.sort_by_key(|&(a, _, _)| a);
     // The nodes that have atoms, a bit each: the others skip the binary search.
-    let mut with_atoms = vec![0u64; nodes.div_ceil(64)];
-    for &(a, _, _) in &extra {
-        with_atoms[a as usize / 64] |= 1 << (a % 64);
-    }
+    let with_atoms: FixedBitSet = extra.iter().map(|&(a, _, _)| a as usize).collect();
     let succ = |u: usize, f: &mut dyn FnMut(usize, Lit)| {
         if u < n {
             if u + 1 < n {
@@ -68,7 +66,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
                 f(n + next_commit[k] as usize, 0);
             }
         }
-        if with_atoms[u / 64] >> (u % 64) & 1 == 0 {
+        if !with_atoms.contains(u) {
             return;
         }
         let from = extra.partition_point(|&(a, _, _)| (a as usize) < u);
@@ -89,13 +87,16 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     // through the heap (the same order, without a heap operation per event).
     let mut ready_event: Option<u32> = None;
     let mut ready: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
-    for v in (0..nodes as u32).filter(|&v| indeg[v as usize] == 0) {
-        if (v as usize) < n {
-            debug_assert!(ready_event.is_none(), "one event ready at a time");
-            ready_event = Some(v);
+    let make_ready = |v: usize, event: &mut Option<u32>, commits: &mut BinaryHeap<_>| {
+        if v < n {
+            debug_assert!(event.is_none(), "one event ready at a time");
+            *event = Some(v as u32);
         } else {
-            ready.push(Reverse(v));
+            commits.push(Reverse(v as u32));
         }
+    };
+    for v in (0..nodes).filter(|&v| indeg[v] == 0) {
+        make_ready(v, &mut ready_event, &mut ready);
     }
     // Packed as the execution keeps them: 4 bytes a step.
     let mut steps: Vec<u32> = Vec::with_capacity(nodes);
@@ -112,12 +113,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         succ(v, &mut |s, _| {
             indeg[s] -= 1;
             if indeg[s] == 0 {
-                if s < n {
-                    debug_assert!(ready_event.is_none(), "one event ready at a time");
-                    ready_event = Some(s as u32);
-                } else {
-                    ready.push(Reverse(s as u32));
-                }
+                make_ready(s, &mut ready_event, &mut ready);
             }
         });
     }
@@ -131,20 +127,19 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
 
 /// Each write's place among the writes in constant time (a binary search a look-up
 /// was 45 % of sorting a 10⁷-event witness): a bit an event, and a count of the
-/// writes before every word of 64 bits.
+/// writes before every block of bits.
 struct Rank {
-    bits: Vec<u64>,
+    bits: FixedBitSet,
     before: Vec<u32>,
 }
 
 impl Rank {
     fn new(n: usize, writes: &[u32]) -> Rank {
-        let mut bits = vec![0u64; n.div_ceil(64)];
-        for &w in writes {
-            bits[w as usize / 64] |= 1 << (w % 64);
-        }
+        let mut bits = FixedBitSet::with_capacity(n);
+        bits.extend(writes.iter().map(|&w| w as usize));
         let mut count = 0;
         let before = bits
+            .as_slice()
             .iter()
             .map(|b| {
                 let c = count;
@@ -157,9 +152,11 @@ impl Rank {
 
     /// The place of write `w` among the writes (`w` must be one).
     fn of(&self, w: usize) -> usize {
-        let (i, j) = (w / 64, w % 64);
-        debug_assert!(self.bits[i] >> j & 1 == 1, "event {w} is a write");
-        (self.before[i] + (self.bits[i] & ((1u64 << j) - 1)).count_ones()) as usize
+        const BLOCK: usize = usize::BITS as usize;
+        let (i, j) = (w / BLOCK, w % BLOCK);
+        debug_assert!(self.bits.contains(w), "event {w} is a write");
+        let below = self.bits.as_slice()[i] & ((1usize << j) - 1);
+        (self.before[i] + below.count_ones()) as usize
     }
 }
 

@@ -5,7 +5,7 @@
 //! reader, so both give the same trace, the same lines and the same errors. Tests
 //! hold the two against each other on generated and fuzzed files.
 
-use super::read::{compact_words, op_of, RawOp};
+use super::read::{compact_fields_in, op_of, RawOp};
 use super::write::is_plain;
 use crate::error::Error;
 use crate::trace::{Op, Trace, TraceBuilder};
@@ -63,15 +63,10 @@ pub(super) fn read_trace(input: impl std::io::Read) -> Option<Result<Trace, Erro
 fn item(l: &str) -> Option<Fields<'_>> {
     let item = l.strip_prefix("  - ")?;
     if let Some(text) = quoted(item) {
-        // Printable ASCII: its only white space is `' '`, so this is what the full
-        // reader's `split_whitespace` gives.
-        let mut words = [""; 5];
-        let mut n = 0;
-        for w in text.split(' ').filter(|w| !w.is_empty()) {
-            *words.get_mut(n)? = w;
-            n += 1;
-        }
-        let c = compact_words(text, &words[..n]).ok()?;
+        // Printable ASCII: its only white space is `' '`, so these are the words of
+        // the full reader's `split_whitespace`.
+        let words = text.split(' ').filter(|w| !w.is_empty());
+        let c = compact_fields_in(text, words).ok()?;
         let RawOp::Trace(op) = c.op else { return None };
         Some((c.thread, c.txn, op, c.var, c.val))
     } else {

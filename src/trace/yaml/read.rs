@@ -92,9 +92,18 @@ pub(crate) struct Compact<'a> {
 /// [`parse_compact`] without copying: an event has at most five words, so only more
 /// (an error) collects them.
 pub(crate) fn compact_fields(s: &str) -> Result<Compact<'_>, String> {
+    compact_fields_in(s, s.split_whitespace())
+}
+
+/// [`compact_fields`] of `s` cut into `words` by the caller, as `split_whitespace`
+/// would (the fast path cuts printable ASCII at spaces alone).
+pub(super) fn compact_fields_in<'a>(
+    s: &'a str,
+    words: impl Iterator<Item = &'a str>,
+) -> Result<Compact<'a>, String> {
     let mut first = [""; 5];
     let mut n = 0;
-    for w in s.split_whitespace() {
+    for w in words {
         if n == first.len() {
             let words: Vec<&str> = s.split_whitespace().collect();
             return compact_words(s, &words);
@@ -105,7 +114,7 @@ pub(crate) fn compact_fields(s: &str) -> Result<Compact<'_>, String> {
     compact_words(s, &first[..n])
 }
 
-pub(super) fn compact_words<'a>(s: &str, words: &[&'a str]) -> Result<Compact<'a>, String> {
+fn compact_words<'a>(s: &str, words: &[&'a str]) -> Result<Compact<'a>, String> {
     if words.len() < 2 {
         return Err(format!("compact event `{s}` needs at least `thread op`"));
     }

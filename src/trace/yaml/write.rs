@@ -133,9 +133,10 @@ pub fn is_plain(s: &str) -> bool {
     let ok = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@');
     // ASCII a byte at a time (decoding characters was a tenth of reading a
     // mapping-form file).
-    let all_ok = match s.is_ascii() {
-        true => s.bytes().all(|b| ok(b as char)),
-        false => s.chars().all(ok),
+    let all_ok = if s.is_ascii() {
+        s.bytes().all(|b| ok(b as char))
+    } else {
+        s.chars().all(ok)
     };
     !s.is_empty()
         && all_ok
