@@ -2,7 +2,8 @@
 //! variables, 10⁵ events, serial, transaction-fenced, no read after a write inside a
 //! transaction: robust and serializable, so each monitor reads it to the end), and the
 //! STD reading the stream does before them (the same trace written as STD), and the
-//! readers that build the trace in memory for `check` (STD, and YAML in both forms).
+//! readers that build the trace in memory for `check` (STD on one thread and with a
+//! lexing thread, and YAML in both forms).
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tsoser::monitor::{run, Kind};
 use tsoser::trace::gen::{generate, Shape};
@@ -65,6 +66,10 @@ fn trace_reading(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("std", |b| {
         b.iter(|| tsoser::trace::std_format::build(std.as_bytes()).map(|t| t.len()))
+    });
+    // Its 1 MiB blocks lexed on another thread (wall time: the split's gain and cost).
+    group.bench_function("std-1-lexer", |b| {
+        b.iter(|| tsoser::trace::std_format::build_on(std.as_bytes(), 1).map(|t| t.len()))
     });
     for (name, form) in [
         ("yaml-compact", Form::Compact),

@@ -603,23 +603,67 @@ fn fuzz_yaml_executions() {
     );
 }
 
-#[test]
-fn fuzz_std() {
-    let mut c = corpus(&["examples"], &["yaml"]);
-    // STD texts: the examples written out, plus hand-written blocks and fork/join.
-    c = c
+/// STD texts: the examples written out, plus hand-written blocks, fork/join and fences.
+fn std_corpus() -> Vec<Vec<u8>> {
+    corpus(&["examples"], &["yaml"])
         .iter()
         .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
         .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
         .map(String::into_bytes)
-        .collect();
-    c.push(b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(l)|8\n".to_vec());
+        .chain([
+            b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(l)|8\n".to_vec(),
+            b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(fence:T0)|8\n".to_vec(),
+        ])
+        .collect()
+}
+
+#[test]
+fn fuzz_std() {
     fuzz(
         "std",
         3,
-        &c,
+        &std_corpus(),
         |s| tsoser::trace::std_format::build(s.as_bytes()),
         |e| e.line(),
+    );
+}
+
+/// The reader split at line boundaries against one thread on mutated STD texts cut in
+/// small blocks and lexed on one to three threads: the same lines, numbers and first
+/// error, and never a panic.
+#[test]
+fn fuzz_std_split() {
+    use tsoser::trace::std_format::{lex, split};
+    let lines = |s: &str, lexers: usize, block: usize| {
+        let mut out = Vec::new();
+        let end = split::lexed_in_blocks(
+            s.as_bytes(),
+            lex::MAX_LINE,
+            lex::stream_not_utf8,
+            lexers,
+            block,
+            |l| {
+                out.push(format!("{l:?}"));
+                Ok(true)
+            },
+        );
+        (out, end.map_err(|e| e.to_string()))
+    };
+    fuzz(
+        "std split",
+        34,
+        &std_corpus(),
+        |s| {
+            let (lexers, block) = (1 + s.len() % 3, 1 + s.len() % 61);
+            let one = lines(s, 0, split::BLOCK);
+            assert_eq!(
+                lines(s, lexers, block),
+                one,
+                "{lexers} lexers, blocks of {block}"
+            );
+            one.1
+        },
+        |_| None,
     );
 }
 
@@ -627,17 +671,10 @@ fn fuzz_std() {
 /// the same events or the same error, and never a panic.
 #[test]
 fn fuzz_std_streaming() {
-    let c: Vec<Vec<u8>> = corpus(&["examples"], &["yaml"])
-        .iter()
-        .filter_map(|y| tsoser::trace::yaml::parse_trace(&String::from_utf8_lossy(y)).ok())
-        .filter_map(|t| tsoser::trace::std_format::to_std(&t).ok())
-        .map(String::into_bytes)
-        .chain([b"T0|fork(T1)|1\nT1|begin(a)|2\nT1|r(x)|3\nT1|end|4\nT0|join(T1)|5\nT0|req(l)|6\nT0|acq(l)|7\nT0|rel(fence:T0)|8\n".to_vec()])
-        .collect();
     fuzz(
         "std streaming",
         12,
-        &c,
+        &std_corpus(),
         |s| {
             let (a, b) = (common::std_scanned(s), common::std_built(s));
             assert_eq!(a, b, "the scanner and the reader differ");

@@ -517,14 +517,17 @@ fn fast_path_trims_like_the_reader() {
     assert_eq!(scanned(text), built(text));
 }
 
-/// A directory of its own (named after `tag`) holding `g.std`: `tsoser gen` of 3,000
-/// events of 4 threads with `args`, converted.
+/// A directory of its own (named after `tag`) holding `g.std`: `tsoser gen` of 4
+/// threads with `args` (3,000 events unless they say), converted.
 fn generated_std(tag: &str, args: &[&str]) -> (std::path::PathBuf, std::path::PathBuf) {
     let dir = std::env::temp_dir().join(format!("tsoser-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (yaml, file) = (dir.join("g.yaml"), dir.join("g.std"));
     let (y, f) = (yaml.to_str().unwrap(), file.to_str().unwrap());
-    let mut gen = vec!["gen", "--events", "3000", "--threads", "4", "-o", y];
+    let mut gen = vec!["gen", "--threads", "4", "-o", y];
+    if !args.contains(&"--events") {
+        gen.extend(["--events", "3000"]);
+    }
     gen.extend(args);
     common::tsoser_exits(&gen, 0);
     common::tsoser_exits(&["convert", y, "-o", f], 0);
@@ -625,5 +628,72 @@ fn monitor_streams_a_named_pipe() {
             }
         }
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--read-threads` (issue 34, item 3): a file of several blocks checked and monitored
+/// with its lines lexed on 0, 1 and 3 threads gives the same verdict, the same monitor
+/// output and, for a line that does not lex deep in the file, the same error naming it;
+/// a count past the limit is a usage error.
+#[test]
+fn read_threads_change_no_answer() {
+    let (dir, file) = generated_std("read-threads", &["--events", "150000", "--seed", "5"]);
+    let f = file.to_str().unwrap();
+    let size = std::fs::metadata(&file).unwrap().len();
+    assert!(size > 2 << 20, "{size} bytes: more than two blocks");
+    let verdict = |o: &std::process::Output| stdout(o).lines().next().map(str::to_string);
+    let want = tsoser(&["check", f, "--read-threads", "0"]);
+    for n in ["1", "3"] {
+        let got = tsoser(&["check", f, "--read-threads", n]);
+        assert_eq!(
+            got.status.code(),
+            want.status.code(),
+            "{n}: {}",
+            stderr(&got)
+        );
+        assert_eq!(verdict(&got), verdict(&want), "{n}");
+    }
+    let want = tsoser(&[
+        "monitor",
+        f,
+        "--monitor",
+        "all",
+        "--json",
+        "--read-threads",
+        "0",
+    ]);
+    let got = tsoser(&[
+        "monitor",
+        f,
+        "--monitor",
+        "all",
+        "--json",
+        "--read-threads",
+        "2",
+    ]);
+    assert_eq!(got.status.code(), want.status.code(), "{}", stderr(&got));
+    assert_eq!(stdout(&got), stdout(&want));
+    // A bad line after the second block.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    let at = text[(5 << 19)..].find('\n').unwrap() + (5 << 19) + 1;
+    text.insert_str(at, "t0|w(x|7\n");
+    let line = text[..at].lines().count() + 1;
+    std::fs::write(&file, &text).unwrap();
+    for cmd in ["check", "monitor"] {
+        for n in ["0", "2"] {
+            let o = common::tsoser_exits(&[cmd, f, "--read-threads", n], 2);
+            assert!(
+                stderr(&o).contains(&format!("{f}:{line}:")),
+                "{cmd} --read-threads {n}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    let o = common::tsoser_exits(&["check", f, "--read-threads", "65"], 2);
+    assert!(
+        stderr(&o).contains("--read-threads takes 0 to 64"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -5,8 +5,9 @@
 
 use super::{check_memory, events_read, Kind, Outcome, StreamError, Suite};
 use crate::stop::Stop;
-use crate::trace::std_format::lex::for_each_line;
+use crate::trace::std_format::lex::{stream_not_utf8, MAX_LINE};
 use crate::trace::std_format::lower::{IdEvent, Lowering};
+use crate::trace::std_format::split::lexed;
 
 /// What a streaming run saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,6 +64,8 @@ pub fn stream_input(
 pub struct Input {
     path: std::path::PathBuf,
     spool: Option<Spool>,
+    /// Threads that lex its lines beside the lowering ([`Input::with_lexers`]).
+    lexers: usize,
 }
 
 /// A pipe and its copy.
@@ -93,7 +96,15 @@ impl Input {
         Ok(Input {
             path: path.to_path_buf(),
             spool,
+            lexers: 0,
         })
+    }
+
+    /// Its lines lexed on `lexers` threads beside the one that names and lowers them
+    /// ([`crate::trace::std_format::split`]; 0, the default: on that one).
+    pub fn with_lexers(mut self, lexers: usize) -> Input {
+        self.lexers = lexers;
+        self
     }
 
     fn named(path: &std::path::Path, error: crate::Error) -> crate::FileError {
@@ -152,8 +163,9 @@ impl Input {
 
     /// The trace of the input's first `n` events ([`crate::trace::std_format::read_std_prefix`]).
     pub fn prefix(&mut self, n: usize) -> Result<crate::trace::Trace, crate::FileError> {
+        let lexers = self.lexers;
         let r = self.reader()?;
-        let built = crate::trace::std_format::build_prefix(r, n);
+        let built = crate::trace::std_format::build_prefix(r, n, lexers);
         built.map_err(|e| Self::named(&self.path, e))
     }
 }
@@ -201,8 +213,16 @@ fn stream_on(
             outcomes,
         })
     };
-    let path = input.path.clone();
-    let first = stream_pass(input.reader()?, kinds, max_memory, stop, None, parallel);
+    let (path, lexers) = (input.path.clone(), input.lexers);
+    let first = stream_pass(
+        input.reader()?,
+        kinds,
+        max_memory,
+        stop,
+        None,
+        parallel,
+        lexers,
+    );
     match first.map_err(|e| Input::named(&path, e))? {
         Pass::Done(out) => Ok(out),
         Pass::TooBig(why) => Err(StreamError::Memory(why)),
@@ -212,9 +232,9 @@ fn stream_on(
             // Every name first, then the monitors built for all of them.
             let mut lowering = Lowering::default();
             let mut events = Vec::new();
-            for_each_line(input.reader()?, |line, text| {
+            lexed(input.reader()?, MAX_LINE, stream_not_utf8, lexers, |line| {
                 events.clear();
-                lowering.lower(line, text, &mut events)?;
+                lowering.lower_line(line, &mut events)?;
                 Ok(!lowering.ambiguous)
             })
             .map_err(|e| Input::named(&path, e))?;
@@ -229,6 +249,7 @@ fn stream_on(
                 stop,
                 Some(size),
                 parallel,
+                lexers,
             );
             match second.map_err(|e| Input::named(&path, e))? {
                 Pass::Done(out) => Ok(out),
@@ -264,7 +285,8 @@ const BATCH: usize = 4096;
 
 /// One pass of [`stream`]: the monitors built for `size` (threads, variables), or
 /// grown as names come when `None`. When `parallel`, the lowering runs on a thread of
-/// its own, a few batches ahead of the monitors (joined before returning).
+/// its own, a few batches ahead of the monitors (joined before returning); the lines
+/// are lexed on `lexers` threads beside it.
 fn stream_pass(
     file: impl std::io::Read + Send,
     kinds: &[Kind],
@@ -272,6 +294,7 @@ fn stream_pass(
     stop: &Stop,
     size: Option<(usize, usize)>,
     parallel: bool,
+    lexers: usize,
 ) -> Result<Pass, crate::Error> {
     let (k, m) = size.unwrap_or((0, 0));
     if let Err(why) = check_memory(kinds, k, m, max_memory) {
@@ -293,7 +316,7 @@ fn stream_pass(
         let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Vec<IdEvent>>(8);
         std::thread::scope(|scope| {
             let lowering = scope.spawn(move || {
-                lower(file, &mut |batch| {
+                lower(file, lexers, &mut |batch| {
                     let next = empty_rx
                         .try_recv()
                         .unwrap_or_else(|_| Vec::with_capacity(BATCH));
@@ -312,7 +335,7 @@ fn stream_pass(
             lowering.join().expect("the lowering thread does not panic")
         })
     } else {
-        lower(file, &mut |batch| {
+        lower(file, lexers, &mut |batch| {
             let more = monitors.take(batch);
             batch.clear();
             more
@@ -344,15 +367,16 @@ struct Lowered {
 /// Scans and lowers `file`, handing full batches of events to `take` (which leaves an
 /// empty batch in their place and says whether to go on) and the last one at the end.
 fn lower(
-    file: impl std::io::Read,
+    file: impl std::io::Read + Send,
+    lexers: usize,
     take: &mut dyn FnMut(&mut Vec<IdEvent>) -> bool,
 ) -> Result<Lowered, crate::Error> {
     let mut lowering = Lowering::default();
     let mut batch = Vec::with_capacity(BATCH);
     let mut stopped = false;
-    for_each_line(file, |line, text| {
+    lexed(file, MAX_LINE, stream_not_utf8, lexers, |line| {
         let before = batch.len();
-        lowering.lower(line, text, &mut batch)?;
+        lowering.lower_line(line, &mut batch)?;
         if lowering.ambiguous {
             batch.truncate(before);
             return Ok(false);
@@ -607,7 +631,7 @@ mod tests {
                 for budget in [1 << 30, 20_000] {
                     let file = std::fs::File::open(&f).unwrap();
                     seen.insert(
-                        match stream_pass(file, kinds, budget, &Stop::default(), None, true) {
+                        match stream_pass(file, kinds, budget, &Stop::default(), None, true, 0) {
                             Ok(Pass::Done(_)) => "done",
                             Ok(Pass::TooBig(_) | Pass::Stopped(_)) => "too big",
                             Ok(Pass::Inexact) => "inexact",
@@ -633,5 +657,35 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let want = ["ambiguous", "done", "error", "inexact", "too big"];
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), want);
+    }
+
+    /// Lexing threads change nothing either: files of several blocks
+    /// ([`crate::trace::std_format::split::BLOCK`]), with violations early and late,
+    /// input errors, reused names and budgets, streamed and their prefixes read.
+    #[test]
+    fn the_lexing_threads_change_nothing() {
+        let dir = std::env::temp_dir().join(format!("tsoser-lexers-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(34);
+        let all = [Kind::ScSer, Kind::Sober, Kind::Tso, Kind::Pso, Kind::Fenced];
+        for round in 0..6 {
+            let k = [2, 8, 40][round % 3];
+            let f = dir.join(format!("{round}.std"));
+            let (late, junk) = (round % 2 == 1, [0, 1, 2][round % 3]);
+            let text = text(&mut rng, 200_000, k, late, junk);
+            assert!(text.len() > 2 * crate::trace::std_format::split::BLOCK);
+            std::fs::write(&f, text).unwrap();
+            for budget in [1 << 30, 20_000] {
+                let [a, b, c] = [0, 1, 3].map(|lexers| {
+                    let mut input = Input::open(&f).unwrap().with_lexers(lexers);
+                    let streamed = stream_on(&mut input, &all, budget, &Stop::default(), true);
+                    let n = streamed.as_ref().map_or(70_000, |s| s.events / 2);
+                    (format!("{streamed:?}"), format!("{:?}", input.prefix(n)))
+                });
+                assert_eq!(a, b, "round {round}, one lexer");
+                assert_eq!(a, c, "round {round}, three lexers");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

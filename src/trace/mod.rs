@@ -706,10 +706,16 @@ pub fn is_std_file(path: &std::path::Path) -> bool {
 /// Reads a trace file: RAPID's STD for a `.std` file, YAML otherwise; `-` is standard
 /// input ([`read_stdin`]).
 pub fn read_file(path: &std::path::Path) -> Result<Trace, crate::FileError> {
+    read_file_on(path, 0)
+}
+
+/// [`read_file`] with an STD file's lines lexed on `lexers` threads
+/// ([`std_format::split`]; 0: none; [`std_format::split::lexers`] is the cores left).
+pub fn read_file_on(path: &std::path::Path, lexers: usize) -> Result<Trace, crate::FileError> {
     if path == std::path::Path::new("-") {
         read_stdin()
     } else if is_std_file(path) {
-        std_format::read_std(path)
+        std_format::read_std_on(path, lexers)
     } else {
         yaml::read_trace(path)
     }

@@ -36,6 +36,8 @@ pub(crate) fn cmd_monitor(a: &MonitorArgs) -> Result<u8> {
     let timeout = crate::check::timeout_arg(a.timeout)?;
     let (which, as_json, want_stats) = (a.monitor, a.json, a.stats);
     let inputs = expand(&a.files)?;
+    // Beside the lowering and the monitors (docs/monitors.md, "Streaming").
+    let lexers = crate::out::read_threads(a.read_threads, 2, inputs.single)?;
     if !inputs.single {
         if want_stats && !as_json {
             bail!(
@@ -43,7 +45,7 @@ pub(crate) fn cmd_monitor(a: &MonitorArgs) -> Result<u8> {
             );
         }
         return batch(&inputs, as_json, |f| {
-            match answer(f, which, timeout, want_stats) {
+            match answer(f, which, timeout, want_stats, lexers) {
                 Err(e) => error_outcome(f, &e, as_json, USAGE),
                 Ok(Answer::TooBig(why)) => short_outcome(f, "unknown", &why, as_json, UNKNOWN),
                 Ok(Answer::Internal(why)) => {
@@ -59,7 +61,7 @@ pub(crate) fn cmd_monitor(a: &MonitorArgs) -> Result<u8> {
         });
     }
     let file = &inputs.files[0];
-    match answer(file, which, timeout, want_stats)? {
+    match answer(file, which, timeout, want_stats, lexers)? {
         Answer::TooBig(why) => {
             outln!("{}: unknown — {why}", file.display());
             Ok(UNKNOWN)
@@ -102,6 +104,7 @@ fn answer(
     which: MonitorKind,
     timeout: Option<std::time::Duration>,
     want_stats: bool,
+    lexers: usize,
 ) -> Result<Answer> {
     let kinds = which.kinds();
     // The clock runs from the start of this file, reading included.
@@ -111,7 +114,7 @@ fn answer(
     // to explain a report, and then the in-memory run must agree with the streamed one.
     // A named pipe too, through a temporary copy (`monitor::Input`).
     let ran = if TraceFormat::of(file) == TraceFormat::Std {
-        streamed(file, &kinds, &stop, &mut stats)?
+        streamed(file, &kinds, &stop, &mut stats, lexers)?
     } else {
         in_memory(file, &kinds, &stop, &mut stats)?
     };
@@ -128,9 +131,10 @@ fn streamed(
     kinds: &[monitor::Kind],
     stop: &Stop,
     stats: &mut Stats,
+    lexers: usize,
 ) -> Result<Result<Ran, Answer>> {
     let budget = tsoser::mem::default_room();
-    let mut input = monitor::Input::open(file)?;
+    let mut input = monitor::Input::open(file)?.with_lexers(lexers);
     let s = match stats.time("monitor (streaming)", || {
         monitor::stream_input(&mut input, kinds, budget, stop)
     }) {

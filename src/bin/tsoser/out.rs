@@ -160,8 +160,29 @@ impl TraceFormat {
 
 /// Reads a trace: RAPID's STD for a `.std` file, YAML otherwise.
 pub(crate) fn load(path: &Path) -> Result<Trace> {
-    Ok(trace::read_file(path)?)
+    load_on(path, 0)
 }
+
+/// [`load`] with an STD file's lines lexed on `lexers` threads.
+pub(crate) fn load_on(path: &Path, lexers: usize) -> Result<Trace> {
+    Ok(trace::read_file_on(path, lexers)?)
+}
+
+/// `--read-threads`: at most [`MAX_READ_THREADS`]; by default the cores left beside
+/// `busy` threads for one file, none for several (they run in parallel already).
+pub(crate) fn read_threads(given: Option<usize>, busy: usize, single: bool) -> Result<usize> {
+    match given {
+        Some(n) if n > MAX_READ_THREADS => {
+            anyhow::bail!("--read-threads takes 0 to {MAX_READ_THREADS}")
+        }
+        Some(n) => Ok(n),
+        None if single => Ok(trace::std_format::split::lexers(busy)),
+        None => Ok(0),
+    }
+}
+
+/// `--read-threads` at most.
+pub(crate) const MAX_READ_THREADS: usize = 64;
 
 pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
     Ok(match format {

@@ -186,11 +186,7 @@ pub fn for_each_line<R: Read>(
     input: R,
     f: impl FnMut(usize, &str) -> Result<bool, Error>,
 ) -> Result<(), Error> {
-    let not_utf8 = |line| Error::Format {
-        line,
-        message: "the line is not valid UTF-8".into(),
-    };
-    scan(input, MAX_LINE, not_utf8, f)
+    scan(input, MAX_LINE, stream_not_utf8, f)
 }
 
 /// [`for_each_line`] as the reader reads a file: lines of any length, and text that is
@@ -199,18 +195,28 @@ pub fn read_lines<R: Read>(
     input: R,
     f: impl FnMut(usize, &str) -> Result<bool, Error>,
 ) -> Result<(), Error> {
-    let not_utf8 = |_| {
-        Error::Io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
-        ))
-    };
-    scan(input, usize::MAX, not_utf8, f)
+    scan(input, usize::MAX, reader_not_utf8, f)
+}
+
+/// The stream's error of a line that is not UTF-8: it names the line.
+pub fn stream_not_utf8(line: usize) -> Error {
+    Error::Format {
+        line,
+        message: "the line is not valid UTF-8".into(),
+    }
+}
+
+/// The reader's error of text that is not UTF-8: the one `BufRead::read_line` gives.
+pub fn reader_not_utf8(_line: usize) -> Error {
+    Error::Io(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "stream did not contain valid UTF-8",
+    ))
 }
 
 /// The lines of `input` scanned in a large buffer: [`for_each_line`] with lines of at
 /// most `max_line` bytes and `not_utf8(line)` the error of a line that is not UTF-8.
-fn scan<R: Read>(
+pub(super) fn scan<R: Read>(
     input: R,
     max_line: usize,
     not_utf8: impl Fn(usize) -> Error,
@@ -231,7 +237,9 @@ pub(crate) fn scan_raw<R: Read>(
     not_utf8: impl Fn(usize) -> Error,
     mut f: impl FnMut(usize, &str) -> Result<bool, Error>,
 ) -> Result<(), Error> {
-    let mut buf = vec![0u8; 1 << 20];
+    // A line of `max_line` bytes or more is an error however the file is cut: the buffer
+    // grows up to `max_line` bytes, no further.
+    let mut buf = vec![0u8; (1 << 20).clamp(1, max_line.max(1))];
     let (mut start, mut end, mut line, mut eof) = (0usize, 0usize, 0usize, false);
     loop {
         // Every complete line in buf[start..end], validated as UTF-8 at once (line by
@@ -271,7 +279,7 @@ pub(crate) fn scan_raw<R: Read>(
                     message: format!("a line longer than {max_line} bytes"),
                 });
             }
-            buf.resize(buf.len() * 2, 0);
+            buf.resize(buf.len().saturating_mul(2).min(max_line), 0);
         }
         let n = loop {
             match input.read(&mut buf[end..]) {
@@ -298,7 +306,7 @@ fn one(
 
 /// `f` on `text` trimmed, unless it is blank or a comment.
 #[inline]
-fn text_line(
+pub(super) fn text_line(
     line: usize,
     text: &str,
     f: &mut impl FnMut(usize, &str) -> Result<bool, Error>,

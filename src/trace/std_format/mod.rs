@@ -21,6 +21,7 @@
 
 pub mod lex;
 pub mod lower;
+pub mod split;
 mod write;
 
 pub use write::{to_std, StdWriteError};
@@ -29,24 +30,31 @@ use super::{Event, ThreadId, TiVec, Trace, Txn, TxnId};
 use crate::{Error, FileError};
 use std::io::Read;
 
-/// Builds a trace from an STD text (see the module table).
-pub fn build<R: Read>(input: R) -> Result<Trace, Error> {
-    build_prefix(input, usize::MAX)
+/// Builds a trace from an STD text (see the module table), on the caller's thread.
+pub fn build<R: Read + Send>(input: R) -> Result<Trace, Error> {
+    build_on(input, 0)
+}
+
+/// [`build`] with the lines lexed on `lexers` threads ([`split`]; 0: none): the same
+/// trace, or the same first error.
+pub fn build_on<R: Read + Send>(input: R, lexers: usize) -> Result<Trace, Error> {
+    build_with(input, usize::MAX, false, lexers)
 }
 
 /// [`build`] of the first `n` events, reading no line past the one that gives event
-/// `n` + 1. Transactions are named as the table says: an outermost block's given name,
-/// else `T.bN`, an event outside blocks `@i`.
-pub fn build_prefix<R: Read>(input: R, n: usize) -> Result<Trace, Error> {
-    build_with(input, n, false)
+/// `n` + 1 (with `lexers` > 0 a few blocks beyond it are read and lexed, unused).
+/// Transactions are named as the table says: an outermost block's given name, else
+/// `T.bN`, an event outside blocks `@i`.
+pub fn build_prefix<R: Read + Send>(input: R, n: usize, lexers: usize) -> Result<Trace, Error> {
+    build_with(input, n, false, lexers)
 }
 
 /// [`build`] looking every given block name up in a table of names, as the reader did
 /// before it trusted the lowering's [`lower::Lowering::ambiguous`]: the oracle the
 /// tests hold [`build`] to.
 #[doc(hidden)]
-pub fn build_looking_up<R: Read>(input: R) -> Result<Trace, Error> {
-    build_with(input, usize::MAX, true)
+pub fn build_looking_up<R: Read + Send>(input: R) -> Result<Trace, Error> {
+    build_with(input, usize::MAX, true, 0)
 }
 
 /// The reader. A block's given name is looked up (one hash table entry a transaction,
@@ -54,7 +62,12 @@ pub fn build_looking_up<R: Read>(input: R) -> Result<Trace, Error> {
 /// or `look_up` asks for it: until then every given name that began a transaction was
 /// new, so a block continues its thread's previous transaction exactly when the
 /// lowering says its first event begins none.
-fn build_with<R: Read>(input: R, n: usize, look_up: bool) -> Result<Trace, Error> {
+fn build_with<R: Read + Send>(
+    input: R,
+    n: usize,
+    look_up: bool,
+    lexers: usize,
+) -> Result<Trace, Error> {
     let mut lowering = lower::Lowering::default();
     let mut looked_up = false;
     let mut lowered = Vec::with_capacity(2);
@@ -66,10 +79,11 @@ fn build_with<R: Read>(input: R, n: usize, look_up: bool) -> Result<Trace, Error
     // Each thread's open block (its number) and transaction.
     let mut open: TiVec<ThreadId, Option<(u64, TxnId)>> = TiVec::new();
     let (mut threads, mut vars) = (0, 0);
-    lex::read_lines(input, |number, text| {
-        let line = lex::lex(text, number)?;
+    // Lexed here or on `lexers` threads ([`split`]), named and built here in order.
+    split::lexed(input, usize::MAX, lex::reader_not_utf8, lexers, |line| {
+        let number = line.number;
         lowered.clear();
-        lowering.lower_line(&line, &mut lowered)?;
+        lowering.lower_line(line, &mut lowered)?;
         for e in &lowered {
             if events.len() >= n {
                 return Ok(false);
@@ -155,7 +169,7 @@ fn open_std(path: &std::path::Path) -> Result<std::fs::File, FileError> {
 /// The trace of the first `n` events of an STD file (event indices as in
 /// [`read_std`]), reading no further: what explaining a streamed report needs.
 pub fn read_std_prefix(path: &std::path::Path, n: usize) -> Result<Trace, FileError> {
-    build_prefix(open_std(path)?, n).map_err(|error| FileError {
+    build_prefix(open_std(path)?, n, 0).map_err(|error| FileError {
         file: path.display().to_string(),
         error,
     })
@@ -163,7 +177,12 @@ pub fn read_std_prefix(path: &std::path::Path, n: usize) -> Result<Trace, FileEr
 
 /// Reads an STD file into a trace; errors name the file and line.
 pub fn read_std(path: &std::path::Path) -> Result<Trace, FileError> {
-    build(open_std(path)?).map_err(|error| FileError {
+    read_std_on(path, 0)
+}
+
+/// [`read_std`] with the lines lexed on `lexers` threads ([`build_on`]).
+pub fn read_std_on(path: &std::path::Path, lexers: usize) -> Result<Trace, FileError> {
+    build_on(open_std(path)?, lexers).map_err(|error| FileError {
         file: path.display().to_string(),
         error,
     })

@@ -137,6 +137,10 @@ pub(crate) struct CheckArgs {
     /// Give up after this many seconds: the answer is unknown (exit 3).
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<f64>,
+    /// Threads that lex an STD file beside the one that reads it in order (0: none)
+    /// [default: the cores left over, at most 8; with several files, 0].
+    #[arg(long, value_name = "N")]
+    pub(crate) read_threads: Option<usize>,
     /// Give up once the heap holds more than this many MiB: the answer is unknown
     /// (exit 3). Checked as the run goes (the trace read, between the phases, in the
     /// searches) [default: none, beyond three quarters of the memory available for the graph].
@@ -304,6 +308,11 @@ pub(crate) struct MonitorArgs {
     /// Give up on a file after this many seconds: its answer is unknown (exit 3).
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<f64>,
+    /// Threads that lex an STD file beside the one that lowers it (0: none)
+    /// [default: the cores left over by the lowering and the monitors, at most 8; with
+    /// several files, 0].
+    #[arg(long, value_name = "N")]
+    pub(crate) read_threads: Option<usize>,
     #[arg(long)]
     pub(crate) json: bool,
     /// Print the time and throughput of the monitor.

@@ -11,7 +11,7 @@ use print::{check_report, print_verdict, reason_of, Answer};
 use worker::{next, start_worker, Progress, Wait};
 
 use crate::args::{CheckArgs, WitnessArg};
-use crate::out::{self, load, warn, INTERNAL, USAGE};
+use crate::out::{self, load_on, warn, INTERNAL, USAGE};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -39,6 +39,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         // The files run in parallel, one core each.
         cfg.budget.jobs = 1;
     }
+    cfg.lexers = crate::out::read_threads(cfg.read_threads, 1, false)?;
     if !a.json && (a.stats || a.witness.is_some()) {
         bail!("with several files, --stats and --witness apply to --json only (the text is one line a file)");
     }
@@ -50,7 +51,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
 fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::FileOutcome {
     let started = Instant::now();
     let fname = file.display().to_string();
-    let trace = match load(file) {
+    let trace = match load_on(file, cfg.lexers) {
         Ok(t) => t,
         Err(e) => return crate::inputs::error_outcome(file, &e, a.json, USAGE),
     };

@@ -2,7 +2,7 @@
 
 use super::config::CheckConfig;
 use crate::args::WitnessArg;
-use crate::out::load;
+use crate::out::load_on;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -51,13 +51,13 @@ pub(super) fn start_worker(
     let mut budget = cfg.budget.clone();
     budget.stop = Stop::cancellable(deadline).with_memory(cfg.max_memory);
     let cancel = budget.stop.clone();
-    let (q, algo) = (cfg.question, cfg.algo);
+    let (q, algo, lexers) = (cfg.question, cfg.algo, cfg.lexers);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("check".into())
         .spawn(move || {
             let t = Instant::now();
-            let trace = load(&file).map(Arc::new);
+            let trace = load_on(&file, lexers).map(Arc::new);
             let ok = trace.as_ref().ok().cloned();
             if tx
                 .send(Progress::Loaded(trace, t.elapsed().as_secs_f64()))
