@@ -348,7 +348,8 @@ fn yaml_files_read_as_their_text() {
 /// give the same trace with the same lines, or the same error.
 #[test]
 fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
-    use tsoser::trace::yaml::{parse_trace, parse_trace_general};
+    use tsoser::trace::split::BLOCK;
+    use tsoser::trace::yaml::{fast_path_in_blocks, parse_trace, parse_trace_general};
     let c = yaml_corpus_in_both_forms();
     let fast_layout = std::cell::Cell::new(0usize);
     // Half the inputs take one light edit, which mostly keeps the layout: a line
@@ -380,6 +381,15 @@ fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
         &c,
         light,
         |text| {
+            // The fast path split at line boundaries: what it reads on one thread.
+            let (lexers, block) = (1 + text.len() % 3, 1 + text.len() % 61);
+            let split = fast_path_in_blocks(text.as_bytes(), lexers, block);
+            let one = fast_path_in_blocks(text.as_bytes(), 0, BLOCK);
+            assert!(
+                same_reading(&split, &one),
+                "{lexers} lexers, blocks of {block}: {}",
+                text.escape_debug()
+            );
             let (fast, full) = (parse_trace(text), parse_trace_general(text));
             match (&fast, &full) {
                 (Ok(a), Ok(b)) => {
@@ -416,6 +426,23 @@ fn fuzz_yaml_fast_path_agrees_with_the_full_reader() {
         "few inputs in the fast layout: {}",
         fast_layout.get()
     );
+}
+
+/// Whether two readings give the same trace (names, events, lines, values), the same
+/// error, or both leave the input to the full reader.
+fn same_reading(
+    a: &Option<Result<tsoser::trace::Trace, tsoser::error::Error>>,
+    b: &Option<Result<tsoser::trace::Trace, tsoser::error::Error>>,
+) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(Ok(a)), Some(Ok(b))) => {
+            (&a.name, &a.threads, &a.vars, &a.txns, &a.events, &a.values)
+                == (&b.name, &b.threads, &b.vars, &b.txns, &b.events, &b.values)
+        }
+        (Some(Err(a)), Some(Err(b))) => a.to_string() == b.to_string(),
+        _ => false,
+    }
 }
 
 /// Traces whose names are random scalars (numbers, floats, booleans, nulls, made-up
@@ -633,6 +660,7 @@ fn fuzz_std() {
 /// error, and never a panic.
 #[test]
 fn fuzz_std_split() {
+    use tsoser::trace::split::BLOCK;
     use tsoser::trace::std_format::{lex, split};
     let lines = |s: &str, lexers: usize, block: usize| {
         let mut out = Vec::new();
@@ -655,7 +683,7 @@ fn fuzz_std_split() {
         &std_corpus(),
         |s| {
             let (lexers, block) = (1 + s.len() % 3, 1 + s.len() % 61);
-            let one = lines(s, 0, split::BLOCK);
+            let one = lines(s, 0, BLOCK);
             assert_eq!(
                 lines(s, lexers, block),
                 one,

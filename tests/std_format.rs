@@ -631,10 +631,10 @@ fn monitor_streams_a_named_pipe() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `--read-threads` (issue 34, item 3): a file of several blocks checked and monitored
-/// with its lines lexed on 0, 1 and 3 threads gives the same verdict, the same monitor
-/// output and, for a line that does not lex deep in the file, the same error naming it;
-/// a count past the limit is a usage error.
+/// `--read-threads` (issue 34, item 3): a file of several blocks (STD, and the YAML it
+/// was converted from) checked and monitored with its lines lexed on 0 to 3 threads
+/// gives the same verdict, the same monitor output and, for a line that does not lex
+/// deep in the file, the same error naming it; a count past the limit is a usage error.
 #[test]
 fn read_threads_change_no_answer() {
     let (dir, file) = generated_std("read-threads", &["--events", "150000", "--seed", "5"]);
@@ -653,6 +653,13 @@ fn read_threads_change_no_answer() {
         );
         assert_eq!(verdict(&got), verdict(&want), "{n}");
     }
+    // The YAML it was converted from: the fast path split as well.
+    let y = dir.join("g.yaml");
+    let y = y.to_str().unwrap();
+    let want = tsoser(&["check", y, "--read-threads", "0"]);
+    let got = tsoser(&["check", y, "--read-threads", "2"]);
+    assert_eq!(got.status.code(), want.status.code(), "{}", stderr(&got));
+    assert_eq!(verdict(&got), verdict(&want));
     let want = tsoser(&[
         "monitor",
         f,

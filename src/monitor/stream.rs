@@ -660,7 +660,7 @@ mod tests {
     }
 
     /// Lexing threads change nothing either: files of several blocks
-    /// ([`crate::trace::std_format::split::BLOCK`]), with violations early and late,
+    /// ([`crate::trace::split::BLOCK`]), with violations early and late,
     /// input errors, reused names and budgets, streamed and their prefixes read.
     #[test]
     fn the_lexing_threads_change_nothing() {
@@ -673,7 +673,7 @@ mod tests {
             let f = dir.join(format!("{round}.std"));
             let (late, junk) = (round % 2 == 1, [0, 1, 2][round % 3]);
             let text = text(&mut rng, 200_000, k, late, junk);
-            assert!(text.len() > 2 * crate::trace::std_format::split::BLOCK);
+            assert!(text.len() > 2 * crate::trace::split::BLOCK);
             std::fs::write(&f, text).unwrap();
             for budget in [1 << 30, 20_000] {
                 let [a, b, c] = [0, 1, 3].map(|lexers| {

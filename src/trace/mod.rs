@@ -6,6 +6,7 @@ pub mod exec;
 pub mod gen;
 pub(crate) mod model;
 pub(crate) mod names;
+pub mod split;
 pub mod std_format;
 #[cfg(feature = "proptest")]
 pub mod strategy;
@@ -709,15 +710,16 @@ pub fn read_file(path: &std::path::Path) -> Result<Trace, crate::FileError> {
     read_file_on(path, 0)
 }
 
-/// [`read_file`] with an STD file's lines lexed on `lexers` threads
-/// ([`std_format::split`]; 0: none; [`std_format::split::lexers`] is the cores left).
+/// [`read_file`] with the lines lexed on `lexers` threads ([`split`]; 0: none;
+/// [`split::lexers`] is the cores left): an STD file, or a YAML file in the layout
+/// tsoser writes.
 pub fn read_file_on(path: &std::path::Path, lexers: usize) -> Result<Trace, crate::FileError> {
     if path == std::path::Path::new("-") {
         read_stdin()
     } else if is_std_file(path) {
         std_format::read_std_on(path, lexers)
     } else {
-        yaml::read_trace(path)
+        yaml::read_trace_on(path, lexers)
     }
 }
 

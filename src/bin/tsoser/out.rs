@@ -176,7 +176,7 @@ pub(crate) fn read_threads(given: Option<usize>, busy: usize, single: bool) -> R
             anyhow::bail!("--read-threads takes 0 to {MAX_READ_THREADS}")
         }
         Some(n) => Ok(n),
-        None if single => Ok(trace::std_format::split::lexers(busy)),
+        None if single => Ok(trace::split::lexers(busy)),
         None => Ok(0),
     }
 }

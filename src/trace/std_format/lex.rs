@@ -1,6 +1,6 @@
-//! STD's lines: the scanner that cuts a file into lines ([`for_each_line`] for the
-//! stream, [`read_lines`] for the reader) and the lexer of one line ([`lex`]), which
-//! borrows its names from the line.
+//! STD's lines: the scanner that cuts a file into lines on one thread ([`for_each_line`];
+//! the reader and the stream go through [`super::split::lexed`], which also lexes on
+//! several) and the lexer of one line ([`lex`]), which borrows its names from the line.
 
 use crate::Error;
 use std::io::Read;
@@ -189,15 +189,6 @@ pub fn for_each_line<R: Read>(
     scan(input, MAX_LINE, stream_not_utf8, f)
 }
 
-/// [`for_each_line`] as the reader reads a file: lines of any length, and text that is
-/// not UTF-8 the I/O error `BufRead::read_line` gives.
-pub fn read_lines<R: Read>(
-    input: R,
-    f: impl FnMut(usize, &str) -> Result<bool, Error>,
-) -> Result<(), Error> {
-    scan(input, usize::MAX, reader_not_utf8, f)
-}
-
 /// The stream's error of a line that is not UTF-8: it names the line.
 pub fn stream_not_utf8(line: usize) -> Error {
     Error::Format {
@@ -206,7 +197,8 @@ pub fn stream_not_utf8(line: usize) -> Error {
     }
 }
 
-/// The reader's error of text that is not UTF-8: the one `BufRead::read_line` gives.
+/// The reader's error of text that is not UTF-8: the one `BufRead::read_line` gives
+/// (the reader takes lines of up to 4 GiB, [`crate::trace::split::MAX_SPLIT_LINE`]).
 pub fn reader_not_utf8(_line: usize) -> Error {
     Error::Io(std::io::Error::new(
         std::io::ErrorKind::InvalidData,

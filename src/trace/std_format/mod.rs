@@ -80,7 +80,8 @@ fn build_with<R: Read + Send>(
     let mut open: TiVec<ThreadId, Option<(u64, TxnId)>> = TiVec::new();
     let (mut threads, mut vars) = (0, 0);
     // Lexed here or on `lexers` threads ([`split`]), named and built here in order.
-    split::lexed(input, usize::MAX, lex::reader_not_utf8, lexers, |line| {
+    let max_line = crate::trace::split::MAX_SPLIT_LINE;
+    split::lexed(input, max_line, lex::reader_not_utf8, lexers, |line| {
         let number = line.number;
         lowered.clear();
         lowering.lower_line(line, &mut lowered)?;

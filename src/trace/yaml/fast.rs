@@ -8,55 +8,168 @@
 use super::read::{compact_fields_in, op_of, RawOp};
 use super::write::is_plain;
 use crate::error::Error;
+use crate::trace::split::{pipeline, Lexer, Span, BLOCK, MAX_SPLIT_LINE};
 use crate::trace::{Op, Trace, TraceBuilder};
 
 /// The trace of `src`, or `None` when the fast path does not read it whole.
 pub(super) fn parse_trace(src: &str) -> Option<Result<Trace, Error>> {
-    read_trace(src.as_bytes())
+    read_trace(src.as_bytes(), 0)
 }
 
 /// The trace read line by line from `input` (a file is never held whole: only a
 /// buffer of lines), or `None` when the fast path does not read it whole, also when
 /// a line is not UTF-8 or reading fails: the full reader, reading it again, then
-/// gives the answer and the error.
-pub(super) fn read_trace(input: impl std::io::Read) -> Option<Result<Trace, Error>> {
-    /// Where the scan is: before `name:`, before `events:`, among the items.
-    enum At {
-        Name,
-        Events,
-        Items,
-    }
-    let mut b = TraceBuilder::new();
-    let mut at = At::Name;
-    let mut items = 0;
-    let mut fast = true;
+/// gives the answer and the error. With `lexers` > 0 the lines are parsed on that
+/// many threads and built in order here ([`crate::trace::split`]).
+pub(super) fn read_trace(
+    input: impl std::io::Read + Send,
+    lexers: usize,
+) -> Option<Result<Trace, Error>> {
+    read_in_blocks(input, lexers, BLOCK)
+}
+
+/// [`read_trace`] reading blocks of `block` bytes (the tests cut files into small ones).
+pub(super) fn read_in_blocks(
+    input: impl std::io::Read + Send,
+    lexers: usize,
+    block: usize,
+) -> Option<Result<Trace, Error>> {
+    let mut read = Reading {
+        b: TraceBuilder::new(),
+        at: At::Name,
+        items: 0,
+    };
     let not_utf8 = |line| Error::Format {
         line,
         message: String::new(),
     };
-    let scanned = crate::trace::std_format::lex::scan_raw(input, usize::MAX, not_utf8, |i, l| {
-        let ok = match at {
-            At::Name => match l.strip_prefix("name: ") {
-                Some(v) => scalar(v).map(|v| {
-                    b.set_name(Some(v.to_string()));
-                    at = At::Events;
-                }),
-                None => (l == "events:").then(|| at = At::Items),
-            },
-            At::Events => (l == "events:").then(|| at = At::Items),
-            At::Items => item(l).map(|(thread, txn, op, var, val)| {
-                b.push_at(thread, txn, op, var, val, i);
-                items += 1;
-            }),
+    // Whether every line so far is one the fast path reads.
+    let mut fast = true;
+    let scanned = if lexers == 0 {
+        crate::trace::std_format::lex::scan_raw(input, MAX_SPLIT_LINE, not_utf8, |i, l| {
+            fast = read.line(i, l, || item(l));
+            Ok(fast)
+        })
+    } else {
+        let take = |text: &str, recs: &[Rec], base: usize| {
+            fast = recs.iter().all(|r| {
+                let item = || r.item.map(|f| f.get(text));
+                read.line(base + r.line as usize, r.text.get(text), item)
+            });
+            Ok(fast)
         };
-        fast = ok.is_some();
-        Ok(fast)
-    });
+        pipeline(
+            input,
+            (MAX_SPLIT_LINE, not_utf8),
+            lexers,
+            block,
+            &Items,
+            take,
+        )
+    };
+    // Any error, or a line the fast path does not read: the full reader decides.
     if scanned.is_err() || !fast {
         return None;
     }
     // `events:` with no item is YAML's null: left to the full reader.
-    (items > 0).then(|| b.build())
+    (read.items > 0).then(|| read.b.build())
+}
+
+/// Where the scan is: before `name:`, before `events:`, among the items.
+enum At {
+    Name,
+    Events,
+    Items,
+}
+
+/// The fast path's state: the trace built so far and where it is.
+struct Reading {
+    b: TraceBuilder,
+    at: At,
+    items: usize,
+}
+
+impl Reading {
+    /// Line `i`, `l` (its item's fields from `item` when it is one): whether the fast
+    /// path reads it.
+    fn line<'a>(&mut self, i: usize, l: &str, item: impl FnOnce() -> Option<Fields<'a>>) -> bool {
+        let ok = match self.at {
+            At::Name => match l.strip_prefix("name: ") {
+                Some(v) => scalar(v).map(|v| {
+                    self.b.set_name(Some(v.to_string()));
+                    self.at = At::Events;
+                }),
+                None => (l == "events:").then(|| self.at = At::Items),
+            },
+            At::Events => (l == "events:").then(|| self.at = At::Items),
+            At::Items => item().map(|(thread, txn, op, var, val)| {
+                self.b.push_at(thread, txn, op, var, val, i);
+                self.items += 1;
+            }),
+        };
+        ok.is_some()
+    }
+}
+
+/// The lexer of [`read_trace`]'s blocks: each line's item parsed, if it is one.
+struct Items;
+
+/// A line of a block: its number in the block, its text, and its item's fields.
+struct Rec {
+    line: u32,
+    text: Span,
+    item: Option<ItemRec>,
+}
+
+/// An item's fields, placed in their block.
+#[derive(Clone, Copy)]
+struct ItemRec {
+    thread: Span,
+    txn: Option<Span>,
+    op: Op,
+    var: Option<Span>,
+    val: Option<Span>,
+}
+
+impl ItemRec {
+    fn get(self, text: &str) -> Fields<'_> {
+        let get = |s: Option<Span>| s.map(|s| s.get(text));
+        (
+            self.thread.get(text),
+            get(self.txn),
+            self.op,
+            get(self.var),
+            get(self.val),
+        )
+    }
+}
+
+impl Lexer for Items {
+    type Rec = Rec;
+
+    fn line(
+        &self,
+        block: &str,
+        number: usize,
+        line: &str,
+        recs: &mut Vec<Rec>,
+    ) -> Result<(), Error> {
+        let span = |s: &str| Span::of(block, s);
+        let item = item(line).map(|(thread, txn, op, var, val)| ItemRec {
+            thread: span(thread),
+            txn: txn.map(span),
+            op,
+            var: var.map(span),
+            val: val.map(span),
+        });
+        recs.push(Rec {
+            // A block's lines are fewer than its bytes: the number fits.
+            line: number as u32,
+            text: span(line),
+            item,
+        });
+        Ok(())
+    }
 }
 
 /// One line `  - …` among the events: a compact event or a flow mapping.

@@ -25,10 +25,27 @@ pub fn parse_trace(src: &str) -> Result<Trace, Error> {
     fast::parse_trace(src).unwrap_or_else(|| parse_trace_general(src))
 }
 
+/// The fast path alone on `input`, read in blocks of `block` bytes and parsed on
+/// `lexers` threads (`None`: it leaves the input to the full reader): the tests' hook.
+#[doc(hidden)]
+pub fn fast_path_in_blocks(
+    input: impl std::io::Read + Send,
+    lexers: usize,
+    block: usize,
+) -> Option<Result<Trace, Error>> {
+    fast::read_in_blocks(input, lexers, block)
+}
+
 /// Reads and parses a trace file; errors name the file. A regular file in the layout
 /// tsoser writes is read line by line, never held whole (`fast`); any other file is
-/// read whole, then parsed as [`parse_trace`] does.
+/// read whole, then parsed as [`parse_trace`] does. On the caller's thread.
 pub fn read_trace(path: &std::path::Path) -> Result<Trace, FileError> {
+    read_trace_on(path, 0)
+}
+
+/// [`read_trace`] with the fast path's lines parsed on `lexers` threads
+/// ([`crate::trace::split`]; 0: none): the same trace, or the same error.
+pub fn read_trace_on(path: &std::path::Path, lexers: usize) -> Result<Trace, FileError> {
     let named = |error| FileError {
         file: path.display().to_string(),
         error,
@@ -37,7 +54,7 @@ pub fn read_trace(path: &std::path::Path) -> Result<Trace, FileError> {
     if let Some(fast) = regular
         .then(|| std::fs::File::open(path).ok())
         .flatten()
-        .and_then(fast::read_trace)
+        .and_then(|f| fast::read_trace(f, lexers))
     {
         return fast.map_err(named);
     }

@@ -137,8 +137,9 @@ pub(crate) struct CheckArgs {
     /// Give up after this many seconds: the answer is unknown (exit 3).
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<f64>,
-    /// Threads that lex an STD file beside the one that reads it in order (0: none)
-    /// [default: the cores left over, at most 8; with several files, 0].
+    /// Threads that lex a trace file (STD, or YAML as tsoser writes it) beside the one
+    /// that builds it in order (0: none) [default: the cores left over, at most 8; with
+    /// several files, 0].
     #[arg(long, value_name = "N")]
     pub(crate) read_threads: Option<usize>,
     /// Give up once the heap holds more than this many MiB: the answer is unknown
