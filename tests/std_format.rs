@@ -660,6 +660,10 @@ fn read_threads_change_no_answer() {
     let got = tsoser(&["check", y, "--read-threads", "2"]);
     assert_eq!(got.status.code(), want.status.code(), "{}", stderr(&got));
     assert_eq!(verdict(&got), verdict(&want));
+    let want = tsoser(&["monitor", y, "--monitor", "all", "--read-threads", "0"]);
+    let got = tsoser(&["monitor", y, "--monitor", "all", "--read-threads", "2"]);
+    assert_eq!(got.status.code(), want.status.code(), "{}", stderr(&got));
+    assert_eq!(stdout(&got), stdout(&want));
     let want = tsoser(&[
         "monitor",
         f,

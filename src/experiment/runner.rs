@@ -185,6 +185,9 @@ fn command(program: &Path, trace: &Prepared, run: &Run, limits: &Limits) -> (Com
     } else {
         1
     };
+    // The reading keeps to the run's share of the cores too (by default it takes
+    // every core but one).
+    cmd.args(["--read-threads", &(jobs - 1).to_string()]);
     limit(&mut cmd, limits);
     (cmd, jobs)
 }

@@ -3,7 +3,7 @@
 use crate::args::MonitorArgs;
 use crate::args::MonitorKind;
 use crate::inputs::{batch, error_outcome, expand, short_outcome, FileOutcome};
-use crate::out::{load, warn, warn_raw, TraceFormat, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
+use crate::out::{load_on, warn, warn_raw, TraceFormat, INTERNAL, OK, UNKNOWN, USAGE, VIOLATION};
 use anyhow::{bail, Result};
 use serde_json::json;
 use std::path::Path;
@@ -13,6 +13,14 @@ use tsoser::output::monitor::Explained;
 use tsoser::output::witness::Stats;
 use tsoser::stop::Stop;
 use tsoser::trace::Trace;
+
+/// Threads that lex the file: for a stream (beside its lowering and monitors) and for
+/// a trace read whole first (beside its reader).
+#[derive(Clone, Copy)]
+struct Lexers {
+    stream: usize,
+    whole: usize,
+}
 
 /// What the monitors found on one trace.
 enum Answer {
@@ -36,8 +44,12 @@ pub(crate) fn cmd_monitor(a: &MonitorArgs) -> Result<u8> {
     let timeout = crate::check::timeout_arg(a.timeout)?;
     let (which, as_json, want_stats) = (a.monitor, a.json, a.stats);
     let inputs = expand(&a.files)?;
-    // Beside the lowering and the monitors (docs/monitors.md, "Streaming").
-    let lexers = crate::out::read_threads(a.read_threads, 2, inputs.single)?;
+    let lexers = Lexers {
+        // Beside the lowering and the monitors (docs/monitors.md, "Streaming").
+        stream: crate::out::read_threads(a.read_threads, 2, inputs.single)?,
+        // Beside the reader, before the monitors run.
+        whole: crate::out::read_threads(a.read_threads, 1, inputs.single)?,
+    };
     if !inputs.single {
         if want_stats && !as_json {
             bail!(
@@ -104,7 +116,7 @@ fn answer(
     which: MonitorKind,
     timeout: Option<std::time::Duration>,
     want_stats: bool,
-    lexers: usize,
+    lexers: Lexers,
 ) -> Result<Answer> {
     let kinds = which.kinds();
     // The clock runs from the start of this file, reading included.
@@ -114,9 +126,9 @@ fn answer(
     // to explain a report, and then the in-memory run must agree with the streamed one.
     // A named pipe too, through a temporary copy (`monitor::Input`).
     let ran = if TraceFormat::of(file) == TraceFormat::Std {
-        streamed(file, &kinds, &stop, &mut stats, lexers)?
+        streamed(file, &kinds, &stop, &mut stats, lexers.stream)?
     } else {
-        in_memory(file, &kinds, &stop, &mut stats)?
+        in_memory(file, &kinds, &stop, &mut stats, lexers.whole)?
     };
     match ran {
         Ok(ran) => render(file, ran, stats, want_stats),
@@ -213,8 +225,9 @@ fn in_memory(
     kinds: &[monitor::Kind],
     stop: &Stop,
     stats: &mut Stats,
+    lexers: usize,
 ) -> Result<Result<Ran, Answer>> {
-    let trace = stats.time("parse", || load(file))?;
+    let trace = stats.time("parse", || load_on(file, lexers))?;
     let (k, m) = (trace.threads.len(), trace.vars.len());
     if let Err(why) = monitor::check_memory(kinds, k, m, tsoser::mem::default_room()) {
         return Ok(Err(Answer::TooBig(why.to_string())));

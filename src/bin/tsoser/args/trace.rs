@@ -309,9 +309,9 @@ pub(crate) struct MonitorArgs {
     /// Give up on a file after this many seconds: its answer is unknown (exit 3).
     #[arg(long, value_name = "SECONDS")]
     pub(crate) timeout: Option<f64>,
-    /// Threads that lex an STD file beside the one that lowers it (0: none)
-    /// [default: the cores left over by the lowering and the monitors, at most 8; with
-    /// several files, 0].
+    /// Threads that lex a trace file beside the one that lowers it (0: none) [default:
+    /// the cores left over by the lowering and the monitors of an STD stream, or by the
+    /// reader of a YAML file, at most 8; with several files, 0].
     #[arg(long, value_name = "N")]
     pub(crate) read_threads: Option<usize>,
     #[arg(long)]
