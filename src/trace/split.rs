@@ -207,15 +207,17 @@ impl<R: Read> Blocks<R> {
         }
     }
 
-    /// An empty block of at least `len` bytes (a spent one when there is one).
+    /// A block of at least `len` bytes to read into (a spent one when there is one: its
+    /// old bytes are overwritten before they are read, so only its new room is zeroed).
     fn fresh(&self, len: usize) -> Vec<u8> {
         let mut b = self
             .spent
             .as_ref()
             .and_then(|r| r.try_recv().ok())
             .unwrap_or_default();
-        b.clear();
-        b.resize(len.max(self.block), 0);
+        if b.len() < len.max(self.block) {
+            b.resize(len.max(self.block), 0);
+        }
         b
     }
 

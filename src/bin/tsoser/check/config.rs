@@ -20,9 +20,8 @@ pub(super) struct CheckConfig {
     pub(super) timeout: Option<Duration>,
     /// `--max-memory`, in bytes.
     pub(super) max_memory: Option<usize>,
-    /// `--read-threads` (its default is set once the files are known).
-    pub(super) read_threads: Option<usize>,
-    /// Threads that lex an STD file beside the reader.
+    /// Threads that lex the trace file beside the reader (`--read-threads`; the default
+    /// of one file, which a batch sets again).
     pub(super) lexers: usize,
 }
 
@@ -125,7 +124,6 @@ pub(super) fn checked(a: &CheckArgs) -> Result<CheckConfig> {
         budget,
         timeout,
         max_memory,
-        read_threads: a.read_threads,
         lexers: crate::out::read_threads(a.read_threads, 1, true)?,
     })
 }

@@ -39,7 +39,7 @@ pub(crate) fn cmd_check(a: CheckArgs) -> Result<u8> {
         // The files run in parallel, one core each.
         cfg.budget.jobs = 1;
     }
-    cfg.lexers = crate::out::read_threads(cfg.read_threads, 1, false)?;
+    cfg.lexers = crate::out::read_threads(a.read_threads, 1, false)?;
     if !a.json && (a.stats || a.witness.is_some()) {
         bail!("with several files, --stats and --witness apply to --json only (the text is one line a file)");
     }
