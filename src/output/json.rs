@@ -2,8 +2,9 @@
 //! structs in one place; every object carries [`crate::output::witness::JSON_SCHEMA`]. (The
 //! docs/json.md describes them; a test checks a sample against the output.)
 
+use crate::trace::exec::{node_text, Execution, Node, Step};
 use crate::trace::Trace;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// The version of every `--json` object (its `"schema"` field): raised when a field
@@ -39,7 +40,7 @@ impl TraceInfo {
 
 /// `tsoser check --json`.
 #[derive(Clone, Debug, Serialize)]
-pub struct CheckReport {
+pub struct CheckReport<'a> {
     pub schema: u32,
     pub file: String,
     /// Null when `--timeout` ended the command before the trace was read.
@@ -67,7 +68,7 @@ pub struct CheckReport {
     /// Paper semantics, violation: does some execution have one (null: not known).
     pub paper_realizable: Option<bool>,
     /// Null unless a violation ([`crate::output::witness::witness_json`]).
-    pub witness: Option<WitnessJson>,
+    pub witness: Option<WitnessJson<'a>>,
     /// With `--stats`: phase seconds, counts, peak memory (and fpt's chains).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<Value>,
@@ -352,6 +353,23 @@ pub struct NodeJson {
     pub step: Option<usize>,
 }
 
+impl NodeJson {
+    /// Node `n` of `trace`, with its step in `exec` when there is one.
+    pub fn of(trace: &Trace, n: Node, exec: Option<&Execution>) -> NodeJson {
+        let (kind, e) = match n {
+            Step::Event(e) => ("event", e),
+            Step::Commit(w) => ("commit", w),
+        };
+        NodeJson {
+            kind,
+            event: e,
+            text: node_text(trace, n),
+            line: trace.events[e].line as usize,
+            step: exec.map(|x| x.pos(n) + 1),
+        }
+    }
+}
+
 /// One edge of a witness cycle: the transactions, the two conflicting nodes, the rule.
 #[derive(Clone, Debug, Serialize)]
 pub struct EdgeJson {
@@ -371,10 +389,86 @@ pub struct CommitJson {
     pub step: usize,
 }
 
+impl CommitJson {
+    /// Where write `w` commits in `exec`.
+    pub fn of(exec: &Execution, w: usize) -> CommitJson {
+        CommitJson {
+            write: w,
+            after_event: exec.commit_gap(w) - 1,
+            step: exec.commit_pos(w) + 1,
+        }
+    }
+}
+
+/// The steps of an execution a witness shows (all, or those at the positions
+/// `only` lists, ascending), made one at a time as they are written: an execution
+/// of 10⁸ events is never held as JSON.
+#[derive(Clone, Debug)]
+pub struct StepsJson<'a> {
+    pub trace: &'a Trace,
+    pub exec: &'a Execution,
+    pub only: Option<Vec<usize>>,
+}
+
+impl StepsJson<'_> {
+    /// The positions shown, in order.
+    pub fn positions(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        match &self.only {
+            Some(v) => Box::new(v.iter().copied()),
+            None => Box::new(0..self.exec.len()),
+        }
+    }
+
+    /// How many steps are shown.
+    pub fn len(&self) -> usize {
+        self.only.as_ref().map_or(self.exec.len(), Vec::len)
+    }
+
+    /// No step is shown.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The shown steps as [`NodeJson`]s.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeJson> + '_ {
+        self.positions()
+            .map(|p| NodeJson::of(self.trace, self.exec.step(p), Some(self.exec)))
+    }
+
+    /// Where each write commits whose commit step is shown, in write order.
+    pub fn commits(&self) -> impl Iterator<Item = CommitJson> + '_ {
+        self.trace
+            .writes()
+            .map(|w| CommitJson::of(self.exec, w))
+            .filter(|c| {
+                self.only
+                    .as_ref()
+                    .is_none_or(|v| v.binary_search(&(c.step - 1)).is_ok())
+            })
+    }
+}
+
+/// `execution`: the shown steps.
+impl Serialize for StepsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.nodes())
+    }
+}
+
+/// `commits` beside `execution`: where each shown commit is placed.
+#[derive(Clone, Debug)]
+pub struct CommitsJson<'a>(pub StepsJson<'a>);
+
+impl Serialize for CommitsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.commits())
+    }
+}
+
 /// A violation's witness (`kind`: `execution` | `orientation` | `sc`).
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-pub enum WitnessJson {
+pub enum WitnessJson<'a> {
     /// An execution and a cycle of its conflict graph; `shown` says which steps
     /// `execution` and `commits` hold: `full` (every one), `cycle` (those the cycle
     /// touches: `--witness cycle`) or `none` (`--witness none`).
@@ -382,8 +476,8 @@ pub enum WitnessJson {
         shown: &'static str,
         /// The number of steps of the whole execution.
         steps: usize,
-        execution: Vec<NodeJson>,
-        commits: Vec<CommitJson>,
+        execution: StepsJson<'a>,
+        commits: CommitsJson<'a>,
         cycle: Vec<EdgeJson>,
     },
     /// Paper semantics: each undirected pair of Def. 4 as oriented, and the cycle.
@@ -457,11 +551,11 @@ pub struct BurnimJson {
 
 /// The transaction-fenced monitor's report (Theorem 3).
 #[derive(Clone, Debug, Serialize)]
-pub struct FencedJson {
+pub struct FencedJson<'a> {
     pub transaction_fenced: bool,
     /// The last event of the first transaction that does not end with a fence or rmw.
     pub unfenced: Option<EventJson>,
-    pub sc_ser: Option<WitnessJson>,
+    pub sc_ser: Option<WitnessJson<'a>>,
     pub sober: Option<SoberJson>,
     pub implies_tso_violation: bool,
 }

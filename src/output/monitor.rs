@@ -202,7 +202,7 @@ fn burnim_text(trace: &Trace, x: &BurnimEvidence) -> (String, BurnimJson) {
 }
 
 /// The ⊙SC cycle of an sc-ser report.
-fn sc_ser_text(trace: &Trace, x: &ScSerEvidence) -> (String, WitnessJson) {
+fn sc_ser_text<'a>(trace: &'a Trace, x: &'a ScSerEvidence) -> (String, WitnessJson<'a>) {
     let Verdict::Violation(w) = &x.violation else {
         unreachable!("sc-ser evidence is a violation")
     };

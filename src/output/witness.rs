@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use std::time::Instant;
 
 pub use crate::output::json::JSON_SCHEMA;
-use crate::output::json::{CommitJson, EdgeJson, NodeJson, WitnessJson};
+use crate::output::json::{CommitJson, CommitsJson, EdgeJson, NodeJson, StepsJson, WitnessJson};
 
 /// Why a decider answered unknown, in the command line's words (naming its flags).
 pub fn unknown_text(u: &Unknown) -> String {
@@ -129,17 +129,7 @@ fn line_of(trace: &Trace, n: Node) -> usize {
 }
 
 fn node_json(trace: &Trace, n: Node, exec: Option<&Execution>) -> NodeJson {
-    let (kind, e) = match n {
-        Step::Event(e) => ("event", e),
-        Step::Commit(w) => ("commit", w),
-    };
-    NodeJson {
-        kind,
-        event: e,
-        text: node_text(trace, n),
-        line: line_of(trace, n),
-        step: exec.map(|x| x.pos(n) + 1),
-    }
+    NodeJson::of(trace, n, exec)
 }
 
 fn edge_json(trace: &Trace, e: &Edge, exec: Option<&Execution>) -> EdgeJson {
@@ -161,14 +151,7 @@ pub fn execution_text(trace: &Trace, exec: &Execution) -> String {
 
 /// Where each write commits: after which trace event.
 pub fn placement(trace: &Trace, exec: &Execution) -> Vec<CommitJson> {
-    trace
-        .writes()
-        .map(|w| CommitJson {
-            write: w,
-            after_event: exec.commit_gap(w) - 1,
-            step: exec.commit_pos(w) + 1,
-        })
-        .collect()
+    trace.writes().map(|w| CommitJson::of(exec, w)).collect()
 }
 
 /// [`placement`] as a JSON value.
@@ -197,14 +180,18 @@ pub fn cycle_text(trace: &Trace, cycle: &[Edge], exec: Option<&Execution>) -> St
 }
 
 /// The witness as JSON, every step of an execution (`None` when there is none).
-pub fn witness_json(trace: &Trace, verdict: &Verdict) -> Option<WitnessJson> {
+pub fn witness_json<'a>(trace: &'a Trace, verdict: &'a Verdict) -> Option<WitnessJson<'a>> {
     witness_json_with(trace, verdict, Detail::Full)
 }
 
 /// [`witness_json`] with an execution's steps as `detail` asks: all, those the cycle
 /// touches, or none (the cycle alone; a 10⁶-event execution is hundreds of MiB of
 /// JSON).
-pub fn witness_json_with(trace: &Trace, verdict: &Verdict, detail: Detail) -> Option<WitnessJson> {
+pub fn witness_json_with<'a>(
+    trace: &'a Trace,
+    verdict: &'a Verdict,
+    detail: Detail,
+) -> Option<WitnessJson<'a>> {
     let Verdict::Violation(w) = verdict else {
         return None;
     };
@@ -216,18 +203,14 @@ pub fn witness_json_with(trace: &Trace, verdict: &Verdict, detail: Detail) -> Op
             execution,
             cycle: c,
         } => {
-            let shown: Vec<usize> = match detail {
-                Detail::Full => (0..execution.len()).collect(),
-                Detail::Cycle => touched(trace, execution, c),
-                Detail::None => Vec::new(),
-            };
-            let commits = match detail {
-                Detail::Full => placement(trace, execution),
-                _ => {
-                    let mut all = placement(trace, execution);
-                    all.retain(|p| shown.binary_search(&(p.step - 1)).is_ok());
-                    all
-                }
+            let steps = StepsJson {
+                trace,
+                exec: execution,
+                only: match detail {
+                    Detail::Full => None,
+                    Detail::Cycle => Some(touched(trace, execution, c)),
+                    Detail::None => Some(Vec::new()),
+                },
             };
             WitnessJson::Execution {
                 shown: match detail {
@@ -236,11 +219,8 @@ pub fn witness_json_with(trace: &Trace, verdict: &Verdict, detail: Detail) -> Op
                     Detail::None => "none",
                 },
                 steps: execution.len(),
-                execution: shown
-                    .iter()
-                    .map(|&p| node_json(trace, execution.step(p), Some(execution)))
-                    .collect(),
-                commits,
+                execution: steps.clone(),
+                commits: CommitsJson(steps),
                 cycle: cycle(c, Some(execution)),
             }
         }

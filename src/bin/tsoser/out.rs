@@ -191,6 +191,32 @@ pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
     })
 }
 
+/// Writes one `--json` object as serde makes it, without holding it whole (a closed
+/// pipe ends the output quietly, other write errors as in [`emit`]).
+pub(crate) fn json_write(v: &impl serde::Serialize) -> Result<()> {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut w, v)
+        .map_err(std::io::Error::from)
+        .and_then(|()| w.write_all(b"\n"))
+        .and_then(|()| w.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            // What is left in the buffer has nowhere to go.
+            drop(w.into_parts());
+        }
+        Err(e) => {
+            warn(&format!("tsoser: cannot write output: {e}"));
+            std::process::exit(USAGE as i32);
+        }
+    }
+    Ok(())
+}
+
 /// Prints one `--json` object (the `tsoser::output::json` structs carry their `"schema"`).
 pub(crate) fn json_out(v: serde_json::Value) -> Result<()> {
     emit(&format!("{}\n", serde_json::to_string_pretty(&v)?));

@@ -48,11 +48,11 @@ pub(super) fn reason_of(v: &Verdict) -> Option<String> {
 }
 
 /// The `--json` object of one file's answer.
-pub(super) fn check_report(
+pub(super) fn check_report<'a>(
     a: &CheckArgs,
     cfg: &CheckConfig,
-    ans: &Answer,
-) -> tsoser::output::json::CheckReport {
+    ans: &Answer<'a>,
+) -> tsoser::output::json::CheckReport<'a> {
     let Answer {
         file: fname,
         trace,
@@ -114,8 +114,8 @@ pub(super) fn print_verdict(a: &CheckArgs, cfg: &CheckConfig, ans: &Answer) -> R
     } = *ans;
     let (sc, semantics) = (cfg.question == Question::Sc, cfg.semantics());
     if a.json {
-        let report = check_report(a, cfg, ans);
-        crate::out::json_out(serde_json::to_value(report)?)?;
+        // Written as it is made: a full witness of 10⁷ events is GiBs of JSON.
+        crate::out::json_write(&check_report(a, cfg, ans))?;
         return Ok(());
     }
     let what = if sc {
