@@ -60,6 +60,24 @@ pub fn message(s: &str) -> String {
     escaped(&cut).into_owned()
 }
 
+/// The error of input that is not UTF-8, naming the line (1-based) of its first bad
+/// byte: every reader's.
+pub fn not_utf8(line: usize) -> crate::Error {
+    crate::Error::Format {
+        line,
+        message: "the line is not valid UTF-8".into(),
+    }
+}
+
+/// `bytes` as text, or [`not_utf8`] naming the line of the first byte that is not.
+pub fn utf8(bytes: Vec<u8>) -> Result<String, crate::Error> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        not_utf8(memchr::memchr_iter(b'\n', &bytes[..at]).count() + 1)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,7 @@
 use crate::common;
 
 use common::{stderr, stdout, tsoser, tsoser_exits};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tsoser-batch-{}-{name}", std::process::id()));
@@ -124,20 +122,7 @@ fn the_exit_code_is_the_worst_verdict() {
 }
 
 fn with_stdin(args: &[&str], input: &str) -> std::process::Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tsoser"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command that refuses its arguments exits before reading: the pipe may close
-    // under the write (a race, seen in CI), which is no failure of the test.
-    match c.stdin.take().unwrap().write_all(input.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        r => r.unwrap(),
-    }
-    c.wait_with_output().unwrap()
+    common::with_stdin(args, input.as_bytes())
 }
 
 #[test]

@@ -331,10 +331,13 @@ fn yaml_files_read_as_their_text() {
             },
             Err(_) => {
                 bad += 1;
+                // Named by the line of its first bad byte, as the STD readers do.
                 let e = got.expect_err("a file that is not UTF-8");
-                assert!(
-                    matches!(&e.error, tsoser::Error::Io(io) if io.kind() == std::io::ErrorKind::InvalidData),
-                    "{e}"
+                let at = std::str::from_utf8(&bytes).unwrap_err().valid_up_to();
+                let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                assert_eq!(
+                    e.error.to_string(),
+                    format!("{line}: the line is not valid UTF-8")
                 );
             }
         }
@@ -712,7 +715,11 @@ fn fuzz_std_streaming() {
     );
 }
 
-/// Standard input: YAML and STD texts mixed, each read as its first line says.
+/// Standard input: YAML and STD texts mixed, each read as its first line says —
+/// through `read_input_on` on the bytes (as `-` is read: STD as it comes, on 0 or 2
+/// lexers, from a reader giving a few bytes at a time), which must give what the text
+/// read whole gives (`parse_text`): the same trace or the same error; bytes that are
+/// not UTF-8 are refused naming the line of the first.
 #[test]
 fn fuzz_standard_input_texts() {
     let mut c = corpus(&["examples"], &["yaml"]);
@@ -724,6 +731,68 @@ fn fuzz_standard_input_texts() {
         .collect();
     c.extend(std);
     fuzz("stdin", 11, &c, tsoser::trace::parse_text, |e| e.line());
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let mut bad = 0;
+    for i in 0..iters() {
+        let mut bytes = mutate(&mut rng, &c);
+        if i % 9 == 0 && !bytes.is_empty() {
+            let at = rng.random_range(0..bytes.len());
+            bytes[at] = 0xfe;
+        }
+        let lexers = 2 * (i % 2);
+        let step = rng.random_range(1..64);
+        let got = catch_unwind(AssertUnwindSafe(|| {
+            tsoser::trace::read_input_on(Trickle(&bytes, step), lexers)
+        }))
+        .unwrap_or_else(|_| panic!("input {i} panicked:\n{}", bytes.escape_ascii()));
+        let want = match std::str::from_utf8(&bytes) {
+            Ok(text) => tsoser::trace::parse_text(text),
+            Err(e) => {
+                bad += 1;
+                let line = bytes[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    + 1;
+                // STD is read as it comes: an error of an earlier line comes first.
+                let e = got.expect_err("not UTF-8");
+                assert!(
+                    e.to_string() == tsoser::text::not_utf8(line).to_string()
+                        || e.line().is_some_and(|l| l < line),
+                    "input {i}: {e}, the first bad byte on line {line}"
+                );
+                continue;
+            }
+        };
+        match (got, want) {
+            (Ok(a), Ok(b)) => assert!(
+                (&a.name, &a.threads, &a.vars, &a.txns, &a.events, &a.values)
+                    == (&b.name, &b.threads, &b.vars, &b.txns, &b.events, &b.values),
+                "input {i} reads differently:\n{}",
+                bytes.escape_ascii()
+            ),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "input {i}"),
+            (a, b) => panic!(
+                "input {i}: {:?} against {:?}:\n{}",
+                a.err().map(|e| e.to_string()),
+                b.err().map(|e| e.to_string()),
+                bytes.escape_ascii()
+            ),
+        }
+    }
+    assert!(bad > 0);
+}
+
+/// A reader giving at most `.1` bytes a call.
+struct Trickle<'a>(&'a [u8], usize);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.1.min(buf.len()).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
 }
 
 #[test]

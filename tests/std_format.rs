@@ -708,3 +708,72 @@ fn read_threads_change_no_answer() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `-` (standard input) reads as the file does: STD as it comes (not held whole), the
+/// lines lexed on `--read-threads`, with the same trace, verdict and errors — a bad
+/// line deep in the input names its line, a byte that is not UTF-8 too (it was one
+/// error for the whole input, with no line) — and YAML read whole, its fast path split
+/// as well. A first line that needs more than one read (a long comment before it) is
+/// sniffed whole.
+#[test]
+fn standard_input_reads_as_the_file_does() {
+    let (dir, file) = generated_std("stdin", &["--events", "150000", "--seed", "6"]);
+    let f = file.to_str().unwrap();
+    let text = std::fs::read(&file).unwrap();
+    let first = |o: &std::process::Output| {
+        let out = stdout(o);
+        let line = out.lines().next().unwrap_or_default().to_string();
+        line.replacen(f, "-", 1)
+    };
+    let want = tsoser(&["check", f, "--read-threads", "0"]);
+    let mut commented = b"# a comment longer than one read of the sniffer\n".repeat(3000);
+    commented.extend_from_slice(b"\n  \n");
+    commented.extend_from_slice(&text);
+    for input in [&text, &commented] {
+        for n in ["0", "2"] {
+            let got = common::with_stdin(&["check", "-", "--read-threads", n], input);
+            assert_eq!(got.status.code(), want.status.code(), "{}", stderr(&got));
+            assert_eq!(first(&got), first(&want), "--read-threads {n}");
+        }
+    }
+    let y = dir.join("g.yaml");
+    let y_text = std::fs::read(&y).unwrap();
+    let y = y.to_str().unwrap();
+    let want_y = tsoser(&["check", y, "--json", "--witness", "none"]);
+    for n in ["0", "2"] {
+        let got = common::with_stdin(
+            &[
+                "check",
+                "-",
+                "--json",
+                "--witness",
+                "none",
+                "--read-threads",
+                n,
+            ],
+            &y_text,
+        );
+        let (a, b): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&stdout(&got)).unwrap(),
+            serde_json::from_str(&stdout(&want_y)).unwrap(),
+        );
+        assert_eq!((&a["trace"], &a["verdict"]), (&b["trace"], &b["verdict"]));
+    }
+    // A bad line, then a byte that is not UTF-8, after the second block.
+    let at = text[(5 << 19)..].iter().position(|&b| b == b'\n').unwrap() + (5 << 19) + 1;
+    let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    for bad in [&b"t0|w(x|7\n"[..], b"t0|w(x\xff)|7\n"] {
+        let mut broken = text.clone();
+        broken.splice(at..at, bad.iter().copied());
+        std::fs::write(&file, &broken).unwrap();
+        let from_file = common::tsoser_exits(&["check", f], 2);
+        let want = stderr(&from_file).replacen(f, "-", 1);
+        assert!(want.contains(&format!("-:{line}:")), "{want}");
+        for n in ["0", "2"] {
+            let got = common::with_stdin(&["check", "-", "--read-threads", n], &broken);
+            assert_eq!(got.status.code(), Some(2));
+            assert_eq!(stderr(&got), want, "--read-threads {n}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

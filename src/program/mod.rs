@@ -698,7 +698,8 @@ pub fn read_program_with(
         file: file.clone(),
         error,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| wrap(Error::Io(e)))?;
+    let bytes = std::fs::read(path).map_err(|e| wrap(Error::Io(e)))?;
+    let text = crate::text::utf8(bytes).map_err(wrap)?;
     if path.extension().is_some_and(|e| e == "litmus") {
         litmus::parse_litmus(&text).map_err(wrap)
     } else {

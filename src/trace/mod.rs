@@ -715,7 +715,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Trace, crate::FileError> {
 /// tsoser writes.
 pub fn read_file_on(path: &std::path::Path, lexers: usize) -> Result<Trace, crate::FileError> {
     if path == std::path::Path::new("-") {
-        read_stdin()
+        read_stdin_on(lexers)
     } else if is_std_file(path) {
         std_format::read_std_on(path, lexers)
     } else {
@@ -758,28 +758,75 @@ pub fn parse_text(text: &str) -> Result<Trace, crate::Error> {
 }
 
 /// Reads a trace from standard input (named `-` in errors), STD or YAML as
-/// [`looks_like_std`] tells.
+/// [`looks_like_std`] tells its first line.
 pub fn read_stdin() -> Result<Trace, crate::FileError> {
-    use std::io::Read;
-    let named = |error| crate::FileError {
+    read_stdin_on(0)
+}
+
+/// [`read_stdin`] with the lines lexed on `lexers` threads, as [`read_file_on`]: STD is
+/// read as it comes, never held whole, as a `.std` file is (the same trace and the
+/// same errors); YAML is read whole, then parsed as [`yaml::parse_trace`] does.
+pub fn read_stdin_on(lexers: usize) -> Result<Trace, crate::FileError> {
+    read_input_on(std::io::stdin(), lexers).map_err(|error| crate::FileError {
         file: "-".into(),
         error,
+    })
+}
+
+/// The trace of `input`, STD or YAML as [`looks_like_std`] tells from its first line
+/// that is neither blank nor a comment (read before anything is decided), the lines
+/// lexed on `lexers` threads ([`read_stdin_on`]).
+pub fn read_input_on<R: std::io::Read + Send>(
+    mut input: R,
+    lexers: usize,
+) -> Result<Trace, crate::Error> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    // How far `head` has been searched for its first meaningful line.
+    let mut searched = 0;
+    let std = loop {
+        let n = loop {
+            match input.read(&mut chunk) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => break r.map_err(crate::Error::Io)?,
+            }
+        };
+        head.extend_from_slice(&chunk[..n]);
+        match first_line(&head, &mut searched, n == 0) {
+            Some(line) => break std::str::from_utf8(line).is_ok_and(looks_like_std),
+            None if n == 0 => break false,
+            None => {}
+        }
     };
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut bytes)
-        .map_err(|e| named(crate::Error::Io(e)))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        named(crate::Error::Format {
-            line: 0,
-            message: format!(
-                "standard input is not UTF-8 text (byte {})",
-                e.utf8_error().valid_up_to()
-            ),
-        })
-    })?;
-    parse_text(&text).map_err(named)
+    if std {
+        return std_format::build_on(std::io::Cursor::new(head).chain(input), lexers);
+    }
+    input.read_to_end(&mut head).map_err(crate::Error::Io)?;
+    yaml::parse_trace_on(&crate::text::utf8(head)?, lexers)
+}
+
+/// The first line of `head` that is neither blank nor a `#` comment, once it is whole
+/// (ended by `\n`, or by the end of the input when `end`); `searched`: where the lines
+/// not yet looked at begin.
+fn first_line<'a>(head: &'a [u8], searched: &mut usize, end: bool) -> Option<&'a [u8]> {
+    loop {
+        let rest = &head[*searched..];
+        let (line, whole) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], i + 1),
+            None if end && !rest.is_empty() => (rest, rest.len()),
+            None => return None,
+        };
+        // Skipped as `looks_like_std` skips it (a line that is not UTF-8 is not).
+        let skipped = std::str::from_utf8(line).is_ok_and(|l| {
+            let l = l.trim();
+            l.is_empty() || l.starts_with('#')
+        });
+        if !skipped {
+            return Some(line);
+        }
+        *searched += whole;
+    }
 }
 
 /// Builds a trace from compact lines `thread txn op [var]` (test and doc helper).

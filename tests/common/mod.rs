@@ -251,3 +251,31 @@ pub fn with_program(
         ))
     })
 }
+
+/// Runs `tsoser args` with `input` on its standard input (written from a thread of its
+/// own, so a command that answers before reading it all cannot block the test).
+pub fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tsoser"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = c.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // A command that refuses its arguments or stops at an error exits before
+        // reading it all: the pipe may close under the write (a race, seen in CI),
+        // which is no failure of the test.
+        match pipe.write_all(&input) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            r => r.unwrap(),
+        }
+    });
+    let out = c.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}

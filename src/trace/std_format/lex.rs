@@ -189,21 +189,9 @@ pub fn for_each_line<R: Read>(
     scan(input, MAX_LINE, stream_not_utf8, f)
 }
 
-/// The stream's error of a line that is not UTF-8: it names the line.
+/// The error of a line that is not UTF-8 (every reader's): it names the line.
 pub fn stream_not_utf8(line: usize) -> Error {
-    Error::Format {
-        line,
-        message: "the line is not valid UTF-8".into(),
-    }
-}
-
-/// The reader's error of text that is not UTF-8: the one `BufRead::read_line` gives
-/// (the reader takes lines of up to 4 GiB, [`crate::trace::split::MAX_SPLIT_LINE`]).
-pub fn reader_not_utf8(_line: usize) -> Error {
-    Error::Io(std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        "stream did not contain valid UTF-8",
-    ))
+    crate::text::not_utf8(line)
 }
 
 /// The lines of `input` scanned in a large buffer: [`for_each_line`] with lines of at

@@ -81,7 +81,7 @@ fn build_with<R: Read + Send>(
     let (mut threads, mut vars) = (0, 0);
     // Lexed here or on `lexers` threads ([`split`]), named and built here in order.
     let max_line = crate::trace::split::MAX_SPLIT_LINE;
-    split::lexed(input, max_line, lex::reader_not_utf8, lexers, |line| {
+    split::lexed(input, max_line, lex::stream_not_utf8, lexers, |line| {
         let number = line.number;
         lowered.clear();
         lowering.lower_line(line, &mut lowered)?;

@@ -134,7 +134,7 @@ impl Rec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::std_format::lex::{reader_not_utf8, stream_not_utf8, MAX_LINE};
+    use crate::trace::std_format::lex::{stream_not_utf8, MAX_LINE};
     use rand::{Rng, SeedableRng};
 
     /// What a reading gave: each line as owned text, then the end (the error's text
@@ -240,7 +240,7 @@ mod tests {
                 .random_bool(0.1)
                 .then(|| rng.random_range(0..=bytes.len()));
             let (max_line, not_utf8): (usize, NotUtf8) = match case % 3 {
-                0 => (usize::MAX, reader_not_utf8),
+                0 => (usize::MAX, stream_not_utf8),
                 1 => (MAX_LINE, stream_not_utf8),
                 _ => (rng.random_range(1..120), stream_not_utf8),
             };
@@ -286,7 +286,7 @@ mod tests {
                 turn: 0,
                 fail_at: None,
             };
-            let (lines, end) = read(&input, (usize::MAX, reader_not_utf8), 2, block, usize::MAX);
+            let (lines, end) = read(&input, (usize::MAX, stream_not_utf8), 2, block, usize::MAX);
             assert_eq!(lines.len(), 2, "blocks of {block}");
             assert!(lines[1].starts_with("4:"), "{lines:?}");
             assert_eq!(end.map_err(|e| e.1), Err(Some(5)), "blocks of {block}");

@@ -25,6 +25,12 @@ pub fn parse_trace(src: &str) -> Result<Trace, Error> {
     fast::parse_trace(src).unwrap_or_else(|| parse_trace_general(src))
 }
 
+/// [`parse_trace`] with the fast path's lines parsed on `lexers` threads
+/// ([`crate::trace::split`]; 0: none): the same trace, or the same error.
+pub fn parse_trace_on(src: &str, lexers: usize) -> Result<Trace, Error> {
+    fast::read_trace(src.as_bytes(), lexers).unwrap_or_else(|| parse_trace_general(src))
+}
+
 /// The fast path alone on `input`, read in blocks of `block` bytes and parsed on
 /// `lexers` threads (`None`: it leaves the input to the full reader): the tests' hook.
 #[doc(hidden)]

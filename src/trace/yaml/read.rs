@@ -625,10 +625,12 @@ pub fn parse_execution(src: &str) -> Result<(Trace, Execution), Error> {
 }
 
 pub(super) fn read(path: &std::path::Path) -> Result<String, FileError> {
-    std::fs::read_to_string(path).map_err(|e| FileError {
+    let named = |error| FileError {
         file: path.display().to_string(),
-        error: Error::Io(e),
-    })
+        error,
+    };
+    let bytes = std::fs::read(path).map_err(|e| named(Error::Io(e)))?;
+    crate::text::utf8(bytes).map_err(named)
 }
 
 /// Reads and parses an execution file; errors name the file.
