@@ -103,22 +103,50 @@ pub fn check_auto(
         st.sat = s;
         return Ok((v, st));
     }
-    let front = match super::front::exact(trace, &mut st.phases, stop) {
-        Ok(f) => f,
-        Err(v) => return Ok((v, st)),
-    };
-    st.forced_edges = front.forced_edges;
-    st.varying_pairs = front.varying_count;
-    st.components = front.comps.len() as u64;
-    st.single_event_components = front.single_event;
-    st.largest_component = front.largest();
     let jobs = match opts.jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
     let alone = fpt::pool(jobs)?;
-    // fpt's side of the race leaves one core to sat (built on the first race).
     let mut racing: Option<rayon::ThreadPool> = None;
+    let (mut phases, mut seen) = (Vec::new(), super::front::Seen::default());
+    let v = super::front::exact_each(trace, &mut phases, &mut seen, stop, |front| {
+        decide_front(
+            trace,
+            front,
+            solver,
+            first_jumps,
+            &opts,
+            stop,
+            &alone,
+            &mut racing,
+            &mut st,
+        )
+    });
+    st.phases = super::front::merged(phases, std::mem::take(&mut st.phases));
+    st.forced_edges = seen.forced_edges;
+    st.varying_pairs = seen.varying;
+    st.components = seen.components;
+    st.single_event_components = seen.single_event;
+    st.largest_component = seen.largest;
+    Ok((v?, st))
+}
+
+/// [`check_auto`] on one piece of the front: each component by relax, then fpt alone
+/// for a few jumps, then fpt and sat raced; the first answer that is not serializable.
+#[allow(clippy::too_many_arguments)]
+fn decide_front(
+    trace: &Trace,
+    front: &super::front::Front<(Node, Node)>,
+    solver: SolverKind,
+    first_jumps: u64,
+    opts: &FptOptions,
+    stop: &Stop,
+    alone: &rayon::ThreadPool,
+    racing: &mut Option<rayon::ThreadPool>,
+    st: &mut AutoStats,
+) -> Result<Verdict, AutoError> {
+    let jobs = alone.current_num_threads();
     for i in 0..front.comps.len() {
         let proved = super::front::timed(&mut st.phases, "relax", || {
             relax::prove(trace, &front.comps[i], &front.multi, stop)
@@ -130,49 +158,45 @@ pub fn check_auto(
             }
             Relax::Violation(w) => {
                 st.by_relax += 1;
-                return Ok((Verdict::Violation(w), st));
+                return Ok(Verdict::Violation(w));
             }
             Relax::Maybe | Relax::Skipped => {}
         }
-        // fpt not run (no first jumps) and the deadline already passed: unknown.
         let mut v = Verdict::Unknown(Unknown::Deadline);
         if stop.expired() {
-            return Ok((Verdict::Unknown(fpt::stopped(stop)), st));
+            return Ok(Verdict::Unknown(fpt::stopped(stop)));
         }
-        // Chains and jumps, built once for fpt alone and fpt in the race.
-        let inst = fpt::prepare(trace, &front, i, &opts, &mut st.fpt);
+        let inst = fpt::prepare(trace, front, i, opts, &mut st.fpt);
         if first_jumps > 0 {
-            // fpt's budget is cumulative over components: this one gets `first_jumps` more.
             let o = FptOptions {
                 max_jumps: st
                     .fpt
                     .extended
                     .saturating_add(first_jumps.min(opts.max_jumps)),
-                // `first_jumps == u64::MAX` leaves the component to fpt: no time bound.
                 search_time: (first_jumps != u64::MAX).then_some(FPT_FIRST_TIME),
-                ..opts
+                ..*opts
             };
             let fst = &mut st.fpt;
-            v = alone.install(|| fpt::decide_instance(trace, &front, i, &inst, &o, stop, fst))?;
+            v = alone.install(|| fpt::decide_instance(trace, front, i, &inst, &o, stop, fst))?;
             if !matches!(v, Verdict::Unknown(_)) {
                 st.by_fpt += 1;
             }
         }
         if matches!(v, Verdict::Unknown(_)) && !stop.expired() {
             if first_jumps == u64::MAX {
-                return Ok((v, st));
+                return Ok(v);
             }
             if racing.is_none() {
-                racing = Some(fpt::pool(jobs.saturating_sub(1).max(1))?);
+                *racing = Some(fpt::pool(jobs.saturating_sub(1).max(1))?);
             }
             let pool = racing.as_ref().expect("built above");
-            v = race(trace, &front, i, &inst, solver, &opts, stop, pool, &mut st)?;
+            v = race(trace, front, i, &inst, solver, opts, stop, pool, st)?;
         }
         if !matches!(v, Verdict::Serializable) {
-            return Ok((v, st));
+            return Ok(v);
         }
     }
-    Ok((Verdict::Serializable, st))
+    Ok(Verdict::Serializable)
 }
 
 /// fpt (on `pool`) and sat (on a thread of its own: CaDiCaL is not `Send`, so it is

@@ -1,10 +1,12 @@
-//! What `--algo sat` and `--algo fpt` do before any search, in one place: the forced
+//! What `--algo sat`, `fpt` and `auto` do before any search, in one place: the forced
 //! conflicts (a cycle among them is the answer), then the strongly connected
 //! components of the graph of all possible conflicts (only they can hold a cycle),
 //! each with its forced edges and its varying pairs (exact) or undirected edges (paper).
+//! Exact semantics hands them over a run of transactions at a time ([`exact_each`]),
+//! so that a violation found early ends the check.
 
 use super::{Unknown, Verdict, Witness};
-use crate::analysis::{self as encode, Buckets, Grouped, PaperBuckets};
+use crate::analysis::{self as encode, Grouped, PaperBuckets, NONE};
 use crate::graph::forced::forced_packed;
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge, Packed};
@@ -32,6 +34,18 @@ pub fn timed<T>(phases: &mut Phases, name: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// `front`'s phases, then `rest`'s (summed by name): a decider that times its own
+/// phases while [`exact_each`] times the front's keeps them in the order they began.
+pub fn merged(mut front: Phases, rest: Phases) -> Phases {
+    for (name, s) in rest {
+        match front.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, v)) => *v += s,
+            None => front.push((name, s)),
+        }
+    }
+    front
+}
+
 /// The components and, per component, its forced edges and its varying part.
 pub struct Front<V> {
     pub comps: Vec<Vec<usize>>,
@@ -45,31 +59,71 @@ pub struct Front<V> {
     /// semantics; docs/semantics.md §5.6: no cycle can lie among them).
     pub single_event: u64,
     /// Exact semantics: for each transaction, whether it has two events or more
-    /// ([`encode::multi_event`]); empty in paper semantics.
-    pub multi: Vec<bool>,
+    /// ([`encode::multi_event`]); empty in paper semantics. Shared by the pieces of
+    /// [`exact_each`].
+    pub multi: std::sync::Arc<Vec<bool>>,
 }
 
 impl<V> Front<V> {
     pub fn largest(&self) -> u64 {
         self.comps.iter().map(|c| c.len() as u64).max().unwrap_or(0)
     }
+
+    /// Its components' indices, in order.
+    pub fn all(&self) -> Vec<usize> {
+        (0..self.comps.len()).collect()
+    }
 }
 
-/// Exact semantics: `Err` is the violation of a forced cycle (witness: the SC run).
+/// What `--stats` counts of the fronts a decider saw: the edges and pairs of the whole
+/// trace, and the components of the pieces of [`exact_each`] added up (those of the
+/// pieces up to the answer, when a violation answers before the last).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Seen {
+    pub forced_edges: u64,
+    pub varying: u64,
+    pub components: u64,
+    pub single_event: u64,
+    pub largest: u64,
+}
+
+impl Seen {
+    pub fn add<V>(&mut self, f: &Front<V>) {
+        self.forced_edges = f.forced_edges;
+        self.varying = f.varying_count;
+        self.components += f.comps.len() as u64;
+        self.single_event += f.single_event;
+        self.largest = self.largest.max(f.largest());
+    }
+}
+
+/// Exact semantics, piece by piece: the components of the possible graph in the order
+/// of their least transaction, handed to `each` a *segment* at a time as soon as that
+/// segment's are found, until `each` answers anything but serializable (that answer is
+/// returned; serializable when every piece is). A violation of forced edges alone is
+/// the answer of its piece (witness: the SC run); the budget's unknown that of the
+/// whole.
 ///
-/// One pass finds both the forced cycle and the components: a forced cycle is a cycle
-/// of the possible graph, so it lies inside one of its strongly connected components,
-/// and the search for it reads only the forced edges inside them.
+/// Segments: transactions are numbered in the order they first appear; a cycle must
+/// use an arc from a later transaction to an earlier one, so it lies inside one
+/// maximal run of transactions that such backward arcs overlap. The arcs are bucketed
+/// by run once, then each run's components are found on its own arcs (a table the
+/// size of the run, in cache, where one walk over all transactions missed at random),
+/// and a violation near the start of a trace is answered without finding the
+/// components of the rest.
 ///
-/// `stop` is polled between the phases and while the forced edges are built; so is
-/// the heap, against `stop`'s memory budget (`--max-memory`) or else the default one.
-/// (No estimate is made first: the bound of [`crate::graph::forced::within_memory`]
-/// is for the unreduced edges: 50 GiB on a 10⁸-event trace whose check holds 10.6.)
-pub fn exact(
+/// `stop` is polled between the phases and pieces, and while the forced edges are
+/// built; so is the heap, against `stop`'s memory budget (`--max-memory`) or else the
+/// default one. (No estimate is made first: the bound of
+/// [`crate::graph::forced::within_memory`] is for the unreduced edges: 50 GiB on a
+/// 10⁸-event trace whose check holds 10.6.)
+pub fn exact_each<E>(
     trace: &Trace,
     phases: &mut Phases,
+    seen: &mut Seen,
     stop: &Stop,
-) -> Result<Front<(Node, Node)>, Verdict> {
+    mut each: impl FnMut(&Front<(Node, Node)>) -> Result<Verdict, E>,
+) -> Result<Verdict, E> {
     let given = stop.max_memory.is_some();
     let budget = stop.max_memory.unwrap_or_else(crate::mem::default_budget);
     // A stop of its own under the default budget: being past it must not mark the
@@ -88,20 +142,23 @@ pub fn exact(
         },
         other => other,
     };
-    let poll = || match stop.expired() {
-        true => Err(Verdict::Unknown(why())),
-        false => Ok(()),
-    };
-    poll()?;
+    let stopped = || Ok(Verdict::Unknown(why()));
+    if stop.expired() {
+        return stopped();
+    }
     // The varying pairs first: their sweep's spans (20 bytes an access) are freed
     // before the forced edges (9 bytes each, 3 an event) are built, not held beside them.
     let max = encode::max_pairs(budget);
     let pairs = timed(phases, "varying pairs", || {
         encode::varying_pairs_within(trace, max)
     });
-    poll()?;
+    if stop.expired() {
+        return stopped();
+    }
     let forced = timed(phases, "forced edges", || forced_packed(trace, stop));
-    let forced = forced.ok_or_else(|| Verdict::Unknown(why()))?;
+    let Some(forced) = forced else {
+        return stopped();
+    };
     let forced_cycle = |cycle: Vec<Edge>| {
         Verdict::Violation(Box::new(Witness::Execution {
             execution: Execution::sc(trace),
@@ -113,72 +170,215 @@ pub fn exact(
         Ok(p) => p,
         Err(n) => {
             // Too many to encode; a forced cycle still answers.
-            let find = || forced_cycle_of(trace, &txn_of, &forced);
+            let all = (0, trace.txns.len());
+            let find = || forced_cycle_in(trace, &txn_of, all, &forced);
             if let Some(cycle) = timed(phases, "forced cycle", find) {
-                return Err(forced_cycle(cycle));
+                return Ok(forced_cycle(cycle));
             }
-            return Err(Verdict::Unknown(Unknown::Memory {
+            return Ok(Verdict::Unknown(Unknown::Memory {
                 why: crate::mem::OverBudget::VaryingPairs { max: n },
             }));
         }
     };
-    poll()?;
+    if stop.expired() {
+        return stopped();
+    }
     let forced_edges = forced.len() as u64;
     let varying_count = pairs.len() as u64;
-    let multi = encode::multi_event(trace);
-    let (comps, b, single_event) = timed(phases, "pruning (components)", || {
-        let (comps, comp_of) = encode::possible_components(trace, &txn_of, &forced, &pairs);
-        // §5.6: a cycle needs a transaction of two or more events; so does a forced one.
-        let mut kept: Vec<Option<usize>> = vec![None; comps.len()];
-        let mut next = 0;
-        for (c, comp) in comps.iter().enumerate() {
-            if comp.iter().any(|&t| multi[t]) {
-                kept[c] = Some(next);
-                next += 1;
-            }
+    (seen.forced_edges, seen.varying) = (forced_edges, varying_count);
+    let multi = std::sync::Arc::new(encode::multi_event(trace));
+    let pieces = timed(phases, "pruning (components)", || {
+        Pieces::new(trace, &txn_of, forced, pairs)
+    });
+    for s in 0..pieces.runs.len() {
+        if stop.expired() {
+            return stopped();
         }
-        let b = Buckets::new(&txn_of, forced, pairs, &kept, &comp_of);
-        let single_event = (comps.len() - next) as u64;
-        let comps: Vec<Vec<usize>> = comps
-            .into_iter()
-            .zip(&kept)
-            .filter_map(|(comp, k)| k.map(|_| comp))
-            .collect();
-        (comps, b, single_event)
-    });
-    poll()?;
-    let cycle = timed(phases, "forced cycle", || {
-        forced_cycle_of(trace, &txn_of, b.forced.all())
-    });
-    if let Some(cycle) = cycle {
-        return Err(forced_cycle(cycle));
+        let (comps, forced, varying, single_event) = timed(phases, "pruning (components)", || {
+            pieces.components(&txn_of, s, &multi)
+        });
+        let run = pieces.runs[s];
+        let cycle = timed(phases, "forced cycle", || {
+            forced_cycle_in(trace, &txn_of, run, forced.all())
+        });
+        if let Some(cycle) = cycle {
+            return Ok(forced_cycle(cycle));
+        }
+        let front = Front {
+            single_event,
+            comps,
+            forced,
+            varying,
+            forced_edges,
+            varying_count,
+            multi: multi.clone(),
+        };
+        seen.add(&front);
+        match each(&front)? {
+            Verdict::Serializable => {}
+            v => return Ok(v),
+        }
     }
-    let front = Front {
-        single_event,
-        comps,
-        forced: b.forced,
-        varying: b.pairs,
-        forced_edges,
-        varying_count,
-        multi,
-    };
-    Ok(front)
+    Ok(Verdict::Serializable)
 }
 
-/// A cycle of forced edges: in the first of their components (by least transaction),
-/// found among that component's edges alone, unpacked.
-fn forced_cycle_of(trace: &Trace, txn_of: &[TxnId], forced: &[Packed]) -> Option<Vec<Edge>> {
-    let n = trace.txns.len();
-    let scc = strong_components(n, forced.iter().map(|e| e.arc_in(txn_of)))
+/// The possible graph's arcs bucketed by run of transactions (see [`exact_each`]).
+struct Pieces {
+    /// Each run: its first transaction and how many (two or more).
+    runs: Vec<(usize, usize)>,
+    forced: Grouped<Packed>,
+    pairs: Grouped<(Node, Node)>,
+    /// The varying pairs' arcs between transactions ([`encode::possible_arcs`]).
+    extra: Grouped<(u32, u32)>,
+}
+
+impl Pieces {
+    fn new(
+        trace: &Trace,
+        txn_of: &[TxnId],
+        forced: Vec<Packed>,
+        pairs: Vec<(Node, Node)>,
+    ) -> Pieces {
+        let n = trace.txns.len();
+        let extra = encode::possible_arcs(trace, &pairs);
+        // Each backward arc covers the transactions from its head to its tail; a run
+        // is a maximal stretch covered without a gap.
+        let mut cover = vec![0i32; n + 1];
+        let mut back = |a: usize, b: usize| {
+            if b < a {
+                cover[b] += 1;
+                cover[a] -= 1;
+            }
+        };
+        for (i, e) in forced.iter().enumerate() {
+            if let Some(later) = forced.get(i + 32) {
+                crate::mem::prefetch(txn_of, crate::graph::packed_event(later.src_node()));
+                crate::mem::prefetch(txn_of, crate::graph::packed_event(later.dst_node()));
+            }
+            let (a, b) = e.arc_in(txn_of);
+            back(a, b);
+        }
+        for &(a, b) in &extra {
+            back(a as usize, b as usize);
+        }
+        let mut run_of = vec![NONE; n];
+        let mut runs = Vec::new();
+        let (mut depth, mut start) = (0i32, 0usize);
+        for t in 0..n {
+            depth += cover[t];
+            if depth == 0 {
+                if t > start {
+                    let r = runs.len() as u32;
+                    run_of[start..=t].iter_mut().for_each(|x| *x = r);
+                    runs.push((start, t + 1 - start));
+                }
+                start = t + 1;
+            }
+        }
+        drop(cover);
+        let groups = runs.len();
+        let same = |x: usize, y: usize| {
+            let r = run_of[x];
+            (r != NONE && run_of[y] == r).then_some(r as usize)
+        };
+        // Each event's run, in one pass in order: two look-ups an edge, not four.
+        let run_of_event: Vec<u32> =
+            crate::mem::collect_huge(txn_of.iter().map(|t| run_of[t.index()]));
+        let same_event = |x: usize, y: usize| {
+            let r = run_of_event[x];
+            (r != NONE && run_of_event[y] == r).then_some(r as usize)
+        };
+        let ahead = |e: &Packed| {
+            crate::mem::prefetch(&run_of_event, crate::graph::packed_event(e.src_node()));
+            crate::mem::prefetch(&run_of_event, crate::graph::packed_event(e.dst_node()));
+        };
+        let key = |e: &Packed| {
+            same_event(
+                crate::graph::packed_event(e.src_node()),
+                crate::graph::packed_event(e.dst_node()),
+            )
+        };
+        let forced = Grouped::new_ahead(forced, groups, key, ahead);
+        let pairs = Grouped::new(pairs, groups, |&(x, y)| same_event(x.event(), y.event()));
+        let extra = Grouped::new(extra, groups, |&(a, b)| same(a as usize, b as usize));
+        Pieces {
+            runs,
+            forced,
+            pairs,
+            extra,
+        }
+    }
+
+    /// Run `s`'s components with a transaction of two events or more (docs/semantics.md
+    /// §5.6: a cycle needs one; so does a forced one), sorted, with their forced edges
+    /// and varying pairs; and how many components were dropped for having none.
+    #[allow(clippy::type_complexity)]
+    fn components(
+        &self,
+        txn_of: &[TxnId],
+        s: usize,
+        multi: &[bool],
+    ) -> (Vec<Vec<usize>>, Grouped<Packed>, Grouped<(Node, Node)>, u64) {
+        let (lo, len) = self.runs[s];
+        let (forced, extra) = (&self.forced[s], &self.extra[s]);
+        let n = forced.len();
+        let source = |i: usize| match forced.get(i) {
+            Some(e) => e.src_in(txn_of) - lo,
+            None => extra[i - n].0 as usize - lo,
+        };
+        let target = |i: usize| match forced.get(i) {
+            Some(e) => e.arc_in(txn_of).1 - lo,
+            None => extra[i - n].1 as usize - lo,
+        };
+        let comps =
+            crate::graph::strong_components_indexed(len, n + extra.len(), source, target, |_| {});
+        let found = comps.len();
+        let comps: Vec<Vec<usize>> = comps
+            .into_iter()
+            .map(|c| c.into_iter().map(|t| t + lo).collect::<Vec<usize>>())
+            .filter(|c| c.iter().any(|&t| multi[t]))
+            .collect();
+        let single_event = (found - comps.len()) as u64;
+        let mut comp_of = vec![NONE; len];
+        for (c, comp) in comps.iter().enumerate() {
+            comp.iter().for_each(|&t| comp_of[t - lo] = c as u32);
+        }
+        let shared = |x: usize, y: usize| {
+            let c = comp_of[x - lo];
+            (c != NONE && comp_of[y - lo] == c).then_some(c as usize)
+        };
+        let txn = |e: EventId| txn_of[e].index();
+        let forced = Grouped::new(forced.to_vec(), comps.len(), |e: &Packed| {
+            let (a, b) = e.arc_in(txn_of);
+            shared(a, b)
+        });
+        let varying = Grouped::new(self.pairs[s].to_vec(), comps.len(), |&(x, y)| {
+            shared(txn(x.event()), txn(y.event()))
+        });
+        (comps, forced, varying, single_event)
+    }
+}
+
+/// A cycle of forced edges among transactions `lo..lo + len` (`run`): in the first of
+/// their components (by least transaction), found among that component's edges
+/// alone, unpacked.
+fn forced_cycle_in(
+    trace: &Trace,
+    txn_of: &[TxnId],
+    (lo, len): (usize, usize),
+    forced: &[Packed],
+) -> Option<Vec<Edge>> {
+    let local = |(a, b): (usize, usize)| (a - lo, b - lo);
+    let scc = strong_components(len, forced.iter().map(|e| local(e.arc_in(txn_of))))
         .into_iter()
         .next()?;
-    let mut member = vec![false; n];
+    let mut member = vec![false; len];
     scc.iter().for_each(|&t| member[t] = true);
     let within = forced
         .iter()
         .map(|e| e.edge(trace))
-        .filter(|e| member[e.from] && member[e.to]);
-    ConflictGraph::from_edges(n, within).find_cycle()
+        .filter(|e| member[e.from - lo] && member[e.to - lo]);
+    ConflictGraph::from_edges(trace.txns.len(), within).find_cycle()
 }
 
 /// Paper semantics on Def. 4's graph `g`: `Err` is the violation of a cycle of directed
@@ -206,7 +406,118 @@ pub fn paper(
             forced_edges: directed.edges().len() as u64,
             varying_count: g.undirected.len() as u64,
             single_event: 0,
-            multi: Vec::new(),
+            multi: Default::default(),
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Buckets;
+    use crate::trace::gen::{generate, Shape};
+
+    /// A component with its forced edges and varying pairs.
+    type Piece = (Vec<usize>, Vec<Packed>, Vec<(Node, Node)>);
+
+    /// The pieces of `exact_each` put together are the front of one pass over the
+    /// whole possible graph: the same components in the same order, each with the same
+    /// forced edges and varying pairs in the same order, and the same components
+    /// dropped for single events. Traces of every shape the generator makes, dense and
+    /// serial, with fences and rmw, up to 3,000 events (most split into several runs).
+    #[test]
+    fn the_pieces_are_the_whole_front() {
+        let mut runs = 0;
+        for seed in 0..300u64 {
+            let events = [20, 60, 200, 800, 3000][seed as usize % 5];
+            let shape = match seed % 3 {
+                0 => Shape {
+                    threads: 2 + seed as usize % 7,
+                    vars: 10 + seed as usize % 50,
+                    txn_len: 2,
+                    fence_every: 2 + seed as usize % 5,
+                    rmw: 0.1,
+                    ..Shape::realistic(events)
+                },
+                1 => Shape {
+                    serial: true,
+                    vars: 100 + 10 * (seed as usize % 90),
+                    ..Shape::realistic(events * 4)
+                },
+                _ => Shape {
+                    vars: 20 + seed as usize % 200,
+                    txn_len: 2 + seed as usize % 4,
+                    fence_every: 4 + seed as usize % 8,
+                    ..Shape::realistic(events)
+                },
+            };
+            let trace = generate(&shape, seed);
+            // The one pass.
+            let pairs = encode::varying_pairs_within(&trace, usize::MAX).unwrap();
+            let forced = forced_packed(&trace, &Stop::default()).unwrap();
+            let txn_of = encode::txn_column(&trace);
+            let multi = encode::multi_event(&trace);
+            let counts = (forced.len() as u64, pairs.len() as u64);
+            let (comps, comp_of) = encode::possible_components(&trace, &txn_of, &forced, &pairs);
+            let kept: Vec<Option<usize>> = comps
+                .iter()
+                .scan(0, |next, c| {
+                    Some(c.iter().any(|&t| multi[t]).then(|| {
+                        *next += 1;
+                        *next - 1
+                    }))
+                })
+                .collect();
+            let single = kept.iter().filter(|k| k.is_none()).count() as u64;
+            let b = Buckets::new(&txn_of, forced, pairs, &kept, &comp_of);
+            let want: Vec<Piece> = comps
+                .into_iter()
+                .zip(&kept)
+                .filter_map(|(c, k)| k.map(|k| (c, b.forced[k].to_vec(), b.pairs[k].to_vec())))
+                .collect();
+            // The pieces.
+            let mut got = Vec::new();
+            let mut dropped = 0;
+            let mut pieces = 0;
+            let mut seen = Seen::default();
+            let v = exact_each::<()>(&trace, &mut Vec::new(), &mut seen, &Stop::default(), |f| {
+                pieces += usize::from(!f.comps.is_empty());
+                dropped += f.single_event;
+                for i in 0..f.comps.len() {
+                    got.push((
+                        f.comps[i].clone(),
+                        f.forced[i].to_vec(),
+                        f.varying[i].to_vec(),
+                    ));
+                }
+                Ok(Verdict::Serializable)
+            })
+            .unwrap();
+            if let Verdict::Violation(_) = v {
+                // A forced cycle: answered by its piece, the pieces before it agree.
+                assert!(
+                    got.len() <= want.len() && want[..got.len()] == got[..],
+                    "seed {seed}"
+                );
+                continue;
+            }
+            assert!(matches!(v, Verdict::Serializable));
+            assert_eq!(got, want, "seed {seed}");
+            assert_eq!(dropped, single, "seed {seed}");
+            let largest = want.iter().map(|w| w.0.len() as u64).max().unwrap_or(0);
+            assert_eq!(
+                (
+                    seen.forced_edges,
+                    seen.varying,
+                    seen.components,
+                    seen.single_event
+                ),
+                (counts.0, counts.1, want.len() as u64, single),
+                "seed {seed}"
+            );
+            assert_eq!(seen.largest, largest, "seed {seed}");
+            runs += usize::from(pieces > 1);
+        }
+        assert!(runs > 40, "{runs} traces in several pieces");
+    }
 }

@@ -74,11 +74,12 @@ pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
 
 /// An access of one variable in [`forced_cross_edges`]: its times, its node (packed,
 /// [`super::pack`]) and its transaction, so the search by variable reads no event.
+/// 16 bytes: times fit a `u32` below [`crate::trace::MAX_EVENTS`] (at most 2·n).
 #[derive(Clone, Copy)]
 struct Access {
     /// Memory writes: earliest and latest time; reads: `cut` and `cut_after`.
-    lo: u64,
-    hi: u64,
+    lo: u32,
+    hi: u32,
     node: u32,
     txn: TxnId,
 }
@@ -194,8 +195,8 @@ fn var_lists(trace: &Trace) -> TiVec<VarId, VarLists> {
         let vl = &mut vars[x];
         let s = vl.slot(e.thread);
         let at = |(lo, hi): (u64, u64), node: Node| Access {
-            lo,
-            hi,
+            lo: u32::try_from(lo).expect("times below 2^32 (MAX_EVENTS)"),
+            hi: u32::try_from(hi).expect("times below 2^32 (MAX_EVENTS)"),
             node: super::pack(node),
             txn: e.txn,
         };

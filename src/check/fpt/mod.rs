@@ -108,12 +108,12 @@ impl FptStats {
         super::front::timed(&mut self.phases, name, f)
     }
 
-    fn record<V>(&mut self, front: &super::front::Front<V>) {
-        self.forced_edges = front.forced_edges;
-        self.varying = front.varying_count;
-        self.components = front.comps.len() as u64;
-        self.single_event_components = front.single_event;
-        self.largest_component = front.largest();
+    fn record(&mut self, seen: &super::front::Seen) {
+        self.forced_edges = seen.forced_edges;
+        self.varying = seen.varying;
+        self.components = seen.components;
+        self.single_event_components = seen.single_event;
+        self.largest_component = seen.largest;
     }
 }
 
@@ -380,13 +380,13 @@ fn exact(
     stop: &Stop,
     st: &mut FptStats,
 ) -> Result<Verdict, FptError> {
-    let b = match super::front::exact(trace, &mut st.phases, stop) {
-        Ok(f) => f,
-        Err(v) => return Ok(v),
-    };
-    st.record(&b);
-    let all: Vec<usize> = (0..b.comps.len()).collect();
-    exact_components(trace, &b, &all, opts, stop, st)
+    let (mut phases, mut seen) = (Vec::new(), super::front::Seen::default());
+    let v = super::front::exact_each(trace, &mut phases, &mut seen, stop, |b| {
+        exact_components(trace, b, &b.all(), opts, stop, st)
+    });
+    st.phases = super::front::merged(phases, std::mem::take(&mut st.phases));
+    st.record(&seen);
+    v
 }
 
 /// Fig. 3 on the components `which` of `b`: a violation in the first component that
@@ -514,7 +514,9 @@ fn paper(
         Ok(f) => f,
         Err(v) => return Ok(v),
     };
-    st.record(&b);
+    let mut seen = super::front::Seen::default();
+    seen.add(&b);
+    st.record(&seen);
     let comps = &b.comps;
     // Events of each transaction, and EG_τ's directed edges out of each event.
     let mut events_of: TiVec<TxnId, Vec<usize>> = trace.per_txn(Vec::new());

@@ -138,13 +138,13 @@ fn exact(
     stop: &Stop,
     st: &mut SatStats,
 ) -> Result<Verdict, SatError> {
-    let front = match super::front::exact(trace, &mut st.phases, stop) {
-        Ok(f) => f,
-        Err(v) => return Ok(v),
-    };
-    record_front(st, &front);
-    let all: Vec<usize> = (0..front.comps.len()).collect();
-    exact_components(trace, &front, &all, kind, stop, st)
+    let (mut phases, mut seen) = (Vec::new(), super::front::Seen::default());
+    let v = super::front::exact_each(trace, &mut phases, &mut seen, stop, |front| {
+        exact_components(trace, front, &front.all(), kind, stop, st)
+    });
+    st.phases = super::front::merged(phases, std::mem::take(&mut st.phases));
+    record_front(st, &seen);
+    v
 }
 
 /// The exact route on the components `which` of `front`: a violation in the first
@@ -268,12 +268,12 @@ fn solve_components(
     Ok(Verdict::Serializable)
 }
 
-fn record_front<V>(st: &mut SatStats, front: &super::front::Front<V>) {
-    st.forced_edges = front.forced_edges;
-    st.varying_pairs = front.varying_count;
-    st.components = front.comps.len() as u64;
-    st.single_event_components = front.single_event;
-    st.largest_component = front.largest();
+fn record_front(st: &mut SatStats, seen: &super::front::Seen) {
+    st.forced_edges = seen.forced_edges;
+    st.varying_pairs = seen.varying;
+    st.components = seen.components;
+    st.single_event_components = seen.single_event;
+    st.largest_component = seen.largest;
 }
 
 fn record_formula(st: &mut SatStats, f: &Formula) {
@@ -326,7 +326,9 @@ fn paper(
         Ok(f) => f,
         Err(v) => return Ok(v),
     };
-    record_front(st, &front);
+    let mut seen = super::front::Seen::default();
+    seen.add(&front);
+    record_front(st, &seen);
     let comps = &front.comps;
     let encode = |i: usize, comp: &[usize]| {
         encode::encode_paper(
