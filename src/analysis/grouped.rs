@@ -88,26 +88,43 @@ impl<T: Copy> Grouped<T> {
         key: impl Fn(&T) -> Option<usize>,
         ahead: impl Fn(&T),
     ) -> Grouped<T> {
+        Grouped::from_parts(vec![items], groups, key, ahead)
+    }
+
+    /// [`Grouped::new_ahead`] on the items of `parts` in order, as if they were one
+    /// vector (what a pass in parallel makes, without appending the parts first: each
+    /// is given back as it is read, then freed).
+    pub fn from_parts(
+        parts: Vec<Vec<T>>,
+        groups: usize,
+        key: impl Fn(&T) -> Option<usize>,
+        ahead: impl Fn(&T),
+    ) -> Grouped<T> {
         const DROPPED: u32 = u32::MAX;
         const CHUNK: usize = 1 << 16;
         let mut starts = vec![0usize; groups + 1];
-        let dest: Vec<u32> = items
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                if let Some(later) = items.get(i + AHEAD) {
-                    ahead(later);
-                }
-                x
-            })
-            .map(|x| match key(x) {
-                Some(g) if g < groups => {
-                    starts[g + 1] += 1;
-                    u32::try_from(g).expect("fewer than 2^32 groups")
-                }
-                _ => DROPPED,
-            })
-            .collect();
+        let total: usize = parts.iter().map(Vec::len).sum();
+        let mut dest: Vec<u32> = Vec::with_capacity(total);
+        for items in &parts {
+            dest.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        if let Some(later) = items.get(i + AHEAD) {
+                            ahead(later);
+                        }
+                        x
+                    })
+                    .map(|x| match key(x) {
+                        Some(g) if g < groups => {
+                            starts[g + 1] += 1;
+                            u32::try_from(g).expect("fewer than 2^32 groups")
+                        }
+                        _ => DROPPED,
+                    }),
+            );
+        }
         for g in 0..groups {
             starts[g + 1] += starts[g];
         }
@@ -115,18 +132,23 @@ impl<T: Copy> Grouped<T> {
         let mut out: Vec<T> = Vec::with_capacity(kept);
         let slots = out.spare_capacity_mut();
         let mut next = starts.clone();
-        let (mut items, mut dest) = (Consumed::new(items), Consumed::new(dest));
-        for i in 0..items.len {
-            let g = dest.get(i);
-            if g != DROPPED {
-                let at = &mut next[g as usize];
-                slots[*at].write(items.get(i));
-                *at += 1;
+        let mut dest = Consumed::new(dest);
+        let mut at = 0;
+        for part in parts {
+            let mut items = Consumed::new(part);
+            for i in 0..items.len {
+                let g = dest.get(at + i);
+                if g != DROPPED {
+                    let to = &mut next[g as usize];
+                    slots[*to].write(items.get(i));
+                    *to += 1;
+                }
+                if (i + 1).is_multiple_of(CHUNK) {
+                    items.give_back(i + 1);
+                    dest.give_back(at + i + 1);
+                }
             }
-            if (i + 1).is_multiple_of(CHUNK) {
-                items.give_back(i + 1);
-                dest.give_back(i + 1);
-            }
+            at += items.len;
         }
         assert!((0..groups).all(|g| next[g] == starts[g + 1]));
         // SAFETY: group g's slots starts[g]..starts[g + 1] were each written once.

@@ -73,7 +73,15 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
         thread: crate::trace::ThreadId,
         read: bool,
     }
-    let mut by_var: TiVec<VarId, Vec<Span>> = trace.per_var(Vec::new());
+    // Each list made at its size first: growing it would copy it into fresh pages.
+    let mut sizes = trace.per_var(0usize);
+    for e in &trace.events {
+        if let (Some(x), false) = (e.var, e.op == Op::Fence) {
+            sizes[x] += 1;
+        }
+    }
+    let mut by_var: TiVec<VarId, Vec<Span>> =
+        sizes.raw.iter().map(|&n| Vec::with_capacity(n)).collect();
     for (i, e) in trace.events.iter().enumerate() {
         let node = match e.op {
             Op::Wr => Step::Commit(i),

@@ -7,7 +7,7 @@
 
 use super::{Unknown, Verdict, Witness};
 use crate::analysis::{self as encode, Grouped, PaperBuckets, NONE};
-use crate::graph::forced::forced_packed;
+use crate::graph::forced::forced_parts;
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge, Packed};
 use crate::trace::exec::{Execution, Node};
@@ -155,7 +155,7 @@ pub fn exact_each<E>(
     if stop.expired() {
         return stopped();
     }
-    let forced = timed(phases, "forced edges", || forced_packed(trace, stop));
+    let forced = timed(phases, "forced edges", || forced_parts(trace, stop));
     let Some(forced) = forced else {
         return stopped();
     };
@@ -171,7 +171,7 @@ pub fn exact_each<E>(
         Err(n) => {
             // Too many to encode; a forced cycle still answers.
             let all = (0, trace.txns.len());
-            let find = || forced_cycle_in(trace, &txn_of, all, &forced);
+            let find = || forced_cycle_in(trace, &txn_of, all, &forced.concat());
             if let Some(cycle) = timed(phases, "forced cycle", find) {
                 return Ok(forced_cycle(cycle));
             }
@@ -183,7 +183,7 @@ pub fn exact_each<E>(
     if stop.expired() {
         return stopped();
     }
-    let forced_edges = forced.len() as u64;
+    let forced_edges = forced.iter().map(Vec::len).sum::<usize>() as u64;
     let varying_count = pairs.len() as u64;
     (seen.forced_edges, seen.varying) = (forced_edges, varying_count);
     let multi = std::sync::Arc::new(encode::multi_event(trace));
@@ -236,7 +236,7 @@ impl Pieces {
     fn new(
         trace: &Trace,
         txn_of: &[TxnId],
-        forced: Vec<Packed>,
+        forced: Vec<Vec<Packed>>,
         pairs: Vec<(Node, Node)>,
     ) -> Pieces {
         let n = trace.txns.len();
@@ -250,13 +250,15 @@ impl Pieces {
                 cover[a] -= 1;
             }
         };
-        for (i, e) in forced.iter().enumerate() {
-            if let Some(later) = forced.get(i + 32) {
-                crate::mem::prefetch(txn_of, crate::graph::packed_event(later.src_node()));
-                crate::mem::prefetch(txn_of, crate::graph::packed_event(later.dst_node()));
+        for part in &forced {
+            for (i, e) in part.iter().enumerate() {
+                if let Some(later) = part.get(i + 32) {
+                    crate::mem::prefetch(txn_of, crate::graph::packed_event(later.src_node()));
+                    crate::mem::prefetch(txn_of, crate::graph::packed_event(later.dst_node()));
+                }
+                let (a, b) = e.arc_in(txn_of);
+                back(a, b);
             }
-            let (a, b) = e.arc_in(txn_of);
-            back(a, b);
         }
         for &(a, b) in &extra {
             back(a as usize, b as usize);
@@ -298,7 +300,7 @@ impl Pieces {
                 crate::graph::packed_event(e.dst_node()),
             )
         };
-        let forced = Grouped::new_ahead(forced, groups, key, ahead);
+        let forced = Grouped::from_parts(forced, groups, key, ahead);
         let pairs = Grouped::new(pairs, groups, |&(x, y)| same_event(x.event(), y.event()));
         let extra = Grouped::new(extra, groups, |&(a, b)| same(a as usize, b as usize));
         Pieces {
@@ -415,6 +417,7 @@ pub fn paper(
 mod tests {
     use super::*;
     use crate::analysis::Buckets;
+    use crate::graph::forced::forced_packed;
     use crate::trace::gen::{generate, Shape};
 
     /// A component with its forced edges and varying pairs.

@@ -305,6 +305,12 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
 /// memory budget (polled every 2¹⁶ edges; past it, the rest are not stored). The
 /// trace's events fit a packed node ([`crate::trace::MAX_EVENTS`]).
 pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
+    forced_parts(trace, stop).map(|parts| parts.concat())
+}
+
+/// [`forced_packed`] in the parts the passes made, in order (the same-thread edges,
+/// then the variables' runs): what is read once in order needs no copy into one vector.
+pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Vec<Packed>>> {
     use rayon::prelude::*;
     /// Polls the heap every 2¹⁶ edges; past the budget, stores no more.
     fn adder<'a>(
@@ -330,7 +336,7 @@ pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
     // edges then appended in order: the same edges in the same order as one pass.
     let vars = var_lists(trace);
     let size = |vl: &VarLists| vl.mw.iter().chain(&vl.rd).map(Vec::len).sum::<usize>();
-    let parts: Vec<Vec<Packed>> = runs(&vars.raw, size)
+    let mut parts: Vec<Vec<Packed>> = runs(&vars.raw, size)
         .into_par_iter()
         .map(|run| {
             let mut part = Vec::new();
@@ -344,11 +350,8 @@ pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
         })
         .collect();
     drop(vars);
-    out.reserve_exact(parts.iter().map(Vec::len).sum());
-    for part in parts {
-        out.extend_from_slice(&part);
-    }
-    (!stop.over_memory()).then_some(out)
+    parts.insert(0, out);
+    (!stop.over_memory()).then_some(parts)
 }
 
 /// `items` cut into consecutive runs of about equal `size`, several per thread of the
