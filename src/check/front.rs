@@ -98,13 +98,13 @@ impl Seen {
 }
 
 /// Exact semantics, piece by piece: the components of the possible graph in the order
-/// of their least transaction, handed to `each` a *segment* at a time as soon as that
-/// segment's are found, until `each` answers anything but serializable (that answer is
-/// returned; serializable when every piece is). A violation of forced edges alone is
-/// the answer of its piece (witness: the SC run); the budget's unknown that of the
-/// whole.
+/// of their least transaction, handed to `each` a *run* of transactions at a time as
+/// soon as that run's are found, until `each` answers anything but serializable (that
+/// answer is returned; serializable when every run is). A violation of forced edges
+/// alone is the answer of its run (witness: the SC run); the budget's unknown that of
+/// the whole.
 ///
-/// Segments: transactions are numbered in the order they first appear; a cycle must
+/// Runs: transactions are numbered in the order they first appear; a cycle must
 /// use an arc from a later transaction to an earlier one, so it lies inside one
 /// maximal run of transactions that such backward arcs overlap. The arcs are bucketed
 /// by run once, then each run's components are found on its own arcs (a table the
