@@ -95,28 +95,67 @@ impl Access {
     }
 }
 
-/// The accesses of one variable, per thread.
+/// The accesses of one variable, per thread (a slot each, in the order the threads
+/// first access it), as ranges of one vector of every access ([`Accesses`]).
 #[derive(Default)]
 struct VarLists {
-    slot: rustc_hash::FxHashMap<ThreadId, usize>,
     /// Memory writes per slot, FIFO order (`lo`, `hi`: earliest and latest time,
     /// both monotone).
-    mw: Vec<Vec<Access>>,
+    mw: Vec<std::ops::Range<usize>>,
     /// Reads per slot, program order (`lo`, `hi`: cut and cut_after, both monotone).
-    rd: Vec<Vec<Access>>,
+    rd: Vec<std::ops::Range<usize>>,
     threads: Vec<ThreadId>,
 }
 
 impl VarLists {
-    fn slot(&mut self, t: ThreadId) -> usize {
-        let n = self.slot.len();
-        let s = *self.slot.entry(t).or_insert(n);
-        if s == n {
-            self.mw.push(Vec::new());
-            self.rd.push(Vec::new());
-            self.threads.push(t);
+    fn len(&self) -> usize {
+        self.mw
+            .iter()
+            .chain(&self.rd)
+            .map(ExactSizeIterator::len)
+            .sum()
+    }
+}
+
+/// Every access of a variable in one vector, grouped by variable and slot (one block:
+/// given back whole once the passes are done), and each variable's lists.
+struct Accesses {
+    all: Vec<Access>,
+    vars: TiVec<VarId, VarLists>,
+}
+
+/// Each (variable, thread)'s slot in its variable's [`VarLists`]: a flat table when
+/// it is small, else a hash map.
+enum Slots {
+    Flat { k: usize, slot: Vec<u32> },
+    Map(rustc_hash::FxHashMap<(VarId, ThreadId), u32>),
+}
+
+impl Slots {
+    fn new(trace: &Trace) -> Slots {
+        let (k, m) = (trace.threads.len(), trace.vars.len());
+        match k.checked_mul(m).filter(|&n| n <= 1 << 24) {
+            Some(n) => Slots::Flat {
+                k,
+                slot: vec![u32::MAX; n],
+            },
+            None => Slots::Map(Default::default()),
         }
-        s
+    }
+
+    /// The slot of `t` in `x`'s lists, made (empty) on its first access.
+    fn get(&mut self, x: VarId, t: ThreadId, vl: &mut VarLists) -> usize {
+        let s = match self {
+            Slots::Flat { k, slot } => &mut slot[x.index() * *k + t.index()],
+            Slots::Map(map) => map.entry((x, t)).or_insert(u32::MAX),
+        };
+        if *s == u32::MAX {
+            *s = vl.threads.len() as u32;
+            vl.threads.push(t);
+            vl.mw.push(0..0);
+            vl.rd.push(0..0);
+        }
+        *s as usize
     }
 }
 
@@ -182,27 +221,66 @@ pub fn commit_times(trace: &Trace, w: EventId) -> (u64, u64) {
 /// Cross-thread conflicts present, in this direction, in every execution:
 /// `f((a, its transaction), (b, its transaction), rule)`.
 pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut((Node, TxnId), (Node, TxnId), Rule)) {
-    for vl in &var_lists(trace) {
-        cross_edges_of(vl, &mut f);
+    let a = var_lists(trace);
+    for vl in &a.vars {
+        cross_edges_of(&a.all, vl, &mut f);
     }
 }
 
-/// Each variable's accesses, per thread, in one pass over the trace.
-fn var_lists(trace: &Trace) -> TiVec<VarId, VarLists> {
+/// Each variable's accesses, per thread, in two passes over the trace: one counts each
+/// list's accesses, the other writes them in place in one vector (lists grown one by
+/// one were copied into fresh pages, and stayed resident in the heap once freed).
+fn var_lists(trace: &Trace) -> Accesses {
+    var_lists_with(trace, Slots::new(trace))
+}
+
+/// [`var_lists`] with the slots kept in `slots`.
+fn var_lists_with(trace: &Trace, mut slots: Slots) -> Accesses {
     let mut vars: TiVec<VarId, VarLists> = trace.vars.keys().map(|_| VarLists::default()).collect();
+    // Accesses per list, `[memory writes, reads]`, by variable and slot.
+    let mut sizes: TiVec<VarId, Vec<[usize; 2]>> = trace.per_var(Vec::new());
+    for e in &trace.events {
+        let Some(x) = e.var else { continue };
+        let s = slots.get(x, e.thread, &mut vars[x]);
+        if sizes[x].len() <= s {
+            sizes[x].push([0, 0]);
+        }
+        sizes[x][s][usize::from(e.op == Op::Rd)] += 1;
+    }
+    // The lists' places, one after the other; `next`: where each list's next access goes.
+    let mut at = 0;
+    for (vl, sizes) in vars.raw.iter_mut().zip(&sizes.raw) {
+        for (s, &[w, r]) in sizes.iter().enumerate() {
+            vl.mw[s] = at..at + w;
+            vl.rd[s] = at + w..at + w + r;
+            at += w + r;
+        }
+    }
+    drop(sizes);
+    let mut next: TiVec<VarId, Vec<[usize; 2]>> = vars
+        .iter()
+        .map(|vl| {
+            vl.mw
+                .iter()
+                .zip(&vl.rd)
+                .map(|(w, r)| [w.start, r.start])
+                .collect()
+        })
+        .collect();
+    let mut all: Vec<Access> = Vec::with_capacity(at);
+    let room = all.spare_capacity_mut();
     for (p, e) in trace.events.iter().enumerate() {
         let Some(x) = e.var else { continue };
-        let vl = &mut vars[x];
-        let s = vl.slot(e.thread);
-        let at = |(lo, hi): (u64, u64), node: Node| Access {
+        let s = slots.get(x, e.thread, &mut vars[x]);
+        let access = |(lo, hi): (u64, u64), node: Node| Access {
             lo: u32::try_from(lo).expect("times below 2^32 (MAX_EVENTS)"),
             hi: u32::try_from(hi).expect("times below 2^32 (MAX_EVENTS)"),
             node: super::pack(node),
             txn: e.txn,
         };
-        match e.op {
-            Op::Wr => vl.mw[s].push(at(commit_times(trace, p), Step::Commit(p))),
-            Op::Rmw => vl.mw[s].push(at((event_time(p), event_time(p)), Step::Event(p))),
+        let a = match e.op {
+            Op::Wr => access(commit_times(trace, p), Step::Commit(p)),
+            Op::Rmw => access((event_time(p), event_time(p)), Step::Event(p)),
             Op::Rd => {
                 // A buffered read may be parallel with memory writes after its write and
                 // before that write's commit (exception (i)).
@@ -210,17 +288,30 @@ fn var_lists(trace: &Trace) -> TiVec<VarId, VarLists> {
                     Some(w) => (event_time(w), commit_times(trace, w).1),
                     None => (event_time(p), event_time(p)),
                 };
-                vl.rd[s].push(at(cuts, Step::Event(p)));
+                access(cuts, Step::Event(p))
             }
             Op::Fence => unreachable!(),
-        }
+        };
+        let to = &mut next[x][s][usize::from(e.op == Op::Rd)];
+        room[*to].write(a);
+        *to += 1;
     }
-    vars
+    // SAFETY: every place 0..at was written once: each list's count is its accesses.
+    unsafe { all.set_len(at) };
+    Accesses { all, vars }
 }
 
 /// [`forced_cross_edges`] of one variable: the passes of the variables are independent.
-fn cross_edges_of(vl: &VarLists, f: &mut impl FnMut((Node, TxnId), (Node, TxnId), Rule)) {
+fn cross_edges_of(
+    all: &[Access],
+    vl: &VarLists,
+    f: &mut impl FnMut((Node, TxnId), (Node, TxnId), Rule),
+) {
     let k = vl.threads.len();
+    let lists = |l: &[std::ops::Range<usize>]| -> Vec<&[Access]> {
+        l.iter().map(|r| &all[r.clone()]).collect()
+    };
+    let (mws, rds) = (lists(&vl.mw), lists(&vl.rd));
     // linked[o]: the latest access of thread o already linked into s's chain.
     let mut linked: Vec<Option<EventId>> = vec![None; k];
     // Per other thread, how many of its memory writes (reads) lie before the
@@ -233,7 +324,7 @@ fn cross_edges_of(vl: &VarLists, f: &mut impl FnMut((Node, TxnId), (Node, TxnId)
             v.iter_mut().for_each(|p| *p = 0);
         }
         // s's accesses of the variable in issue order: memory writes and reads merged.
-        let (mw, rd) = (&vl.mw[s], &vl.rd[s]);
+        let (mw, rd) = (mws[s], rds[s]);
         let (mut i, mut j) = (0, 0);
         while i < mw.len() || j < rd.len() {
             let write_next = j == rd.len() || (i < mw.len() && mw[i].issue() < rd[j].issue());
@@ -249,11 +340,11 @@ fn cross_edges_of(vl: &VarLists, f: &mut impl FnMut((Node, TxnId), (Node, TxnId)
                     }
                     *p
                 };
-                let w = before(&vl.mw[o], if write_next { &mut ww[o] } else { &mut wr[o] });
-                let mut from = (w > 0).then(|| (vl.mw[o][w - 1], Rule::WriteWrite));
+                let w = before(mws[o], if write_next { &mut ww[o] } else { &mut wr[o] });
+                let mut from = (w > 0).then(|| (mws[o][w - 1], Rule::WriteWrite));
                 if write_next {
-                    let r = before(&vl.rd[o], &mut rw[o]);
-                    let read = r.checked_sub(1).map(|r| vl.rd[o][r]);
+                    let r = before(rds[o], &mut rw[o]);
+                    let read = r.checked_sub(1).map(|r| rds[o][r]);
                     if let Some(read) =
                         read.filter(|rd| from.is_none_or(|(m, _)| m.issue() < rd.issue()))
                     {
@@ -334,22 +425,21 @@ pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Vec<Packed>
     }
     // The variables' passes in parallel, in runs of about equal accesses, each run's
     // edges then appended in order: the same edges in the same order as one pass.
-    let vars = var_lists(trace);
-    let size = |vl: &VarLists| vl.mw.iter().chain(&vl.rd).map(Vec::len).sum::<usize>();
-    let mut parts: Vec<Vec<Packed>> = runs(&vars.raw, size)
+    let a = var_lists(trace);
+    let mut parts: Vec<Vec<Packed>> = runs(&a.vars.raw, VarLists::len)
         .into_par_iter()
         .map(|run| {
             let mut part = Vec::new();
             {
                 let mut add = adder(&mut part, stop);
-                for vl in &vars.raw[run] {
-                    cross_edges_of(vl, &mut add);
+                for vl in &a.vars.raw[run] {
+                    cross_edges_of(&a.all, vl, &mut add);
                 }
             }
             part
         })
         .collect();
-    drop(vars);
+    drop(a);
     parts.insert(0, out);
     (!stop.over_memory()).then_some(parts)
 }
@@ -369,4 +459,44 @@ pub(crate) fn runs<T>(items: &[T], size: impl Fn(&T) -> usize) -> Vec<std::ops::
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flat table of slots and the hash map (taken past 2²⁴ variable-thread
+    /// pairs) give the same lists, slot by slot, in the same order.
+    #[test]
+    fn both_slot_tables_give_the_same_lists() {
+        use crate::trace::gen::{generate, Shape};
+        for seed in 0..40 {
+            let shape = Shape {
+                threads: 2 + seed as usize % 6,
+                vars: 3 + seed as usize % 20,
+                ..Shape::realistic(400)
+            };
+            let t = generate(&shape, seed);
+            let flat = var_lists_with(&t, Slots::new(&t));
+            assert!(matches!(Slots::new(&t), Slots::Flat { .. }));
+            let map = var_lists_with(&t, Slots::Map(Default::default()));
+            let key = |a: &Accesses| -> Vec<_> {
+                let acc = |x: &Access| (x.lo, x.hi, x.node, x.txn);
+                a.vars
+                    .raw
+                    .iter()
+                    .map(|vl| {
+                        let lists = |l: &Vec<std::ops::Range<usize>>| -> Vec<Vec<_>> {
+                            l.iter()
+                                .map(|r| a.all[r.clone()].iter().map(acc).collect())
+                                .collect()
+                        };
+                        (vl.threads.clone(), lists(&vl.mw), lists(&vl.rd))
+                    })
+                    .collect()
+            };
+            assert_eq!(key(&flat), key(&map), "seed {seed}");
+            assert!(flat.vars.raw.iter().any(|vl| vl.threads.len() > 1));
+        }
+    }
 }
