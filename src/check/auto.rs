@@ -186,6 +186,7 @@ fn decide_front(
             if first_jumps == u64::MAX {
                 return Ok(v);
             }
+            // fpt's side of the race leaves one core to sat (built on the first race).
             if racing.is_none() {
                 *racing = Some(fpt::pool(jobs.saturating_sub(1).max(1))?);
             }
