@@ -243,8 +243,9 @@ pub fn possible_arcs(trace: &Trace, pairs: &[(Node, Node)]) -> Vec<(u32, u32)> {
     out
 }
 
-/// The component holding both transactions, if they share one.
-fn shared_component(comp_of: &[u32], x: usize, y: usize) -> Option<usize> {
+/// The component holding both transactions, if they share one (`comp_of`: each
+/// transaction's component, or [`NONE`]).
+pub(crate) fn shared_component(comp_of: &[u32], x: usize, y: usize) -> Option<usize> {
     let c = comp_of[x];
     (c != NONE && comp_of[y] == c).then_some(c as usize)
 }
