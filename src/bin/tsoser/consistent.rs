@@ -52,7 +52,8 @@ pub(crate) fn cmd_consistent(a: &ConsistentArgs) -> Result<u8> {
                     json.to_string()
                 } else {
                     one_line(&text)
-                },
+                }
+                .into(),
             },
         });
     }

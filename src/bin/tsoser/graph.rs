@@ -151,7 +151,8 @@ pub(crate) fn cmd_graph(a: &GraphArgs) -> Result<u8> {
                         serde_json::to_string(&report).unwrap_or_default()
                     } else {
                         graph_line(&report)
-                    },
+                    }
+                    .into(),
                 },
             }
         });

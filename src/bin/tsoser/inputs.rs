@@ -93,7 +93,48 @@ pub(crate) struct FileOutcome {
     /// The exit code the file alone would give.
     pub(crate) code: u8,
     /// Its line of text (without the newline), or its JSON record.
-    pub(crate) text: String,
+    pub(crate) text: Record,
+}
+
+/// A file's line of a batch, held until the lines before it are printed.
+pub(crate) enum Record {
+    Line(String),
+    /// A JSON record past [`SPOOL_IN_MEMORY`] bytes (a whole witness of a large trace:
+    /// 2.7 GB at 10⁷ events) waits in a temporary file, not in memory.
+    Spooled(tempfile::SpooledTempFile),
+}
+
+/// The bytes of a record a batch holds in memory before it spills to a temporary file.
+pub(crate) const SPOOL_IN_MEMORY: usize = 8 << 20;
+
+impl From<String> for Record {
+    fn from(s: String) -> Record {
+        Record::Line(s)
+    }
+}
+
+impl Record {
+    /// `v` as one JSON line, written as it is made (spilled past [`SPOOL_IN_MEMORY`]).
+    pub(crate) fn json(v: &(impl serde::Serialize + ?Sized)) -> std::io::Result<Record> {
+        let mut spool = tempfile::spooled_tempfile(SPOOL_IN_MEMORY);
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut spool);
+        serde_json::to_writer(&mut w, v)?;
+        w.into_inner().map_err(|e| e.into_error())?;
+        Ok(Record::Spooled(spool))
+    }
+
+    /// Writes the record and its newline to `out`.
+    pub(crate) fn write_to(self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        use std::io::Seek;
+        match self {
+            Record::Line(s) => out.write_all(s.as_bytes())?,
+            Record::Spooled(mut spool) => {
+                spool.rewind()?;
+                std::io::copy(&mut spool, out)?;
+            }
+        }
+        out.write_all(b"\n")
+    }
 }
 
 /// How bad an exit code is: internal error, input error, violation, unknown, ok.
@@ -154,7 +195,7 @@ pub(crate) fn batch(
             let next = p.0;
             p.1.remove(&next)
         } {
-            out::emit(&format!("{}\n", o.text));
+            out::emit_record(o.text);
             p.0 += 1;
         }
     });
@@ -248,7 +289,10 @@ pub(crate) fn short_outcome(
     } else {
         format!("{}: {verdict} — {reason}", file.display())
     };
-    FileOutcome { code, text }
+    FileOutcome {
+        code,
+        text: text.into(),
+    }
 }
 
 /// The one line of a file that could not be read or checked.
@@ -260,4 +304,31 @@ pub(crate) fn error_outcome(file: &Path, e: &anyhow::Error, json: bool, code: u8
         json,
         code,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record past [`SPOOL_IN_MEMORY`] waits in a file, not in memory, and is
+    /// written back as the JSON line it would have been.
+    #[test]
+    fn a_large_record_is_spilled_and_written_back_whole() {
+        let big: Vec<String> = (0..600_000).map(|i| format!("item number {i}")).collect();
+        let want = serde_json::to_string(&big).unwrap();
+        assert!(want.len() > SPOOL_IN_MEMORY);
+        let r = Record::json(&big).unwrap();
+        assert!(matches!(&r, Record::Spooled(s) if s.is_rolled()));
+        let mut out = Vec::new();
+        r.write_to(&mut out).unwrap();
+        assert_eq!(out, format!("{want}\n").into_bytes());
+        let small = Record::json(&big[..3]).unwrap();
+        assert!(matches!(&small, Record::Spooled(s) if !s.is_rolled()));
+        let mut out = Vec::new();
+        small.write_to(&mut out).unwrap();
+        assert_eq!(
+            out,
+            format!("{}\n", serde_json::to_string(&big[..3]).unwrap()).into_bytes()
+        );
+    }
 }

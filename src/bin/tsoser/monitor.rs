@@ -67,7 +67,7 @@ pub(crate) fn cmd_monitor(a: &MonitorArgs) -> Result<u8> {
                     code, json, line, ..
                 }) => FileOutcome {
                     code,
-                    text: if as_json { json.to_string() } else { line },
+                    text: if as_json { json.to_string() } else { line }.into(),
                 },
             }
         });

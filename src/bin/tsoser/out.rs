@@ -44,6 +44,25 @@ pub(crate) fn emit(s: &str) {
     }
 }
 
+/// [`emit`] of a batch's record ([`crate::inputs::Record`]), copied from its spool.
+pub(crate) fn emit_record(r: crate::inputs::Record) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match r.write_to(&mut w).and_then(|()| w.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            drop(w.into_parts());
+        }
+        Err(e) => {
+            warn(&format!("tsoser: cannot write output: {e}"));
+            std::process::exit(USAGE as i32);
+        }
+    }
+}
+
 /// Flushes standard output (errors as in [`emit`]).
 pub(crate) fn flush() {
     if STDOUT_CLOSED.load(Ordering::Relaxed) {

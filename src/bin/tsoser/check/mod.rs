@@ -89,9 +89,9 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
             chains: None,
         };
         let report = check_report(a, cfg, &ans);
-        match serde_json::to_string(&report) {
-            Ok(s) => s,
-            Err(e) => return crate::inputs::error_outcome(file, &e.into(), true, INTERNAL),
+        match crate::inputs::Record::json(&report) {
+            Ok(r) => r,
+            Err(e) => return crate::inputs::error_outcome(file, &e.into(), true, USAGE),
         }
     } else {
         let secs = started.elapsed().as_secs_f64();
@@ -123,6 +123,7 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
                 )
             }
         }
+        .into()
     };
     crate::inputs::FileOutcome { code, text }
 }
