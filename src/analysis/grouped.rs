@@ -66,6 +66,10 @@ impl<T> Drop for Consumed<T> {
 
 /// How many items ahead [`Grouped::new_ahead`] looks.
 const AHEAD: usize = 32;
+/// An item's group when it is dropped.
+const DROPPED: u32 = u32::MAX;
+/// Items read between two givings back of the pages read.
+const CHUNK: usize = 1 << 16;
 
 impl<T: Copy> Grouped<T> {
     /// Groups `items` by `key` (`None`: dropped). Each item is copied once into its
@@ -88,42 +92,42 @@ impl<T: Copy> Grouped<T> {
         key: impl Fn(&T) -> Option<usize>,
         ahead: impl Fn(&T),
     ) -> Grouped<T> {
-        Grouped::from_parts(vec![items], groups, key, ahead)
+        Grouped::in_order(vec![items], groups, key, ahead)
     }
 
     /// [`Grouped::new_ahead`] on the items of `parts` in order, as if they were one
     /// vector (what a pass in parallel makes, without appending the parts first: each
-    /// is given back as it is read, then freed).
+    /// is given back as it is read, then freed). The parts are keyed and moved in
+    /// parallel, each into the places its own counts give it, unless there are so
+    /// many groups that a table of counts per part would be large (2²² counts).
     pub fn from_parts(
+        parts: Vec<Vec<T>>,
+        groups: usize,
+        key: impl Fn(&T) -> Option<usize> + Sync,
+        ahead: impl Fn(&T) + Sync,
+    ) -> Grouped<T>
+    where
+        T: Send + Sync,
+    {
+        if parts.len() > 1 && groups.saturating_mul(parts.len()) <= 1 << 22 {
+            Grouped::in_parallel(parts, groups, key, ahead)
+        } else {
+            Grouped::in_order(parts, groups, key, ahead)
+        }
+    }
+
+    /// [`Grouped::from_parts`], a part at a time.
+    fn in_order(
         parts: Vec<Vec<T>>,
         groups: usize,
         key: impl Fn(&T) -> Option<usize>,
         ahead: impl Fn(&T),
     ) -> Grouped<T> {
-        const DROPPED: u32 = u32::MAX;
-        const CHUNK: usize = 1 << 16;
         let mut starts = vec![0usize; groups + 1];
         let total: usize = parts.iter().map(Vec::len).sum();
         let mut dest: Vec<u32> = Vec::with_capacity(total);
         for items in &parts {
-            dest.extend(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, x)| {
-                        if let Some(later) = items.get(i + AHEAD) {
-                            ahead(later);
-                        }
-                        x
-                    })
-                    .map(|x| match key(x) {
-                        Some(g) if g < groups => {
-                            starts[g + 1] += 1;
-                            u32::try_from(g).expect("fewer than 2^32 groups")
-                        }
-                        _ => DROPPED,
-                    }),
-            );
+            keys_into(items, groups, &key, &ahead, &mut starts[1..], &mut dest);
         }
         for g in 0..groups {
             starts[g + 1] += starts[g];
@@ -155,6 +159,99 @@ impl<T: Copy> Grouped<T> {
         unsafe { out.set_len(kept) };
         Grouped { items: out, starts }
     }
+
+    /// [`Grouped::from_parts`], the parts in parallel: each part's keys and counts per
+    /// group, then each part's items moved into its own places of each group (after
+    /// those of the parts before it, so the order is that of [`Grouped::in_order`]).
+    fn in_parallel(
+        parts: Vec<Vec<T>>,
+        groups: usize,
+        key: impl Fn(&T) -> Option<usize> + Sync,
+        ahead: impl Fn(&T) + Sync,
+    ) -> Grouped<T>
+    where
+        T: Send + Sync,
+    {
+        use rayon::prelude::*;
+        let keyed: Vec<(Vec<u32>, Vec<usize>)> = parts
+            .par_iter()
+            .map(|items| {
+                let (mut counts, mut dest) =
+                    (vec![0usize; groups], Vec::with_capacity(items.len()));
+                keys_into(items, groups, &key, &ahead, &mut counts, &mut dest);
+                (dest, counts)
+            })
+            .collect();
+        let mut starts = vec![0usize; groups + 1];
+        for g in 0..groups {
+            starts[g + 1] = starts[g] + keyed.iter().map(|(_, c)| c[g]).sum::<usize>();
+        }
+        // Each part's next place in each group.
+        let mut nexts = Vec::with_capacity(parts.len());
+        let mut next = starts[..groups].to_vec();
+        for (_, counts) in &keyed {
+            nexts.push(next.clone());
+            next.iter_mut().zip(counts).for_each(|(n, c)| *n += c);
+        }
+        assert!((0..groups).all(|g| next[g] == starts[g + 1]));
+        let kept = starts[groups];
+        let mut out: Vec<T> = Vec::with_capacity(kept);
+        let base = Shared(out.as_mut_ptr());
+        parts
+            .into_par_iter()
+            .zip(keyed)
+            .zip(nexts)
+            .for_each(|((part, (dest, _)), mut next)| {
+                let base = &base;
+                let (mut items, mut dest) = (Consumed::new(part), Consumed::new(dest));
+                for i in 0..items.len {
+                    let g = dest.get(i);
+                    if g != DROPPED {
+                        let to = &mut next[g as usize];
+                        // SAFETY: below `kept`, in this part's own places of group g
+                        // (its count of them, after the parts before it): no other
+                        // part writes there, and each place is written once.
+                        unsafe { base.0.add(*to).write(items.get(i)) };
+                        *to += 1;
+                    }
+                    if (i + 1).is_multiple_of(CHUNK) {
+                        items.give_back(i + 1);
+                        dest.give_back(i + 1);
+                    }
+                }
+            });
+        // SAFETY: every place below `kept` was written once (the counts add up).
+        unsafe { out.set_len(kept) };
+        Grouped { items: out, starts }
+    }
+}
+
+/// A pointer the parallel moves share; each writes its own places.
+struct Shared<T>(*mut T);
+// SAFETY: the places written through it are disjoint between threads (see its use).
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+/// Appends each item's group to `dest` (`DROPPED`: none), counted into `counts`.
+fn keys_into<T>(
+    items: &[T],
+    groups: usize,
+    key: impl Fn(&T) -> Option<usize>,
+    ahead: impl Fn(&T),
+    counts: &mut [usize],
+    dest: &mut Vec<u32>,
+) {
+    dest.extend(items.iter().enumerate().map(|(i, x)| {
+        if let Some(later) = items.get(i + AHEAD) {
+            ahead(later);
+        }
+        match key(x) {
+            Some(g) if g < groups => {
+                counts[g] += 1;
+                u32::try_from(g).expect("fewer than 2^32 groups")
+            }
+            _ => DROPPED,
+        }
+    }));
 }
 
 impl<T> Grouped<T> {
@@ -215,6 +312,42 @@ mod tests {
             assert_eq!(got, want);
         }
     }
+    /// In parts, in parallel and in order (a few groups, and so many that a table of
+    /// counts per part is not made): the groups of the parts put end to end, each in
+    /// the items' order, as a vector per group would hold them.
+    #[test]
+    fn parts_group_as_one_vector_would() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+        for round in 0..60 {
+            let groups = if round % 10 == 9 {
+                (1 << 20) + 5
+            } else {
+                rng.random_range(1..40)
+            };
+            let parts: Vec<Vec<(usize, u32)>> = (0..rng.random_range(0..9))
+                .map(|p| {
+                    let n = rng.random_range(0..[50, 3_000, 140_000][round % 3]);
+                    (0..n)
+                        .map(|i| (rng.random_range(0..groups + 3), (p << 24 | i) as u32))
+                        .collect()
+                })
+                .collect();
+            let key = |x: &(usize, u32)| (x.0 < groups).then_some(x.0);
+            let mut want: Vec<Vec<(usize, u32)>> = vec![Vec::new(); groups];
+            for &x in parts.iter().flatten() {
+                if x.0 < groups {
+                    want[x.0].push(x);
+                }
+            }
+            let got = Grouped::from_parts(parts, groups, key, |_| {});
+            assert_eq!(got.len(), groups);
+            assert!(
+                got.iter().zip(&want).all(|(g, w)| g == &w[..]),
+                "round {round}"
+            );
+        }
+    }
+
     /// Across many chunks (each read chunk's pages given back), items of 12 bytes so
     /// chunks do not end at page boundaries: the same groups as a vector per group.
     #[test]

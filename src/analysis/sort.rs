@@ -6,7 +6,6 @@ use crate::graph::csr::Csr;
 use crate::graph::paper::PaperGraph;
 use crate::solver::Lit;
 use crate::trace::exec::{Execution, Node, Step};
-use crate::trace::ThreadId;
 use crate::trace::Trace;
 use fixedbitset::FixedBitSet;
 use std::cmp::Reverse;
@@ -34,10 +33,11 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     // Each commit's next commit of the same thread (`NONE`: the thread's last).
     const NONE: u32 = u32::MAX;
     let mut next_commit = vec![NONE; writes.len()];
-    let mut last: HashMap<ThreadId, usize> = HashMap::new();
+    let mut last: Vec<u32> = vec![NONE; trace.threads.len()];
     for (k, &w) in writes.iter().enumerate() {
-        if let Some(prev) = last.insert(trace.events[w as usize].thread, k) {
-            next_commit[prev] = k as u32;
+        let prev = std::mem::replace(&mut last[trace.events[w as usize].thread.index()], k as u32);
+        if prev != NONE {
+            next_commit[prev as usize] = k as u32;
         }
     }
     let mut extra: Vec<(u32, u32, Lit)> = orient

@@ -7,7 +7,7 @@
 
 use super::{Unknown, Verdict, Witness};
 use crate::analysis::{self as encode, Grouped, PaperBuckets, NONE};
-use crate::graph::forced::forced_parts;
+use crate::graph::forced::{forced_parts, ForcedParts};
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge, Packed};
 use crate::trace::exec::{Execution, Node};
@@ -171,7 +171,7 @@ pub fn exact_each<E>(
         Err(n) => {
             // Too many to encode; a forced cycle still answers.
             let all = (0, trace.txns.len());
-            let find = || forced_cycle_in(trace, &txn_of, all, &forced.concat());
+            let find = || forced_cycle_in(trace, &txn_of, all, &forced.parts.concat());
             if let Some(cycle) = timed(phases, "forced cycle", find) {
                 return Ok(forced_cycle(cycle));
             }
@@ -183,7 +183,7 @@ pub fn exact_each<E>(
     if stop.expired() {
         return stopped();
     }
-    let forced_edges = forced.iter().map(Vec::len).sum::<usize>() as u64;
+    let forced_edges = forced.parts.iter().map(Vec::len).sum::<usize>() as u64;
     let varying_count = pairs.len() as u64;
     (seen.forced_edges, seen.varying) = (forced_edges, varying_count);
     let multi = std::sync::Arc::new(encode::multi_event(trace));
@@ -236,48 +236,39 @@ impl Pieces {
     fn new(
         trace: &Trace,
         txn_of: &[TxnId],
-        forced: Vec<Vec<Packed>>,
+        forced: ForcedParts,
         pairs: Vec<(Node, Node)>,
     ) -> Pieces {
         let n = trace.txns.len();
         let extra = encode::possible_arcs(trace, &pairs);
         // Each backward arc covers the transactions from its head to its tail; a run
-        // is a maximal stretch covered without a gap.
-        let mut cover = vec![0i32; n + 1];
-        let mut back = |a: usize, b: usize| {
-            if b < a {
-                cover[b] += 1;
-                cover[a] -= 1;
-            }
-        };
-        for part in &forced {
-            for (i, e) in part.iter().enumerate() {
-                if let Some(later) = part.get(i + 32) {
-                    crate::mem::prefetch(txn_of, crate::graph::packed_event(later.src_node()));
-                    crate::mem::prefetch(txn_of, crate::graph::packed_event(later.dst_node()));
-                }
-                let (a, b) = e.arc_in(txn_of);
-                back(a, b);
-            }
-        }
+        // is a maximal stretch covered without a gap (arcs that share a transaction
+        // are in one run). `back[t]`: the furthest tail of an arc with head t.
+        let ForcedParts { parts, mut back } = forced;
         for &(a, b) in &extra {
-            back(a as usize, b as usize);
+            if b < a {
+                back[b as usize] = back[b as usize].max(a);
+            }
         }
         let mut run_of = vec![NONE; n];
         let mut runs = Vec::new();
-        let (mut depth, mut start) = (0i32, 0usize);
-        for t in 0..n {
-            depth += cover[t];
-            if depth == 0 {
-                if t > start {
+        // The run being swept: its first transaction and how far it reaches so far.
+        let mut open: Option<(usize, usize)> = None;
+        for t in 0..=n {
+            if let Some((start, end)) = open {
+                if t > end {
                     let r = runs.len() as u32;
-                    run_of[start..=t].iter_mut().for_each(|x| *x = r);
-                    runs.push((start, t + 1 - start));
+                    run_of[start..=end].iter_mut().for_each(|x| *x = r);
+                    runs.push((start, end + 1 - start));
+                    open = None;
                 }
-                start = t + 1;
+            }
+            let reach = back.get(t).map_or(0, |&a| a as usize);
+            if reach > t {
+                open = Some(open.map_or((t, reach), |(start, end)| (start, end.max(reach))));
             }
         }
-        drop(cover);
+        drop(back);
         let groups = runs.len();
         let same = |x: usize, y: usize| {
             let r = run_of[x];
@@ -300,7 +291,7 @@ impl Pieces {
                 crate::graph::packed_event(e.dst_node()),
             )
         };
-        let forced = Grouped::from_parts(forced, groups, key, ahead);
+        let forced = Grouped::from_parts(parts, groups, key, ahead);
         let pairs = Grouped::new(pairs, groups, |&(x, y)| same_event(x.event(), y.event()));
         let extra = Grouped::new(extra, groups, |&(a, b)| same(a as usize, b as usize));
         Pieces {

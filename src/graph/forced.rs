@@ -396,16 +396,30 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
 /// memory budget (polled every 2¹⁶ edges; past it, the rest are not stored). The
 /// trace's events fit a packed node ([`crate::trace::MAX_EVENTS`]).
 pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
-    forced_parts(trace, stop).map(|parts| parts.concat())
+    forced_parts(trace, stop).map(|f| f.parts.concat())
 }
 
-/// [`forced_packed`] in the parts the passes made, in order (the same-thread edges,
-/// then the variables' runs): what is read once in order needs no copy into one vector.
-pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Vec<Packed>>> {
+/// [`forced_packed`] in the parts the passes made, in order (what is read once in
+/// order needs no copy into one vector), and how far back edges reach.
+pub struct ForcedParts {
+    /// The same-thread edges, then the variables' runs.
+    pub parts: Vec<Vec<Packed>>,
+    /// Per transaction t, the latest transaction with a forced edge into t, if later
+    /// than t (else 0): the backward arcs, noted as the edges are made, so that finding
+    /// the runs they cover (`check::front`) reads no edge again.
+    pub back: Vec<u32>,
+}
+
+/// The edges of [`forced_packed`] as [`ForcedParts`], or `None` once the heap passes
+/// `stop`'s memory budget.
+pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<ForcedParts> {
     use rayon::prelude::*;
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    let back: Vec<AtomicU32> = (0..trace.txns.len()).map(|_| AtomicU32::new(0)).collect();
     /// Polls the heap every 2¹⁶ edges; past the budget, stores no more.
     fn adder<'a>(
         out: &'a mut Vec<Packed>,
+        back: &'a [AtomicU32],
         stop: &'a crate::Stop,
     ) -> impl FnMut((Node, TxnId), (Node, TxnId), Rule) + 'a {
         move |(a, ta), (b, tb), rule| {
@@ -414,13 +428,18 @@ pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Vec<Packed>
             }
             if ta != tb {
                 out.push(Packed::new(a, b, rule));
+                // A backward arc: rare beside the edges, and seldom the furthest yet.
+                let (from, to) = (ta.index() as u32, tb.index());
+                if (to as u32) < from && back[to].load(Relaxed) < from {
+                    back[to].fetch_max(from, Relaxed);
+                }
             }
         }
     }
     let mut out = Vec::new();
     let at = |e: EventId| (Step::Event(e), trace.events[e].txn);
     {
-        let mut add = adder(&mut out, stop);
+        let mut add = adder(&mut out, &back, stop);
         same_thread_edges(trace, |a, b| add(at(a), at(b), Rule::ProgramOrder));
     }
     // The variables' passes in parallel, in runs of about equal accesses, each run's
@@ -431,7 +450,7 @@ pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Vec<Packed>
         .map(|run| {
             let mut part = Vec::new();
             {
-                let mut add = adder(&mut part, stop);
+                let mut add = adder(&mut part, &back, stop);
                 for vl in &a.vars.raw[run] {
                     cross_edges_of(&a.all, vl, &mut add);
                 }
@@ -441,7 +460,8 @@ pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Vec<Packed>
         .collect();
     drop(a);
     parts.insert(0, out);
-    (!stop.over_memory()).then_some(parts)
+    let back = back.into_iter().map(AtomicU32::into_inner).collect();
+    (!stop.over_memory()).then_some(ForcedParts { parts, back })
 }
 
 /// `items` cut into consecutive runs of about equal `size`, several per thread of the
