@@ -9,7 +9,7 @@
 mod grouped;
 pub(crate) mod sort;
 
-pub use grouped::Grouped;
+pub use grouped::{Grouped, PartsGrouped};
 
 use crate::graph::forced::{commit_times, event_time};
 use crate::graph::paper::PaperGraph;

@@ -6,7 +6,7 @@
 //! so that a violation found early ends the check.
 
 use super::{Unknown, Verdict, Witness};
-use crate::analysis::{self as encode, Grouped, PaperBuckets, NONE};
+use crate::analysis::{self as encode, Grouped, PaperBuckets, PartsGrouped, NONE};
 use crate::graph::forced::{forced_parts, ForcedParts};
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge, Packed};
@@ -226,7 +226,7 @@ pub fn exact_each<E>(
 struct Pieces {
     /// Each run: its first transaction and how many (two or more).
     runs: Vec<(usize, usize)>,
-    forced: Grouped<Packed>,
+    forced: PartsGrouped<Packed>,
     pairs: Grouped<(Node, Node)>,
     /// The varying pairs' arcs between transactions ([`encode::possible_arcs`]).
     extra: Grouped<(u32, u32)>,
@@ -291,7 +291,7 @@ impl Pieces {
                 crate::graph::packed_event(e.dst_node()),
             )
         };
-        let forced = Grouped::from_parts(parts, groups, key, ahead);
+        let forced = PartsGrouped::new(parts, groups, key, ahead);
         let pairs = Grouped::new(pairs, groups, |&(x, y)| same_event(x.event(), y.event()));
         let extra = Grouped::new(extra, groups, |&(a, b)| same(a as usize, b as usize));
         Pieces {
@@ -313,7 +313,8 @@ impl Pieces {
         multi: &[bool],
     ) -> (Vec<Vec<usize>>, Grouped<Packed>, Grouped<(Node, Node)>, u64) {
         let (lo, len) = self.runs[s];
-        let (forced, extra) = (&self.forced[s], &self.extra[s]);
+        let run_forced = self.forced.gathered(s);
+        let (forced, extra) = (&run_forced[..], &self.extra[s]);
         let n = forced.len();
         let source = |i: usize| match forced.get(i) {
             Some(e) => e.src_in(txn_of) - lo,
@@ -338,7 +339,7 @@ impl Pieces {
         }
         let shared = |x: usize, y: usize| encode::shared_component(&comp_of, x - lo, y - lo);
         let txn = |e: EventId| txn_of[e].index();
-        let forced = Grouped::new(forced.to_vec(), comps.len(), |e: &Packed| {
+        let forced = Grouped::new(run_forced, comps.len(), |e: &Packed| {
             let (a, b) = e.arc_in(txn_of);
             shared(a, b)
         });
