@@ -199,6 +199,9 @@ impl<T: Copy + Send + Sync> PartsGrouped<T> {
                 // SAFETY: places 0..kept were each written once (the counts add up).
                 unsafe { spare.set_len(kept) };
                 std::mem::swap(part, &mut spare);
+                // The block may be a larger part's (the same-thread edges are one): its
+                // room past this part is given back (in place for a mapped block).
+                part.shrink_to_fit();
                 spares
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
