@@ -46,11 +46,20 @@ pub(crate) fn emit(s: &str) {
 
 /// [`emit`] of a batch's record ([`crate::inputs::Record`]), copied from its spool.
 pub(crate) fn emit_record(r: crate::inputs::Record) {
+    write_stdout(|w| r.write_to(w));
+}
+
+/// Runs `write` on buffered standard output and flushes it: a closed pipe ends the
+/// output quietly (what is left in the buffer has nowhere to go); any other write
+/// error is reported and ends the program with exit 2.
+fn write_stdout(
+    write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock>) -> std::io::Result<()>,
+) {
     if STDOUT_CLOSED.load(Ordering::Relaxed) {
         return;
     }
     let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    match r.write_to(&mut w).and_then(|()| w.flush()) {
+    match write(&mut w).and_then(|()| w.flush()) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             STDOUT_CLOSED.store(true, Ordering::Relaxed);
@@ -213,26 +222,10 @@ pub(crate) fn read_as(path: &Path, format: TraceFormat) -> Result<Trace> {
 /// Writes one `--json` object as serde makes it, without holding it whole (a closed
 /// pipe ends the output quietly, other write errors as in [`emit`]).
 pub(crate) fn json_write(v: &impl serde::Serialize) -> Result<()> {
-    if STDOUT_CLOSED.load(Ordering::Relaxed) {
-        return Ok(());
-    }
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut w, v)
-        .map_err(std::io::Error::from)
-        .and_then(|()| w.write_all(b"\n"))
-        .and_then(|()| w.flush());
-    match written {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            STDOUT_CLOSED.store(true, Ordering::Relaxed);
-            // What is left in the buffer has nowhere to go.
-            drop(w.into_parts());
-        }
-        Err(e) => {
-            warn(&format!("tsoser: cannot write output: {e}"));
-            std::process::exit(USAGE as i32);
-        }
-    }
+    write_stdout(|w| {
+        serde_json::to_writer_pretty(&mut *w, v)?;
+        w.write_all(b"\n")
+    });
     Ok(())
 }
 
