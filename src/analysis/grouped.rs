@@ -145,11 +145,13 @@ impl<T: Copy> Grouped<T> {
 /// Items in several parts (what a pass in parallel makes), each part grouped in place
 /// by a key: group g is the items of g of part 0, then of part 1, … in their order
 /// (as [`Grouped::from_parts`] would hold them, without a copy of them all). Each
-/// part is moved stably into a buffer the part's size, which then takes the part's
-/// place, and the part's old block becomes the buffer of the next part: the pages a
-/// grouping touches are those of the parts and of a buffer per thread, not of a
-/// second copy of everything (the grouping of 3.25·10⁸ forced edges at 10⁸ events
-/// wrote 2.6 GB of fresh pages, and 1.3 GB of keys).
+/// part's kept items are moved stably into a spare block, which then takes the
+/// part's place (its room past them given back), and the part's old block becomes a
+/// spare for the next part: the pages a grouping touches are those of the parts and
+/// of a spare per thread, not of a second copy of everything (the grouping of
+/// 3.25·10⁸ forced edges at 10⁸ events wrote 2.6 GB of fresh pages, and 1.3 GB of
+/// keys). With more than 2²² counts (groups × parts) the parts are moved into one
+/// vector ([`Grouped::from_parts`]) instead, so the counts stay small.
 #[derive(Clone, Debug, Default)]
 pub struct PartsGrouped<T> {
     groups: usize,
@@ -168,6 +170,14 @@ impl<T: Copy + Send + Sync> PartsGrouped<T> {
         ahead: impl Fn(&T) + Sync,
     ) -> PartsGrouped<T> {
         use rayon::prelude::*;
+        if parts.len() > 1 && groups.saturating_mul(parts.len()) > 1 << 22 {
+            let one = Grouped::from_parts(parts, groups, key, ahead);
+            return PartsGrouped {
+                groups,
+                parts: vec![one.items],
+                starts: vec![one.starts],
+            };
+        }
         // Blocks freed by the parts already grouped, and key buffers: taken by the
         // next part a thread groups (as many as threads at most).
         let spares: std::sync::Mutex<Vec<(Vec<T>, Vec<u32>)>> = Default::default();
@@ -336,9 +346,10 @@ mod tests {
     #[test]
     fn parts_group_as_one_vector_would() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+        let mut moved_whole = 0;
         for round in 0..60 {
             let groups = if round % 10 == 9 {
-                (1 << 16) + 5
+                (1 << 20) + 5 // past 2²² counts with four parts or more
             } else {
                 rng.random_range(0..40)
             };
@@ -357,7 +368,9 @@ mod tests {
                     want[x.0].push(x);
                 }
             }
+            let many = parts.len() > 1;
             let in_place = PartsGrouped::new(parts.clone(), groups, key, |_| {});
+            moved_whole += usize::from(many && in_place.parts.len() == 1);
             let moved = Grouped::from_parts(parts, groups, key, |_| {});
             assert_eq!((moved.len(), in_place.len()), (groups, groups));
             for (g, w) in want.iter().enumerate() {
@@ -365,6 +378,7 @@ mod tests {
                 assert_eq!(&in_place.gathered(g), w, "round {round} group {g}");
             }
         }
+        assert!(moved_whole > 0, "no round had past 2²² counts");
     }
 
     /// Across many chunks (each read chunk's pages given back), items of 12 bytes so

@@ -16,8 +16,10 @@ use std::collections::{BTreeSet, BinaryHeap, HashMap};
 ///
 /// Nodes are the events `0..n` in trace order, then the commits `n..` in the order of
 /// their writes. The graph's own edges are not stored: an event's successors are the
-/// next event and, for a write, its commit; a commit's are the event it must precede
-/// ([`Trace::commit_bound`]) and its thread's next commit. Only the oriented atoms
+/// next event and, for a write, its commit; a commit's are its thread's next commit
+/// and, for the thread's last write before a drain, the drain it must precede
+/// ([`Trace::commit_bound`]; the earlier commits reach it through the next ones, so
+/// the order is that of every commit's edge). Only the oriented atoms
 /// are held, sorted by source (a witness of a 10⁶-event trace sorts 1.4·10⁶ nodes,
 /// with the orders of one component).
 pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Execution, Vec<Lit>> {

@@ -99,8 +99,8 @@ pub(crate) struct FileOutcome {
 /// A file's line of a batch, held until the lines before it are printed.
 pub(crate) enum Record {
     Line(String),
-    /// A JSON record past [`SPOOL_IN_MEMORY`] bytes (a whole witness of a large trace:
-    /// 2.7 GB at 10⁷ events) waits in a temporary file, not in memory.
+    /// A JSON record, in memory up to [`SPOOL_IN_MEMORY`] bytes; a longer one (a whole
+    /// witness of a large trace: 1.6 GB at 10⁷ events) waits in a temporary file.
     Spooled(tempfile::SpooledTempFile),
 }
 
@@ -114,13 +114,21 @@ impl From<String> for Record {
 }
 
 impl Record {
-    /// `v` as one JSON line, written as it is made (spilled past [`SPOOL_IN_MEMORY`]).
-    pub(crate) fn json(v: &(impl serde::Serialize + ?Sized)) -> std::io::Result<Record> {
+    /// `v` as one JSON line, written as it is made (spilled past [`SPOOL_IN_MEMORY`]);
+    /// held whole in memory if the temporary file fails. `Err`: `v` does not serialize.
+    pub(crate) fn json(v: &(impl serde::Serialize + ?Sized)) -> serde_json::Result<Record> {
         let mut spool = tempfile::spooled_tempfile(SPOOL_IN_MEMORY);
         let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut spool);
-        serde_json::to_writer(&mut w, v)?;
-        w.into_inner().map_err(|e| e.into_error())?;
-        Ok(Record::Spooled(spool))
+        let written = serde_json::to_writer(&mut w, v).and_then(|()| {
+            w.into_inner()
+                .map(drop)
+                .map_err(|e| serde_json::Error::io(e.into_error()))
+        });
+        match written {
+            Ok(()) => Ok(Record::Spooled(spool)),
+            Err(e) if e.is_io() => serde_json::to_string(v).map(Record::Line),
+            Err(e) => Err(e),
+        }
     }
 
     /// Writes the record and its newline to `out`.

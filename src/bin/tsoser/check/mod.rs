@@ -91,7 +91,7 @@ fn check_one(a: &CheckArgs, cfg: &CheckConfig, file: &Path) -> crate::inputs::Fi
         let report = check_report(a, cfg, &ans);
         match crate::inputs::Record::json(&report) {
             Ok(r) => r,
-            Err(e) => return crate::inputs::error_outcome(file, &e.into(), true, USAGE),
+            Err(e) => return crate::inputs::error_outcome(file, &e.into(), true, INTERNAL),
         }
     } else {
         let secs = started.elapsed().as_secs_f64();
