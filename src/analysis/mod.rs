@@ -243,8 +243,9 @@ pub fn possible_arcs(trace: &Trace, pairs: &[(Node, Node)]) -> Vec<(u32, u32)> {
     out
 }
 
-/// The component holding both transactions, if they share one (`comp_of`: each
-/// transaction's component, or [`NONE`]).
+/// The group holding both `x` and `y`, if they share one (`comp_of`: each one's
+/// group, or [`NONE`]: a transaction's component, or a transaction's or an event's
+/// run).
 pub(crate) fn shared_component(comp_of: &[u32], x: usize, y: usize) -> Option<usize> {
     let c = comp_of[x];
     (c != NONE && comp_of[y] == c).then_some(c as usize)

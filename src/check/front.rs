@@ -270,17 +270,11 @@ impl Pieces {
         }
         drop(back);
         let groups = runs.len();
-        let same = |x: usize, y: usize| {
-            let r = run_of[x];
-            (r != NONE && run_of[y] == r).then_some(r as usize)
-        };
+        let same = |x: usize, y: usize| encode::shared_component(&run_of, x, y);
         // Each event's run, in one pass in order: two look-ups an edge, not four.
         let run_of_event: Vec<u32> =
             crate::mem::collect_huge(txn_of.iter().map(|t| run_of[t.index()]));
-        let same_event = |x: usize, y: usize| {
-            let r = run_of_event[x];
-            (r != NONE && run_of_event[y] == r).then_some(r as usize)
-        };
+        let same_event = |x: usize, y: usize| encode::shared_component(&run_of_event, x, y);
         let ahead = |e: &Packed| {
             crate::mem::prefetch(&run_of_event, crate::graph::packed_event(e.src_node()));
             crate::mem::prefetch(&run_of_event, crate::graph::packed_event(e.dst_node()));
