@@ -31,6 +31,7 @@ pub use stream::{stopped, stream, stream_input, Input, Streamed};
 
 use crate::check::{Verdict, Witness};
 use crate::stop::Stop;
+use crate::trace::std_format::lower::IdEvent;
 use crate::trace::ThreadId;
 use crate::trace::TiVec;
 use crate::trace::{EventId, Op, Trace};
@@ -139,6 +140,10 @@ pub trait Monitor {
     fn kind(&self) -> Kind;
     /// Thread `t` starts a new transaction.
     fn begin(&mut self, _t: ThreadId) {}
+    /// Thread `t`'s current transaction has had its last event, unless an event of `t`
+    /// comes before its next `begin` (the same transaction goes on): a hint, which a
+    /// monitor may use to end the transaction before the `begin`.
+    fn end(&mut self, _t: ThreadId) {}
     /// Event `e` of thread `t` (its op and variable index).
     fn step(&mut self, e: EventId, t: ThreadId, op: Op, var: Option<VarId>);
     /// From now on threads up to `k` and variables up to `m` (never fewer than
@@ -153,17 +158,36 @@ pub trait Monitor {
     fn done(&self) -> bool;
     /// The outcome after the last event read.
     fn finish(&mut self) -> Outcome;
+    /// The events of `batch`, numbered from `first`, each with its `begin` and `end`,
+    /// until the monitor is [`Monitor::done`]; how many it read. (One call a batch: the
+    /// calls per event are the monitor's own, not through the trait object.)
+    fn feed(&mut self, first: EventId, batch: &[IdEvent]) -> usize {
+        for (i, e) in batch.iter().enumerate() {
+            if e.begins {
+                self.begin(e.thread);
+            }
+            self.step(first + i, e.thread, e.op, e.var);
+            if e.ends {
+                self.end(e.thread);
+            }
+            if self.done() {
+                return i + 1;
+            }
+        }
+        batch.len()
+    }
 }
 
 impl Kind {
     /// Bytes the monitor's state takes for `k` threads and `m` variables before the run
     /// (vector clocks over threads; sc-ser's read slots come as threads first read
-    /// variables, k·8 bytes each).
+    /// variables, 8 bytes an entry of k rounded up to 8).
     pub fn bytes_needed(self, k: usize, m: usize) -> u128 {
         let (k, m) = (k as u128, m as u128);
         let hb = 4 * (k * k + 2 * m * k);
         match self {
-            Kind::ScSer => 8 * (k + m) * k + 5 * k * m,
+            // Rows of k entries rounded up to 8 (`sc_ser`'s lanes), clock and marks.
+            Kind::ScSer => 8 * (k + m) * k.div_ceil(8).max(1) * 8 + 5 * k * m,
             Kind::Sober => hb + 4 * (2 * k * 2 * k + (m + k) * 2 * k),
             Kind::Tso | Kind::Pso => hb + 32 * m,
             Kind::Fenced => {
@@ -244,6 +268,11 @@ impl Monitor for ScSerMonitor {
     fn begin(&mut self, t: ThreadId) {
         if self.1.is_none() {
             self.0.begin(t);
+        }
+    }
+    fn end(&mut self, t: ThreadId) {
+        if self.1.is_none() {
+            self.0.end(t);
         }
     }
     fn step(&mut self, e: EventId, t: ThreadId, op: Op, var: Option<VarId>) {
@@ -380,6 +409,26 @@ impl Suite {
         }
     }
 
+    /// Thread t's current transaction has had its last event ([`Monitor::end`]).
+    pub fn end(&mut self, t: ThreadId) {
+        for m in &mut self.monitors {
+            m.end(t);
+        }
+    }
+
+    /// The events of `batch`, in order ([`Monitor::feed`]): how many were read before
+    /// every monitor had reported (all of them if one has not).
+    pub fn feed(&mut self, batch: &[IdEvent]) -> usize {
+        let first = self.next;
+        self.next += batch.len();
+        self.monitors
+            .iter_mut()
+            .filter(|m| !m.done())
+            .map(|m| m.feed(first, batch))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Thread t's next event.
     pub fn step(&mut self, t: ThreadId, op: Op, var: Option<VarId>) {
         let e = self.next;
@@ -453,6 +502,10 @@ pub fn run(trace: &Trace, kinds: &[Kind]) -> Vec<(Kind, Outcome)> {
 /// `stop` (polled every 4,096 events; `Err` with the events monitored when it stopped
 /// the run).
 pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Result<Vec<(Kind, Outcome)>, usize> {
+    let mut last = trace.per_txn(0usize);
+    for (i, e) in trace.events.iter().enumerate() {
+        last[e.txn] = i;
+    }
     let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
         if i % 4096 == 4095 && stop.expired() {
@@ -463,6 +516,9 @@ pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Result<Vec<(Kind, 
             s.begin(e.thread);
         }
         s.step(e.thread, e.op, e.var);
+        if last[e.txn] == i {
+            s.end(e.thread);
+        }
         if s.all_reported() {
             break;
         }

@@ -18,9 +18,14 @@
 //!   have grown since S was taken) — until nothing changes; if S has now seen T, the
 //!   edge closes a cycle (T reaches the source, the source reaches T): violation.
 //!   Else C_t := C_t ⊔ S.
-//! - end of T (when t begins its next transaction): every slot that saw T while T was
-//!   current (recorded when it was written) receives C_t, so slots stay complete for
-//!   ended transactions and only the current ones need the closure.
+//! - end of T (when t begins its next transaction, or earlier at [`ScSer::end`], after
+//!   T's last event): every slot that saw T while T was current (recorded when it was
+//!   written) receives C_t, so slots stay complete for ended transactions and only the
+//!   current ones need the closure. Ending T at its last event keeps fewer transactions
+//!   current, so a slot is recorded with fewer of them; should T go on after all (an
+//!   event of t without a `begin`), T is current again: every slot that has seen it is
+//!   recorded anew (one pass over the slots, once a thread: its later ends wait for
+//!   its next `begin`).
 //!
 //! The answer is exact (tested against the conflict graph of `check::sc` on every
 //! prefix of generated traces): it reports at the first event whose prefix is not
@@ -33,6 +38,10 @@ use crate::trace::{TxnId, VarId};
 
 /// The first event at which the trace stops being SC-serializable, if any.
 pub fn first_violation(trace: &Trace) -> Option<usize> {
+    let mut last = trace.per_txn(0usize);
+    for (i, e) in trace.events.iter().enumerate() {
+        last[e.txn] = i;
+    }
     let mut m = ScSer::new(trace.threads.len(), trace.vars.len());
     let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
@@ -43,22 +52,71 @@ pub fn first_violation(trace: &Trace) -> Option<usize> {
         if e.var.is_some_and(|x| m.access(e.thread, e.op, x)) {
             return Some(i);
         }
+        if last[e.txn] == i {
+            m.end(e.thread);
+        }
     }
     None
+}
+
+/// Clock entries are handled in groups of `LANES`: a slot's row holds
+/// [`ScSer::width`] entries, k rounded up to a multiple of `LANES` (the entries past k
+/// stay 0), so whole groups compile to vector instructions and a row of 8 threads is
+/// copied, compared or joined without a call.
+const LANES: usize = 8;
+
+/// Entries a row holds for `k` threads.
+fn width(k: usize) -> usize {
+    k.div_ceil(LANES).max(1) * LANES
+}
+
+/// `a := a ⊔ b`, entry by entry (rows of the same width).
+#[inline]
+fn join_row(a: &mut [u32], b: &[u32]) {
+    for (a, b) in a.chunks_exact_mut(LANES).zip(b.chunks_exact(LANES)) {
+        for i in 0..LANES {
+            a[i] = a[i].max(b[i]);
+        }
+    }
+}
+
+/// Whether `a ≤ b` entry by entry.
+#[inline]
+fn below(a: &[u32], b: &[u32]) -> bool {
+    a.chunks_exact(LANES)
+        .zip(b.chunks_exact(LANES))
+        .all(|(a, b)| {
+            let mut le = true;
+            for i in 0..LANES {
+                le &= a[i] <= b[i];
+            }
+            le
+        })
 }
 
 /// The monitor state.
 pub struct ScSer {
     k: usize,
     m: usize,
-    /// Slot clocks, flat: slot s is `vals[s*k .. (s+1)*k]`. Slots: threads 0..k, then
-    /// W_x (k + x), then the read slots R_{u,x} in the order they are first needed.
+    /// The entries of a row ([`width`] of k).
+    width: usize,
+    /// Slot clocks, flat: slot s is `vals[s*width .. (s+1)*width]`. Slots: threads
+    /// 0..k, then W_x (k + x), then the read slots R_{u,x} in the order they are first
+    /// needed.
     vals: Vec<u32>,
     /// Per (thread, variable), `u*m + x`: its read slot R_{u,x} (0: none yet).
     rslot: Vec<u32>,
-    /// Index of each thread's current transaction (0: none yet).
+    /// Index of each thread's latest transaction (0: none yet).
     idx: Vec<u32>,
-    /// Per slot and thread: the transaction index it was registered with (dedup).
+    /// Per thread, `width` of them: the index of its current transaction, `u32::MAX`
+    /// when it has none (none yet, ended by [`ScSer::end`], or past k): a clock V has
+    /// seen y's current transaction when V\[y\] ≥ open\[y\].
+    open: Vec<u32>,
+    /// Per thread: whether [`ScSer::end`] ends its transaction (not once one went on
+    /// after it).
+    early: Vec<bool>,
+    /// Per slot and thread (rows of `width`): the transaction index it was registered
+    /// with (dedup).
     mark: Vec<u32>,
     /// Per thread: slots that saw its current transaction.
     seen: Vec<Vec<usize>>,
@@ -67,7 +125,9 @@ pub struct ScSer {
     /// are ancestors of that write, so W_x covers them), with a flag per (thread, var).
     readers: Vec<Vec<u32>>,
     has_read: Vec<bool>,
+    /// An incoming clock (`width` entries), and the slots a write's comes from.
     scratch: Vec<u32>,
+    from: Vec<usize>,
     joined: Vec<bool>,
     /// Per thread (k ≤ 64): the threads whose current transaction C_t has seen, a bit each.
     has: Vec<u64>,
@@ -84,22 +144,27 @@ pub struct ScSer {
 impl ScSer {
     pub fn new(k: usize, m: usize) -> ScSer {
         let slots = k + m;
+        let w = width(k);
         ScSer {
             k,
             m,
-            vals: vec![0; slots * k],
+            width: w,
+            vals: vec![0; slots * w],
             rslot: vec![0; k * m],
             idx: vec![0; k],
-            mark: vec![0; slots * k],
+            open: vec![u32::MAX; w],
+            early: vec![true; k],
+            mark: vec![0; slots * w],
             // Room up front: the lists are reused, so they rarely grow during the pass.
             seen: (0..k).map(|_| Vec::with_capacity(1024)).collect(),
             last_writer: vec![None; m],
             readers: (0..m).map(|_| Vec::with_capacity(k.min(8))).collect(),
             has_read: vec![false; k * m],
-            scratch: vec![0; k],
-            joined: vec![false; k],
+            scratch: vec![0; w],
+            from: Vec::with_capacity(k + 1),
+            joined: vec![false; w],
             has: vec![0; k],
-            fin: Vec::with_capacity(k),
+            fin: Vec::with_capacity(w),
             stamp: (1..=k as u64).collect(),
             copied: vec![0; slots],
             next_stamp: k as u64 + 1,
@@ -112,11 +177,12 @@ impl ScSer {
     /// no transaction yet, the new variables no access).
     pub fn grow(&mut self, k2: usize, m2: usize) {
         use super::hb::widen;
-        let (k, m) = (self.k, self.m);
+        let (k, m, w) = (self.k, self.m, self.width);
         assert!(k2 >= k && m2 >= m, "threads and variables only grow");
         if (k2, m2) == (k, m) {
             return;
         }
+        let w2 = width(k2);
         let slots = self.copied.len();
         let reads = slots - (k + m);
         let slots2 = k2 + m2 + reads;
@@ -130,11 +196,11 @@ impl ScSer {
             }
         };
         let move_rows = |v: &[u32]| {
-            let wide = widen(v, k, k2, slots);
-            let mut out = vec![0; slots2 * k2];
+            let wide = widen(v, w, w2, slots);
+            let mut out = vec![0; slots2 * w2];
             for s in 0..slots {
                 let t = at(s);
-                out[t * k2..(t + 1) * k2].copy_from_slice(&wide[s * k2..(s + 1) * k2]);
+                out[t * w2..(t + 1) * w2].copy_from_slice(&wide[s * w2..(s + 1) * w2]);
             }
             out
         };
@@ -160,20 +226,27 @@ impl ScSer {
         }
         (self.rslot, self.has_read) = (rslot, has_read);
         self.idx.resize(k2, 0);
+        self.open.resize(w2, u32::MAX);
+        self.early.resize(k2, true);
         self.last_writer.resize(m2, None);
         self.readers.resize_with(m2, Vec::new);
-        self.scratch = vec![0; k2];
-        self.joined = vec![false; k2];
+        self.scratch = vec![0; w2];
+        self.joined = vec![false; w2];
         self.has.resize(k2, 0);
         for _ in k..k2 {
             self.stamp.push(self.next_stamp);
             self.next_stamp += 1;
         }
-        (self.k, self.m) = (k2, m2);
+        (self.k, self.m, self.width) = (k2, m2, w2);
     }
 
     fn w_slot(&self, x: usize) -> usize {
         self.k + x
+    }
+
+    /// Slot `s`'s clock.
+    fn row(&self, s: usize) -> &[u32] {
+        &self.vals[s * self.width..(s + 1) * self.width]
     }
 
     /// R_{u,x}, which exists once u has read x.
@@ -186,8 +259,8 @@ impl ScSer {
         let i = t * self.m + x;
         if self.rslot[i] == 0 {
             let s = self.copied.len();
-            self.vals.resize(self.vals.len() + self.k, 0);
-            self.mark.resize(self.mark.len() + self.k, 0);
+            self.vals.resize(self.vals.len() + self.width, 0);
+            self.mark.resize(self.mark.len() + self.width, 0);
             self.copied.push(0);
             self.rslot[i] = u32::try_from(s).expect("fewer than 2^32 read slots");
         }
@@ -196,23 +269,24 @@ impl ScSer {
 
     /// Records `slot` with every current transaction its clock has seen.
     fn register(&mut self, slot: usize) {
-        let k = self.k;
-        if k <= 64 {
-            // Branch-free: a bit per thread whose current transaction the slot has seen.
-            let vals = &self.vals[slot * k..(slot + 1) * k];
+        let w = self.width;
+        if self.k <= 64 {
+            // Branch-free: a bit per thread whose current transaction the slot has seen
+            // (none past k: their `open` is u32::MAX).
+            let vals = &self.vals[slot * w..(slot + 1) * w];
             let mut has = 0u64;
-            for (y, (&i, &v)) in self.idx.iter().zip(vals).enumerate() {
-                has |= (((v >= i) & (i > 0)) as u64) << y;
+            for (y, (&i, &v)) in self.open.iter().zip(vals).enumerate() {
+                has |= ((v >= i) as u64) << (y & 63);
             }
-            if slot < k {
+            if slot < self.k {
                 self.has[slot] = has;
             }
             self.register_mask(slot, has);
         } else {
-            let vals = &self.vals[slot * k..(slot + 1) * k];
-            let mark = &mut self.mark[slot * k..(slot + 1) * k];
-            for (y, (&i, (&v, m))) in self.idx.iter().zip(vals.iter().zip(mark)).enumerate() {
-                if i > 0 && v >= i && *m != i {
+            let vals = &self.vals[slot * w..(slot + 1) * w];
+            let mark = &mut self.mark[slot * w..(slot + 1) * w];
+            for (y, (&i, (&v, m))) in self.open.iter().zip(vals.iter().zip(mark)).enumerate() {
+                if v >= i && *m != i {
                     *m = i;
                     self.seen[y].push(slot);
                 }
@@ -226,9 +300,9 @@ impl ScSer {
         while has != 0 {
             let y = has.trailing_zeros() as usize;
             has &= has - 1;
-            let m = &mut self.mark[slot * self.k + y];
-            if *m != self.idx[y] {
-                *m = self.idx[y];
+            let m = &mut self.mark[slot * self.width + y];
+            if *m != self.open[y] {
+                *m = self.open[y];
                 self.seen[y].push(slot);
             }
         }
@@ -245,10 +319,8 @@ impl ScSer {
     }
 
     fn join_into(&mut self, slot: usize, v: &[u32]) {
-        let k = self.k;
-        for (a, &b) in self.vals[slot * k..(slot + 1) * k].iter_mut().zip(v) {
-            *a = (*a).max(b);
-        }
+        let w = self.width;
+        join_row(&mut self.vals[slot * w..(slot + 1) * w], v);
         self.changed(slot);
         self.register(slot);
     }
@@ -258,8 +330,19 @@ impl ScSer {
         if self.copied[slot] == self.stamp[from] {
             return;
         }
-        let k = self.k;
-        self.vals.copy_within(from * k..(from + 1) * k, slot * k);
+        let w = self.width;
+        // Rows of distinct slots: split at the later one.
+        let (lo, hi) = (slot.min(from), slot.max(from));
+        let (a, b) = self.vals.split_at_mut(hi * w);
+        let (lo_row, hi_row) = (&mut a[lo * w..(lo + 1) * w], &mut b[..w]);
+        let (dst, src) = if slot < from {
+            (lo_row, &*hi_row)
+        } else {
+            (hi_row, &*lo_row)
+        };
+        for (d, s) in dst.chunks_exact_mut(LANES).zip(src.chunks_exact(LANES)) {
+            d.copy_from_slice(s);
+        }
         self.copied[slot] = self.stamp[from];
         if self.k <= 64 {
             // The slot now holds C_from, so it has seen what C_from has seen.
@@ -272,62 +355,90 @@ impl ScSer {
     /// Thread t starts a new transaction (ending its previous one).
     pub fn begin(&mut self, t: ThreadId) {
         let t = t.index();
-        let k = self.k;
-        if self.idx[t] > 0 {
-            // End: slots that saw the ending transaction get its final clock.
-            let mut fin = std::mem::take(&mut self.fin);
-            fin.clear();
-            fin.extend_from_slice(&self.vals[t * k..(t + 1) * k]);
-            let i = self.idx[t];
-            let mut seen = std::mem::take(&mut self.seen[t]);
-            for &slot in &seen {
-                if slot != t && self.vals[slot * k + t] >= i {
-                    self.join_into(slot, &fin);
-                }
-            }
-            seen.clear();
-            self.seen[t] = seen;
-            self.fin = fin;
+        let w = self.width;
+        if self.open[t] != u32::MAX {
+            self.close(t);
         }
         self.idx[t] += 1;
-        if k <= 64 {
-            // Nobody has seen the new transaction yet (its index is fresh).
-            self.has.iter_mut().for_each(|h| *h &= !(1u64 << t));
-        }
-        self.vals[t * k + t] = self.idx[t];
+        self.open[t] = self.idx[t];
+        self.vals[t * w + t] = self.idx[t];
         self.changed(t);
         self.register(t);
+    }
+
+    /// Thread t's current transaction has had its last event, unless an event of t
+    /// comes before its next `begin` (the transaction then goes on: [`Self::reopen`]).
+    pub fn end(&mut self, t: ThreadId) {
+        let t = t.index();
+        if self.early[t] && self.open[t] != u32::MAX {
+            self.close(t);
+        }
+    }
+
+    /// Ends t's current transaction: slots that saw it get its final clock.
+    fn close(&mut self, t: usize) {
+        let w = self.width;
+        let mut fin = std::mem::take(&mut self.fin);
+        fin.clear();
+        fin.extend_from_slice(self.row(t));
+        let i = self.open[t];
+        let mut seen = std::mem::take(&mut self.seen[t]);
+        let now = self.stamp[t];
+        for &slot in &seen {
+            // A slot that still holds a copy of C_t as it is now has it all already
+            // (and is recorded with what C_t has seen).
+            if slot != t && self.copied[slot] != now && self.vals[slot * w + t] >= i {
+                self.join_into(slot, &fin);
+            }
+        }
+        seen.clear();
+        self.seen[t] = seen;
+        self.fin = fin;
+        self.open[t] = u32::MAX;
+        if self.k <= 64 {
+            // No clock has seen a current transaction of t now.
+            self.has.iter_mut().for_each(|h| *h &= !(1u64 << t));
+        }
+    }
+
+    /// t's transaction, ended by [`Self::end`], goes on: current again, with every slot
+    /// that has seen it recorded; later `end`s of t wait for its next `begin`.
+    fn reopen(&mut self, t: usize) {
+        let (w, i) = (self.width, self.idx[t]);
+        self.early[t] = false;
+        self.open[t] = i;
+        for s in 0..self.copied.len() {
+            if self.vals[s * w + t] >= i {
+                self.mark[s * w + t] = i;
+                self.seen[t].push(s);
+                if s < self.k && self.k <= 64 {
+                    self.has[s] |= 1u64 << t;
+                }
+            }
+        }
     }
 
     /// An incoming conflict with clock `scratch` into t's current transaction: closes
     /// it over the current transactions, checks, and joins. True on a violation.
     fn incoming(&mut self, t: usize) -> bool {
-        let k = self.k;
+        let w = self.width;
         // Fast path: S ≤ C_t. Every current transaction S has seen is already an
         // ancestor of T; closing S could reach T only through a cycle of the prefix
         // before this event, which the monitor would have reported. So only a direct
         // S ⊒ T is a violation, and the join adds nothing C_t needs (the ancestors those
         // current transactions gain reach C_t when they end, as C_t saw them).
-        if self
-            .scratch
-            .iter()
-            .zip(&self.vals[t * k..(t + 1) * k])
-            .all(|(a, b)| a <= b)
-        {
-            return self.scratch[t] >= self.idx[t];
+        if below(&self.scratch, self.row(t)) {
+            return self.scratch[t] >= self.open[t];
         }
         let mut s = std::mem::take(&mut self.scratch);
         let mut joined = std::mem::take(&mut self.joined);
         joined.iter_mut().for_each(|j| *j = false);
         loop {
             let mut changed = false;
-            for y in 0..k {
-                let i = self.idx[y];
-                if i > 0 && s[y] >= i && !joined[y] {
+            for y in 0..self.k {
+                if s[y] >= self.open[y] && !joined[y] {
                     joined[y] = true;
-                    for (a, &b) in s.iter_mut().zip(&self.vals[y * k..(y + 1) * k]) {
-                        *a = (*a).max(b);
-                    }
+                    join_row(&mut s, &self.vals[y * w..(y + 1) * w]);
                     changed = true;
                 }
             }
@@ -335,7 +446,7 @@ impl ScSer {
                 break;
             }
         }
-        let bad = s[t] >= self.idx[t];
+        let bad = s[t] >= self.open[t];
         if !bad {
             self.join_into(t, &s);
         }
@@ -344,21 +455,32 @@ impl ScSer {
         bad
     }
 
-    fn load_clock(&mut self, slot: usize) {
-        let k = self.k;
-        for (a, &b) in self
-            .scratch
-            .iter_mut()
-            .zip(&self.vals[slot * k..(slot + 1) * k])
-        {
-            *a = (*a).max(b);
+    /// An incoming conflict from the clocks of `slots` into t's current transaction
+    /// ([`Self::incoming`] on their join); true on a violation. When every one is below
+    /// C_t (the common case), no clock is built: only a direct edge from T closes a
+    /// cycle.
+    fn incoming_from(&mut self, t: usize, slots: &[usize]) -> bool {
+        let ct = self.row(t);
+        if slots.iter().all(|&s| below(self.row(s), ct)) {
+            let (w, i) = (self.width, self.open[t]);
+            return slots.iter().any(|&s| self.vals[s * w + t] >= i);
         }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.iter_mut().for_each(|a| *a = 0);
+        for &s in slots {
+            join_row(&mut scratch, self.row(s));
+        }
+        self.scratch = scratch;
+        self.incoming(t)
     }
 
     /// An access of x by t (`rd`, `wr` or `rmw`; a fence has no ⊙SC conflict with
     /// another thread); true on a violation.
     pub fn access(&mut self, t: ThreadId, op: Op, x: VarId) -> bool {
         let (t, x) = (t.index(), x.index());
+        if self.open[t] == u32::MAX && self.idx[t] > 0 {
+            self.reopen(t);
+        }
         match op {
             Op::Rd => self.read(t, x),
             Op::Wr => self.write(t, x, false),
@@ -368,13 +490,9 @@ impl ScSer {
     }
 
     /// `rd x` by t; true on a violation.
-    pub fn read(&mut self, t: usize, x: usize) -> bool {
-        self.scratch.iter_mut().for_each(|a| *a = 0);
-        if self.last_writer[x].is_some_and(|u| u != t) {
-            self.load_clock(self.w_slot(x));
-            if self.incoming(t) {
-                return true;
-            }
+    fn read(&mut self, t: usize, x: usize) -> bool {
+        if self.last_writer[x].is_some_and(|u| u != t) && self.incoming_from(t, &[self.w_slot(x)]) {
+            return true;
         }
         self.note_read(t, x);
         false
@@ -390,25 +508,25 @@ impl ScSer {
     }
 
     /// `wr x` (or `rmw x`, which also reads) by t; true on a violation.
-    pub fn write(&mut self, t: usize, x: usize, also_reads: bool) -> bool {
-        self.scratch.iter_mut().for_each(|a| *a = 0);
-        let mut any = false;
-        if self.last_writer[x].is_some_and(|u| u != t) {
-            self.load_clock(self.w_slot(x));
-            any = true;
-        }
+    fn write(&mut self, t: usize, x: usize, also_reads: bool) -> bool {
         let readers = std::mem::take(&mut self.readers[x]);
+        let mut from = std::mem::take(&mut self.from);
+        from.clear();
+        if self.last_writer[x].is_some_and(|u| u != t) {
+            from.push(self.w_slot(x));
+        }
         for &u in &readers {
             let u = u as usize;
             self.has_read[u * self.m + x] = false;
             if u != t {
-                self.load_clock(self.r_slot(u, x));
-                any = true;
+                from.push(self.r_slot(u, x));
             }
         }
+        let bad = self.incoming_from(t, &from);
+        self.from = from;
         self.readers[x] = readers;
         self.readers[x].clear();
-        if any && self.incoming(t) {
+        if bad {
             return true;
         }
         let w = self.w_slot(x);

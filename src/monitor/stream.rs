@@ -425,24 +425,28 @@ impl Monitors<'_> {
         if self.reported {
             return true;
         }
-        for e in batch {
+        let mut rest = batch;
+        while let Some(e) = rest.first() {
             // Indices come in order of first appearance: an index past the room is the
-            // next name.
-            let have = e.thread.index() + 1;
-            let need = e.var.map_or(0, |x| x.index() + 1);
-            if (have > self.k || need > self.m) && !self.grow(have, need) {
-                return false;
+            // next name. The events before the first such one go to the monitors whole.
+            let (k, m) = (self.k, self.m);
+            let past = |e: &IdEvent| e.thread.index() >= k || e.var.is_some_and(|x| x.index() >= m);
+            let fit = rest.iter().position(past).unwrap_or(rest.len());
+            if fit == 0 {
+                let need = e.var.map_or(0, |x| x.index() + 1);
+                if !self.grow(e.thread.index() + 1, need) {
+                    return false;
+                }
+                continue;
             }
-            if e.begins {
-                self.suite.begin(e.thread);
-                self.out.transactions += 1;
-            }
-            self.suite.step(e.thread, e.op, e.var);
-            self.out.monitored += 1;
-            if self.suite.all_reported() {
+            let read = self.suite.feed(&rest[..fit]);
+            self.out.monitored += read;
+            self.out.transactions += rest[..read].iter().filter(|e| e.begins).count();
+            if read < fit || self.suite.all_reported() {
                 self.reported = true;
                 break;
             }
+            rest = &rest[fit..];
         }
         true
     }

@@ -115,12 +115,9 @@ fn untrimmed_end(c: u8) -> bool {
 /// space around any field, no empty field and a known operation — found in one forward
 /// scan of the bytes; `None` sends every other line (and every error) to the general
 /// lexer.
-#[inline]
+#[inline(always)]
 fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
     let b = text.as_bytes();
-    // A field the general lexer would not trim ([`untrimmed_end`]; other ends take
-    // the general path, which trims as `str::trim` does — `\x0B` and U+00A0 too).
-    let plain = |s: &[u8]| !s.is_empty() && untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]);
     // The two `|` and the operation's first `(`; fields are a few bytes, shorter than
     // a `memchr` call takes to start.
     let i = b.iter().position(|&c| c == b'|')?;
@@ -137,6 +134,22 @@ fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
     if b[j + 1..].contains(&b'|') {
         return None;
     }
+    plain_fields(text, i, j, open)
+}
+
+/// [`lex_plain`]'s answer for a line whose only two `|` are at `i` < `j` and whose
+/// first `(` between them is at `open`.
+#[inline(always)]
+fn plain_fields(
+    text: &str,
+    i: usize,
+    j: usize,
+    open: Option<usize>,
+) -> Option<(&str, StdOp<'_>, &str)> {
+    let b = text.as_bytes();
+    // A field the general lexer would not trim ([`untrimmed_end`]; other ends take
+    // the general path, which trims as `str::trim` does — `\x0B` and U+00A0 too).
+    let plain = |s: &[u8]| !s.is_empty() && untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]);
     let (thread, opx, loc) = (&b[..i], &b[i + 1..j], &b[j + 1..]);
     if !plain(thread) || !plain(opx) || !(loc.is_empty() || plain(loc)) {
         return None;
@@ -173,6 +186,109 @@ fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
     };
     let loc = if loc.is_empty() { "" } else { s(loc) };
     Some((s(thread), op, loc))
+}
+
+/// Bytes [`window`] looks at once: a line shorter than this is lexed from the masks.
+const WINDOW: usize = 32;
+
+/// Where `\n`, `|` and `(` lie in 32 bytes, a bit each (SSE2's byte compares).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn window(b: &[u8; WINDOW]) -> (u32, u32, u32) {
+    // SAFETY: the build targets SSE2 (the `cfg` above), so every machine it runs on
+    // has the instructions.
+    unsafe { window_sse2(b) }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn window_sse2(b: &[u8; WINDOW]) -> (u32, u32, u32) {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x};
+    let word = |at: usize| i64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    let (lo, hi) = (
+        _mm_set_epi64x(word(8), word(0)),
+        _mm_set_epi64x(word(24), word(16)),
+    );
+    let mask = |c: u8| {
+        let c = _mm_set1_epi8(c as i8);
+        let lo = _mm_movemask_epi8(_mm_cmpeq_epi8(lo, c)) as u32 & 0xffff;
+        let hi = _mm_movemask_epi8(_mm_cmpeq_epi8(hi, c)) as u32 & 0xffff;
+        lo | hi << 16
+    };
+    (mask(b'\n'), mask(b'|'), mask(b'('))
+}
+
+/// Where `\n`, `|` and `(` lie in 32 bytes, a bit each.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn window(b: &[u8; WINDOW]) -> (u32, u32, u32) {
+    let mask = |c: u8| (0..WINDOW).fold(0u32, |m, i| m | ((b[i] == c) as u32) << i);
+    (mask(b'\n'), mask(b'|'), mask(b'('))
+}
+
+/// The line at byte `p` of `text` lexed from one [`window`] of its bytes, and where the
+/// next line starts: when the window holds the line's `\n` and the line is plain
+/// ([`lex_plain`]; not a comment). `None` leaves the line to [`text_line`] and [`lex`].
+#[inline(always)]
+fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)> {
+    let b = text.as_bytes().get(p..p + WINDOW)?;
+    let (nl, pipe, open) = window(b.try_into().expect("a window"));
+    let e = nl.trailing_zeros() as usize;
+    if e == 32 || b[0] == b'#' {
+        return None;
+    }
+    let within = (1u32 << e) - 1;
+    let pipes = pipe & within;
+    if pipes.count_ones() != 2 {
+        return None;
+    }
+    let i = pipes.trailing_zeros() as usize;
+    let j = (pipes & (pipes - 1)).trailing_zeros() as usize;
+    // The first `(` after the first `|` and before the second.
+    let between = open & (1u32 << j).wrapping_sub(1) & !((1u32 << i << 1).wrapping_sub(1));
+    let open = (between != 0).then(|| between.trailing_zeros() as usize);
+    let (thread, op, loc) = plain_fields(&text[p..p + e], i, j, open)?;
+    Some((
+        Line {
+            number,
+            thread,
+            op,
+            loc,
+        },
+        p + e + 1,
+    ))
+}
+
+/// Calls `f` on every lexed line of `text` (whole lines, the last one ending with `\n`
+/// or the text) that is neither blank nor a comment, numbered after `before` lines;
+/// the number of lines, or `None` when `f` stopped. Plain lines are lexed from windows
+/// of their bytes ([`window_line`]), the others as [`text_line`] and [`lex`] do.
+fn lex_lines(
+    text: &str,
+    before: usize,
+    f: &mut impl FnMut(&Line<'_>) -> Result<bool, Error>,
+) -> Result<Option<usize>, Error> {
+    let (b, mut p, mut line) = (text.as_bytes(), 0, before);
+    while p < b.len() {
+        line += 1;
+        let more = match window_line(text, p, line) {
+            Some((l, next)) => {
+                p = next;
+                f(&l)?
+            }
+            None => {
+                let e = memchr::memchr(b'\n', &b[p..]).map_or(b.len(), |n| p + n);
+                let t = &text[p..e];
+                p = e + 1;
+                text_line(line, t, &mut |n, t| f(&lex(t, n)?))?
+            }
+        };
+        if !more {
+            return Ok(None);
+        }
+    }
+    Ok(Some(line - before))
 }
 
 /// The longest line the stream reads (a file without newlines is not an STD trace).
@@ -212,39 +328,84 @@ pub(super) fn scan<R: Read>(
 /// `f` returns `Ok(false)`. A line longer than `max_line` bytes is an error, and
 /// `not_utf8(line)` that of a line that is not UTF-8.
 pub(crate) fn scan_raw<R: Read>(
-    mut input: R,
+    input: R,
     max_line: usize,
     not_utf8: impl Fn(usize) -> Error,
     mut f: impl FnMut(usize, &str) -> Result<bool, Error>,
 ) -> Result<(), Error> {
-    // A line of `max_line` bytes or more is an error however the file is cut: the buffer
-    // grows up to `max_line` bytes, no further.
+    scan_buf(input, max_line, |before, region| {
+        // Validated as UTF-8 at once (line by line only to name the line of an error).
+        let whole = std::str::from_utf8(region).ok();
+        let (mut line, mut from) = (before, 0);
+        let ends = memchr::memchr_iter(b'\n', region)
+            .chain((region.last() != Some(&b'\n')).then_some(region.len()));
+        for n in ends {
+            line += 1;
+            let more = match whole {
+                Some(text) => f(line, &text[from..n])?,
+                None => one(line, &region[from..n], &not_utf8, &mut f)?,
+            };
+            if !more {
+                return Ok(None);
+            }
+            from = n + 1;
+        }
+        Ok(Some(line - before))
+    })
+}
+
+/// [`lex`] on every line of `input` that is neither blank nor a `#` comment, as
+/// [`scan`] cuts them, in one pass over each buffer ([`lex_lines`]); stops early when
+/// `f` returns `Ok(false)`.
+pub(super) fn scan_lexed<R: Read>(
+    input: R,
+    max_line: usize,
+    not_utf8: impl Fn(usize) -> Error,
+    mut f: impl FnMut(&Line<'_>) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    scan_buf(
+        input,
+        max_line,
+        |before, region| match std::str::from_utf8(region) {
+            Ok(text) => lex_lines(text, before, &mut f),
+            Err(e) => {
+                // The whole lines before the first byte that is not UTF-8, then the error
+                // of its line.
+                let cut = memchr::memrchr(b'\n', &region[..e.valid_up_to()]).map_or(0, |n| n + 1);
+                let text = std::str::from_utf8(&region[..cut]).expect("UTF-8 up to the error");
+                match lex_lines(text, before, &mut f)? {
+                    None => Ok(None),
+                    Some(n) => Err(not_utf8(before + n + 1)),
+                }
+            }
+        },
+    )
+}
+
+/// The buffer loop of the scanners: `region(before, bytes)` on each run of whole lines
+/// read (ending with `\n`, or the input's last line without one), numbered after
+/// `before` lines, which gives how many lines it took, or `None` to stop. A line of
+/// `max_line` bytes or more is an error however the input is cut: the buffer grows up
+/// to `max_line` bytes, no further.
+fn scan_buf<R: Read>(
+    mut input: R,
+    max_line: usize,
+    mut region: impl FnMut(usize, &[u8]) -> Result<Option<usize>, Error>,
+) -> Result<(), Error> {
     let mut buf = vec![0u8; (1 << 20).clamp(1, max_line.max(1))];
     let (mut start, mut end, mut line, mut eof) = (0usize, 0usize, 0usize, false);
     loop {
-        // Every complete line in buf[start..end], validated as UTF-8 at once (line by
-        // line only to name the line of an error).
         if let Some(last) = memchr::memrchr(b'\n', &buf[start..end]) {
-            let region = &buf[start..start + last + 1];
+            let lines = region(line, &buf[start..start + last + 1])?;
             start += last + 1;
-            let whole = std::str::from_utf8(region).ok();
-            let mut from = 0;
-            for n in memchr::memchr_iter(b'\n', region) {
-                line += 1;
-                let more = match whole {
-                    Some(text) => f(line, &text[from..n])?,
-                    None => one(line, &region[from..n], &not_utf8, &mut f)?,
-                };
-                if !more {
-                    return Ok(());
-                }
-                from = n + 1;
+            match lines {
+                Some(n) => line += n,
+                None => return Ok(()),
             }
         }
         if eof {
             if start < end {
-                line += 1;
-                one(line, &buf[start..end], &not_utf8, &mut f)?;
+                region(line, &buf[start..end])?;
             }
             return Ok(());
         }
@@ -366,5 +527,92 @@ mod tests {
             }
         }
         assert!(taken > 20_000, "{taken} lines on the fast path");
+    }
+
+    /// Lines lexed from windows of their bytes ([`lex_lines`]) are the lines cut at
+    /// `\n` and lexed one by one ([`text_line`], [`lex`]): the same lines, numbers and
+    /// first error, on random texts of the bytes that matter, lines around the
+    /// window's 32 bytes among them.
+    #[test]
+    fn lines_lexed_in_windows_are_lexed_lines() {
+        let pieces = [
+            "t0",
+            "|",
+            "|",
+            "(",
+            ")",
+            "x12",
+            "w",
+            "r",
+            "acq",
+            "begin",
+            "end",
+            "fence:t0",
+            "#",
+            " ",
+            "\r",
+            "\u{a0}",
+            "é",
+            "aaaaaaaaaaaaaaa",
+            "1",
+            "\n",
+        ];
+        let plain = ["t0|w(x1)|2", "t1|r(y)|", "t0|begin(t0.1)|3", "t0|end|4"];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(25);
+        let mut windows = 0;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..rng.random_range(0..12) {
+                if rng.random_range(0..3) == 0 {
+                    for _ in 0..rng.random_range(0..14) {
+                        text.push_str(pieces[rng.random_range(0..pieces.len())]);
+                    }
+                } else {
+                    if rng.random_range(0..8) == 0 {
+                        text.push('#');
+                    }
+                    text.push_str(plain[rng.random_range(0..plain.len())]);
+                    // Long names: lines near 32 bytes.
+                    if rng.random_range(0..3) == 0 {
+                        let at = text.rfind('|').unwrap_or(0);
+                        text.insert_str(at, &"z".repeat(rng.random_range(0..30)));
+                    }
+                }
+                text.push('\n');
+            }
+            if rng.random_range(0..4) == 0 {
+                text.pop();
+            }
+            let mut want = Vec::new();
+            let mut one = |n: usize, t: &str| {
+                let l = lex(t, n)?;
+                want.push(format!("{}:{}|{:?}|{}", l.number, l.thread, l.op, l.loc));
+                Ok(true)
+            };
+            let mut want_end = Ok(());
+            let mut count = 0;
+            for (i, t) in text.split_terminator('\n').enumerate() {
+                count = i + 1;
+                if let Err(e) = text_line(i + 1, t, &mut one) {
+                    want_end = Err(e.to_string());
+                    break;
+                }
+            }
+            let mut got = Vec::new();
+            let got_end = lex_lines(&text, 0, &mut |l| {
+                got.push(format!("{}:{}|{:?}|{}", l.number, l.thread, l.op, l.loc));
+                Ok(true)
+            });
+            assert_eq!(got, want, "{text:?}");
+            match got_end {
+                Ok(n) => {
+                    assert_eq!(want_end, Ok(()), "{text:?}");
+                    assert_eq!(n, Some(count), "{text:?}");
+                }
+                Err(e) => assert_eq!(Err(e.to_string()), want_end, "{text:?}"),
+            }
+            windows += usize::from(text.len() >= WINDOW);
+        }
+        assert!(windows > 5_000, "{windows} texts of a window or more");
     }
 }

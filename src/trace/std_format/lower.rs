@@ -11,14 +11,17 @@ use crate::trace::{Op, ThreadId, TiVec, VarId};
 use crate::Error;
 use rustc_hash::FxHashMap;
 
-/// One event in indices: its thread, operation and variable (none for a fence), and
-/// whether it starts a new transaction of its thread.
+/// One event in indices: its thread, operation and variable (none for a fence),
+/// whether it starts a new transaction of its thread, and whether an `end` closing its
+/// block comes next among the events (so it is the last of its transaction unless the
+/// thread's next block has the same name: [`crate::monitor::Monitor::end`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IdEvent {
     pub thread: ThreadId,
     pub op: Op,
     pub var: Option<VarId>,
     pub begins: bool,
+    pub ends: bool,
 }
 
 /// The transaction a thread's events are in: an outermost block's name (given, or
@@ -51,19 +54,80 @@ struct Thread {
     current_named: bool,
 }
 
-/// Names and their indices: short names as integers ([`short`]), long ones as strings.
+/// Names and their indices: names `P` + a number (`x915`; one prefix P, that of the
+/// first such name) in a table by number, other short names as integers ([`short`]),
+/// long ones as strings.
 #[derive(Default)]
 pub(super) struct Names {
+    /// P, as [`short`] gives it and as text.
+    prefix: Option<(u128, String)>,
+    /// Per number: the index of P + number (`u32::MAX`: not seen).
+    by_number: Vec<u32>,
+    numbered: usize,
     short: FxHashMap<u128, u32>,
     long: FxHashMap<Box<str>, u32>,
 }
 
+/// The numbers [`Names`]' table holds: below 2^20 (a table of at most 4 MiB).
+const NUMBERED: u32 = 1 << 20;
+
+/// `name` as P + N: P as [`short`] gives it (at most 15 bytes) and N, a number of at
+/// most 7 digits below [`NUMBERED`] written without leading zeros.
+#[inline(always)]
+fn split_numbered(name: &str) -> Option<(u128, u32)> {
+    let b = name.as_bytes();
+    let (mut p, mut number, mut scale) = (b.len(), 0u32, 1u32);
+    while p > 0 && b[p - 1].is_ascii_digit() {
+        p -= 1;
+        number += (b[p] - b'0') as u32 * scale;
+        scale = scale.saturating_mul(10);
+        if scale > 10_000_000 {
+            return None;
+        }
+    }
+    let d = b.len() - p;
+    if d == 0 || (d > 1 && b[p] == b'0') || number >= NUMBERED {
+        return None;
+    }
+    // P ends before an ASCII digit: a `str` boundary.
+    Some((short(&name[..p])?, number))
+}
+
 impl Names {
     fn len(&self) -> usize {
-        self.short.len() + self.long.len()
+        self.numbered + self.short.len() + self.long.len()
+    }
+
+    /// `name`'s slot in the table by number, when it is P + a number.
+    #[inline]
+    fn numbered_slot(&mut self, name: &str) -> Option<&mut u32> {
+        let (prefix, n) = split_numbered(name)?;
+        match &self.prefix {
+            Some((p, _)) if *p == prefix => {}
+            Some(_) => return None,
+            None => {
+                let text =
+                    &name[..name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count()];
+                self.prefix = Some((prefix, text.to_string()));
+            }
+        }
+        let n = n as usize;
+        if n >= self.by_number.len() {
+            self.by_number.resize((n + 1).next_power_of_two(), u32::MAX);
+        }
+        Some(&mut self.by_number[n])
     }
 
     fn get(&self, name: &str) -> Option<usize> {
+        if let (Some((prefix, n)), Some((p, _))) = (split_numbered(name), &self.prefix) {
+            if prefix == *p {
+                return self
+                    .by_number
+                    .get(n as usize)
+                    .filter(|&&i| i != u32::MAX)
+                    .map(|&i| i as usize);
+            }
+        }
         match short(name) {
             Some(s) => self.short.get(&s),
             None => self.long.get(name),
@@ -74,6 +138,15 @@ impl Names {
     /// Every name, by index.
     fn into_vec(self) -> Vec<String> {
         let mut names = vec![String::new(); self.len()];
+        if let Some((_, p)) = &self.prefix {
+            for (n, &i) in self.by_number.iter().enumerate() {
+                if i != u32::MAX {
+                    let mut name = p.clone();
+                    push_number(&mut name, n as u64);
+                    names[i as usize] = name;
+                }
+            }
+        }
         for (s, i) in self.short {
             let b = s.to_le_bytes();
             let name = std::str::from_utf8(&b[..b[15] as usize]).expect("a name's own bytes");
@@ -86,8 +159,16 @@ impl Names {
     }
 
     /// `name`'s index, `next` (which the caller gives as the number of names) if new.
-    pub(super) fn intern(&mut self, name: &str, short: Option<u128>, next: usize) -> usize {
-        let i = match short {
+    pub(super) fn intern(&mut self, name: &str, next: usize) -> usize {
+        if let Some(slot) = self.numbered_slot(name) {
+            if *slot != u32::MAX {
+                return *slot as usize;
+            }
+            *slot = next as u32;
+            self.numbered += 1;
+            return next;
+        }
+        let i = match short(name) {
             Some(s) => *self.short.entry(s).or_insert(next as u32),
             None => match self.long.get(name) {
                 Some(&i) => i,
@@ -198,7 +279,7 @@ impl Lowering {
                 return t;
             }
         }
-        let t = self.thread_ids.intern(name, short, self.threads.len());
+        let t = self.thread_ids.intern(name, self.threads.len());
         if t == self.threads.len() {
             self.threads.push(Thread::default());
         }
@@ -208,7 +289,7 @@ impl Lowering {
 
     fn var(&mut self, name: &str) -> VarId {
         let n = self.var_ids.len();
-        VarId::new(self.var_ids.intern(name, short(name), n))
+        VarId::new(self.var_ids.intern(name, n))
     }
 
     /// The event of thread `t` with `op` on `var`: whether it begins a transaction.
@@ -266,6 +347,7 @@ impl Lowering {
             op,
             var,
             begins,
+            ends: false,
         });
     }
 
@@ -376,6 +458,13 @@ impl Lowering {
                     });
                 }
                 th.depth -= 1;
+                // The block's last event, when it is the last one lowered (a batch
+                // handed on, or another thread's event since, leaves it unmarked).
+                if th.depth == 0 && th.current == Some(th.block) {
+                    if let Some(e) = out.last_mut().filter(|e| Some(e.thread) == th.id) {
+                        e.ends = true;
+                    }
+                }
             }
         }
         Ok(())
@@ -385,6 +474,41 @@ impl Lowering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names interned in the table by number, as integers or as strings are numbered
+    /// as a map of their text numbers them, found again by `get`, and given back
+    /// whole: numbered names of the first prefix and of others, leading zeros, numbers
+    /// too long for the table, digits alone, long names.
+    #[test]
+    fn names_are_their_text() {
+        use rand::{Rng, SeedableRng};
+        let stems = ["x", "y", "", "t0.", "a_long_prefix_of_many_bytes_"];
+        let tails = [
+            "0", "00", "7", "07", "12", "999999", "1048575", "1048576", "12345678", "x",
+        ];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(25);
+        for _ in 0..200 {
+            let mut names = Names::default();
+            let mut want: std::collections::HashMap<String, usize> = Default::default();
+            for _ in 0..rng.random_range(1..60) {
+                let name = format!(
+                    "{}{}",
+                    stems[rng.random_range(0..stems.len())],
+                    tails[rng.random_range(0..tails.len())]
+                );
+                let next = want.len();
+                let i = *want.entry(name.clone()).or_insert(next);
+                assert_eq!(names.intern(&name, next), i, "{name}");
+                assert_eq!(names.get(&name), Some(i), "{name}");
+                assert_eq!(names.len(), want.len());
+            }
+            assert_eq!(names.get("never"), None);
+            let back = names.into_vec();
+            for (name, i) in want {
+                assert_eq!(back[i], name);
+            }
+        }
+    }
 
     #[test]
     fn numbers_are_written_as_write_writes_them() {

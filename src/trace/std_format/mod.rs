@@ -125,12 +125,12 @@ fn build_with<R: Read + Send>(
                                 // The given names so far, each one transaction's.
                                 for (i, x) in txns.iter().enumerate() {
                                     if !x.anonymous {
-                                        named.intern(&x.name, super::names::short(&x.name), i);
+                                        named.intern(&x.name, i);
                                     }
                                 }
                                 looked_up = true;
                             }
-                            match named.intern(b.name, super::names::short(b.name), next) {
+                            match named.intern(b.name, next) {
                                 x if x == next => new(&mut txns, b.name.to_string(), false),
                                 x => TxnId::new(x),
                             }

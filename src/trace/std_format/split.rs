@@ -2,7 +2,7 @@
 //! gets each line as [`super::lex`] lexes it, in file order, and names, lowers and
 //! builds the events ([`super::lower`]); [`lexed`] with no lexer is one thread's scan.
 
-use super::lex::{lex, scan, text_line, Line, StdOp};
+use super::lex::{lex, scan_lexed, text_line, Line, StdOp};
 use crate::trace::split::{pipeline, Lexer, NotUtf8, Span, BLOCK};
 use crate::Error;
 use std::io::Read;
@@ -33,9 +33,7 @@ pub fn lexed_in_blocks<R: Read + Send>(
     mut f: impl FnMut(&Line<'_>) -> Result<bool, Error>,
 ) -> Result<(), Error> {
     if lexers == 0 {
-        return scan(input, max_line, not_utf8, |number, text| {
-            f(&lex(text, number)?)
-        });
+        return scan_lexed(input, max_line, not_utf8, f);
     }
     let take = |text: &str, recs: &[Rec], base: usize| {
         for r in recs {

@@ -22,8 +22,8 @@ fn carries(name: &str) -> bool {
 /// Writes a trace in STD (see the module text for rmw and fences). The value of an
 /// event, if any, becomes its location field (else its index). A named transaction is
 /// a `begin(NAME)` … `end` block, an anonymous one of several events a bare `begin` …
-/// `end` block, and an anonymous single event stands outside blocks, so transactions
-/// survive a round trip. Names STD cannot carry
+/// `end` block (its `end` right after its last event), and an anonymous single event
+/// stands outside blocks, so transactions survive a round trip. Names STD cannot carry
 /// (a `|`, parentheses, control characters, a thread starting with `#`, white space at
 /// either end) and a variable `fence:T` used by an rmw of thread T (it would read back
 /// as a fence) are refused with the event they occur in (bug:
@@ -48,9 +48,6 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
             return Err(refuse(i, format!("STD cannot carry the thread name {t:?}")));
         }
         if current[e.thread] != Some(e.txn) {
-            if current[e.thread].is_some_and(|x| block[x]) {
-                s.push_str(&format!("{t}|end|{i}\n"));
-            }
             if block[e.txn] && trace.txns[e.txn].anonymous {
                 s.push_str(&format!("{t}|begin|{i}\n"));
             } else if block[e.txn] {
@@ -100,10 +97,11 @@ pub fn to_std(trace: &Trace) -> Result<String, StdWriteError> {
             ));
         }
         s.push_str(&format!("{t}|{op}|{loc}\n"));
-    }
-    for (th, c) in current.iter_enumerated() {
-        if c.is_some_and(|x| block[x]) {
-            s.push_str(&format!("{}|end|{}\n", trace.threads[th], trace.len()));
+        // A block ends right after its last event (a reader then knows the
+        // transaction is over without waiting for the thread's next one).
+        size[e.txn] -= 1;
+        if size[e.txn] == 0 && block[e.txn] {
+            s.push_str(&format!("{t}|end|{}\n", i + 1));
         }
     }
     Ok(s)
