@@ -187,7 +187,9 @@ impl Kind {
         let hb = 4 * (k * k + 2 * m * k);
         match self {
             // Rows of k entries rounded up to 8 (`sc_ser`'s lanes), clock and marks.
-            Kind::ScSer => 8 * (k + m) * k.div_ceil(8).max(1) * 8 + 5 * k * m,
+            Kind::ScSer => {
+                8 * (k + m) * k.div_ceil(8).max(1) * 8 + 4 * k * m + 8 * k.div_ceil(64) * m
+            }
             Kind::Sober => hb + 4 * (2 * k * 2 * k + (m + k) * 2 * k),
             Kind::Tso | Kind::Pso => hb + 32 * m,
             Kind::Fenced => {

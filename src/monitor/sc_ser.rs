@@ -120,11 +120,14 @@ pub struct ScSer {
     mark: Vec<u32>,
     /// Per thread: slots that saw its current transaction.
     seen: Vec<Vec<usize>>,
-    last_writer: Vec<Option<usize>>,
-    /// Per variable: threads that read it since its last write (reads before a write
-    /// are ancestors of that write, so W_x covers them), with a flag per (thread, var).
-    readers: Vec<Vec<u32>>,
-    has_read: Vec<bool>,
+    /// Per variable: the thread of its last write (`u32::MAX`: none).
+    last_writer: Vec<u32>,
+    /// Per variable, [`ScSer::words`] words: the threads that read it since its last
+    /// write, a bit each (reads before a write are ancestors of that write, so W_x
+    /// covers them).
+    readers: Vec<u64>,
+    /// Words of a variable's `readers` (k / 64 rounded up).
+    words: usize,
     /// An incoming clock (`width` entries), and the slots a write's comes from.
     scratch: Vec<u32>,
     from: Vec<usize>,
@@ -157,9 +160,9 @@ impl ScSer {
             mark: vec![0; slots * w],
             // Room up front: the lists are reused, so they rarely grow during the pass.
             seen: (0..k).map(|_| Vec::with_capacity(1024)).collect(),
-            last_writer: vec![None; m],
-            readers: (0..m).map(|_| Vec::with_capacity(k.min(8))).collect(),
-            has_read: vec![false; k * m],
+            last_writer: vec![u32::MAX; m],
+            readers: vec![0; m * k.div_ceil(64)],
+            words: k.div_ceil(64),
             scratch: vec![0; w],
             from: Vec::with_capacity(k + 1),
             joined: vec![false; w],
@@ -216,20 +219,24 @@ impl ScSer {
         }
         self.seen.resize_with(k2, || Vec::with_capacity(64));
         let mut rslot = vec![0; k2 * m2];
-        let mut has_read = vec![false; k2 * m2];
         for t in 0..k {
             for x in 0..m {
                 let r = self.rslot[t * m + x];
                 rslot[t * m2 + x] = if r == 0 { 0 } else { at(r as usize) as u32 };
-                has_read[t * m2 + x] = self.has_read[t * m + x];
             }
         }
-        (self.rslot, self.has_read) = (rslot, has_read);
+        self.rslot = rslot;
+        let (words, words2) = (self.words, k2.div_ceil(64));
+        let mut readers = vec![0; m2 * words2];
+        for x in 0..m {
+            readers[x * words2..x * words2 + words]
+                .copy_from_slice(&self.readers[x * words..(x + 1) * words]);
+        }
+        (self.readers, self.words) = (readers, words2);
         self.idx.resize(k2, 0);
         self.open.resize(w2, u32::MAX);
         self.early.resize(k2, true);
-        self.last_writer.resize(m2, None);
-        self.readers.resize_with(m2, Vec::new);
+        self.last_writer.resize(m2, u32::MAX);
         self.scratch = vec![0; w2];
         self.joined = vec![false; w2];
         self.has.resize(k2, 0);
@@ -491,7 +498,8 @@ impl ScSer {
 
     /// `rd x` by t; true on a violation.
     fn read(&mut self, t: usize, x: usize) -> bool {
-        if self.last_writer[x].is_some_and(|u| u != t) && self.incoming_from(t, &[self.w_slot(x)]) {
+        let u = self.last_writer[x];
+        if u != u32::MAX && u as usize != t && self.incoming_from(t, &[self.w_slot(x)]) {
             return true;
         }
         self.note_read(t, x);
@@ -501,37 +509,36 @@ impl ScSer {
     fn note_read(&mut self, t: usize, x: usize) {
         let r = self.r_slot_made(t, x);
         self.copy_into(r, t);
-        if !self.has_read[t * self.m + x] {
-            self.has_read[t * self.m + x] = true;
-            self.readers[x].push(t as u32);
-        }
+        self.readers[x * self.words + t / 64] |= 1 << (t % 64);
     }
 
     /// `wr x` (or `rmw x`, which also reads) by t; true on a violation.
     fn write(&mut self, t: usize, x: usize, also_reads: bool) -> bool {
-        let readers = std::mem::take(&mut self.readers[x]);
         let mut from = std::mem::take(&mut self.from);
         from.clear();
-        if self.last_writer[x].is_some_and(|u| u != t) {
+        let u = self.last_writer[x];
+        if u != u32::MAX && u as usize != t {
             from.push(self.w_slot(x));
         }
-        for &u in &readers {
-            let u = u as usize;
-            self.has_read[u * self.m + x] = false;
-            if u != t {
-                from.push(self.r_slot(u, x));
+        for i in 0..self.words {
+            let word = &mut self.readers[x * self.words + i];
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let u = i * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if u != t {
+                    from.push(self.r_slot(u, x));
+                }
             }
         }
         let bad = self.incoming_from(t, &from);
         self.from = from;
-        self.readers[x] = readers;
-        self.readers[x].clear();
         if bad {
             return true;
         }
         let w = self.w_slot(x);
         self.copy_into(w, t);
-        self.last_writer[x] = Some(t);
+        self.last_writer[x] = t as u32;
         if also_reads {
             self.note_read(t, x);
         }
