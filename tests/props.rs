@@ -226,27 +226,6 @@ proptest! {
     }
 }
 
-/// The sc-ser monitor's first violation with `end` hinted after each event a bit of
-/// `seed` picks (the transaction's last or not: one that goes on is current again).
-fn sc_ser_with_ends(trace: &Trace, seed: u64) -> Option<usize> {
-    use tsoser::monitor::sc_ser::ScSer;
-    let mut m = ScSer::new(trace.threads.len(), trace.vars.len());
-    let mut current = trace.per_thread(None);
-    for (i, e) in trace.events.iter().enumerate() {
-        if current[e.thread] != Some(e.txn) {
-            current[e.thread] = Some(e.txn);
-            m.begin(e.thread);
-        }
-        if e.var.is_some_and(|x| m.access(e.thread, e.op, x)) {
-            return Some(i);
-        }
-        if seed.rotate_left(i as u32 % 64) & 1 == 1 {
-            m.end(e.thread);
-        }
-    }
-    None
-}
-
 proptest! {
     #![proptest_config(config(4000))]
 
@@ -258,14 +237,17 @@ proptest! {
         use tsoser::monitor::{check_sc_ser, sc_ser::first_violation};
         let want = (1..=trace.len()).find(|&n| sc_graph_upto(&trace, n).is_cyclic()).map(|n| n - 1);
         prop_assert_eq!(first_violation(&trace), want);
+        // Transactions ended by hints after the events a bit of `seed` picks
+        // (`ScSer::end`, also before a transaction's last event, which then goes on):
+        // the same first violation.
+        let ends = |i: usize| seed.rotate_left(i as u32 % 64) & 1 == 1;
+        prop_assert_eq!(tsoser::monitor::sc_ser::first_violation_ending(&trace, ends), want);
         // The same trace among 80 threads (the monitor's path for more than 64 threads).
         let mut wide = trace.clone();
         wide.threads = (0..80).map(|t| format!("w{t}")).collect();
         wide.events.iter_mut().for_each(|e| e.thread = tsoser::trace::ThreadId::new(e.thread.index() * 20 + 3));
         prop_assert_eq!(first_violation(&wide), want);
-        // Transactions ended by hints anywhere (`ScSer::end`, also before a
-        // transaction's last event, which then goes on): the same first violation.
-        prop_assert_eq!(sc_ser_with_ends(&trace, seed), want);
+        prop_assert_eq!(tsoser::monitor::sc_ser::first_violation_ending(&wide, ends), want);
         let (v, _) = check_sc_ser(&trace);
         prop_assert_eq!(v.name(), sc::check_sc(&trace).name());
         if let Verdict::Violation(w) = &v {

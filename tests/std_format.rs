@@ -167,9 +167,10 @@ proptest! {
     /// thread or variable at a time, or by jumps) report what monitors built for the
     /// whole trace report; and so does the stream, whose variables grow by doubling
     /// (more than 16 and 32 variables, threads that appear late). Up to 11 threads: the
-    /// sc-ser monitor's rows widen past 8 entries.
+    /// sc-ser monitor's rows widen past 8 entries. Transactions are hinted to end at
+    /// their last event and at random others (`Monitor::end`).
     #[test]
-    fn grown_monitors_are_the_monitors_of_the_whole_trace(trace in traces(Params { min_events: 10, max_events: 60, threads: 11, vars: 40, max_txn_len: 4, weights: [5, 5, 1, 2] })) {
+    fn grown_monitors_are_the_monitors_of_the_whole_trace(trace in traces(Params { min_events: 10, max_events: 60, threads: 11, vars: 40, max_txn_len: 4, weights: [5, 5, 1, 2] }), seed in any::<u64>()) {
         use tsoser::monitor::{run, Kind, Suite};
         let mut suite = Suite::new(&Kind::ALL, 0, 0);
         let (mut k, mut m) = (0, 0);
@@ -189,7 +190,8 @@ proptest! {
                 suite.begin(e.thread);
             }
             suite.step(e.thread, e.op, e.var);
-            if last[e.txn] == i {
+            // Each transaction's end, and hints anywhere (taken back by the next event).
+            if last[e.txn] == i || seed.rotate_left(i as u32 % 64) & 1 == 1 {
                 suite.end(e.thread);
             }
             if suite.all_reported() {
@@ -200,6 +202,45 @@ proptest! {
         let (_, back, s) = streamed("grow", &trace);
         prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL));
         prop_assert_eq!((s.events, s.threads, s.variables), (back.len(), back.threads.len(), back.vars.len()));
+    }
+}
+
+proptest! {
+    #![proptest_config(config(1000))]
+
+    /// A named block cut in two (`end`, then `begin(NAME)` again) after some of its
+    /// events is still one transaction: the reader builds the trace of the uncut file,
+    /// and the stream, whose sc-ser ends the transaction at the cut and takes it up at
+    /// its next access, finds what the monitors find on it.
+    #[test]
+    fn streaming_blocks_cut_in_two_are_one_transaction(trace in traces(Params { min_events: 3, max_events: 12, threads: 3, vars: 2, max_txn_len: 4, weights: [5, 5, 1, 2] }), seed in any::<u64>()) {
+        use tsoser::monitor::{run, sc_ser::first_violation, stream, Kind};
+        let mut cut = String::new();
+        let mut open: std::collections::HashMap<String, String> = Default::default();
+        for (i, line) in to_std(&trace).unwrap().lines().enumerate() {
+            cut.push_str(line);
+            cut.push('\n');
+            let mut fields = line.split('|');
+            let (th, op) = (fields.next().unwrap(), fields.next().unwrap());
+            if let Some(name) = op.strip_prefix("begin(").and_then(|n| n.strip_suffix(')')) {
+                open.insert(th.to_string(), name.to_string());
+            } else if op == "end" {
+                open.remove(th);
+            } else if let Some(name) = open.get(th) {
+                if seed.rotate_left(i as u32 % 64) & 1 == 1 {
+                    cut.push_str(&format!("{th}|end|0\n{th}|begin({name})|0\n"));
+                }
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("tsoser-cut-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t.std");
+        std::fs::write(&f, &cut).unwrap();
+        let back = tsoser::trace::std_format::read_std(&f).unwrap();
+        prop_assert_eq!(back.txns.len(), trace.txns.len(), "{}", cut);
+        prop_assert_eq!(first_violation(&back), first_violation(&trace));
+        let s = stream(&f, &Kind::ALL, usize::MAX, &Default::default()).unwrap();
+        prop_assert_eq!(&s.outcomes, &run(&back, &Kind::ALL), "{}", cut);
     }
 }
 

@@ -142,7 +142,8 @@ pub trait Monitor {
     fn begin(&mut self, _t: ThreadId) {}
     /// Thread `t`'s current transaction has had its last event, unless an event of `t`
     /// comes before its next `begin` (the same transaction goes on): a hint, which a
-    /// monitor may use to end the transaction before the `begin`.
+    /// monitor may use to end the transaction before the `begin` (sc-ser takes it up
+    /// again at its next access).
     fn end(&mut self, _t: ThreadId) {}
     /// Event `e` of thread `t` (its op and variable index).
     fn step(&mut self, e: EventId, t: ThreadId, op: Op, var: Option<VarId>);
@@ -504,10 +505,7 @@ pub fn run(trace: &Trace, kinds: &[Kind]) -> Vec<(Kind, Outcome)> {
 /// `stop` (polled every 4,096 events; `Err` with the events monitored when it stopped
 /// the run).
 pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Result<Vec<(Kind, Outcome)>, usize> {
-    let mut last = trace.per_txn(0usize);
-    for (i, e) in trace.events.iter().enumerate() {
-        last[e.txn] = i;
-    }
+    let last = sc_ser::last_events(trace);
     let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
         if i % 4096 == 4095 && stop.expired() {
@@ -518,7 +516,7 @@ pub fn run_suite(mut s: Suite, trace: &Trace, stop: &Stop) -> Result<Vec<(Kind, 
             s.begin(e.thread);
         }
         s.step(e.thread, e.op, e.var);
-        if last[e.txn] == i {
+        if last.contains(i) {
             s.end(e.thread);
         }
         if s.all_reported() {

@@ -38,10 +38,26 @@ use crate::trace::{TxnId, VarId};
 
 /// The first event at which the trace stops being SC-serializable, if any.
 pub fn first_violation(trace: &Trace) -> Option<usize> {
-    let mut last = trace.per_txn(0usize);
-    for (i, e) in trace.events.iter().enumerate() {
-        last[e.txn] = i;
+    let last = last_events(trace);
+    first_violation_ending(trace, |i| last.contains(i))
+}
+
+/// The events that are the last of their transaction, a bit each (the next event of
+/// the thread, if any, is another transaction's).
+pub fn last_events(trace: &Trace) -> fixedbitset::FixedBitSet {
+    let mut last = fixedbitset::FixedBitSet::with_capacity(trace.len());
+    let mut next: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
+    for (i, e) in trace.events.iter().enumerate().rev() {
+        last.set(i, next[e.thread] != Some(e.txn));
+        next[e.thread] = Some(e.txn);
     }
+    last
+}
+
+/// [`first_violation`] with [`ScSer::end`] called after each event `i` for which
+/// `ends(i)` holds: after a transaction's last event, or anywhere (a transaction that
+/// goes on is taken up again), for the same answer.
+pub fn first_violation_ending(trace: &Trace, ends: impl Fn(usize) -> bool) -> Option<usize> {
     let mut m = ScSer::new(trace.threads.len(), trace.vars.len());
     let mut current: TiVec<ThreadId, Option<TxnId>> = trace.per_thread(None);
     for (i, e) in trace.events.iter().enumerate() {
@@ -52,7 +68,7 @@ pub fn first_violation(trace: &Trace) -> Option<usize> {
         if e.var.is_some_and(|x| m.access(e.thread, e.op, x)) {
             return Some(i);
         }
-        if last[e.txn] == i {
+        if ends(i) {
             m.end(e.thread);
         }
     }
@@ -373,7 +389,7 @@ impl ScSer {
         self.register(t);
     }
 
-    /// Thread t's current transaction has had its last event, unless an event of t
+    /// Thread t's current transaction has had its last event, unless an access of t
     /// comes before its next `begin` (the transaction then goes on: [`Self::reopen`]).
     pub fn end(&mut self, t: ThreadId) {
         let t = t.index();
@@ -415,6 +431,9 @@ impl ScSer {
         self.early[t] = false;
         self.open[t] = i;
         for s in 0..self.copied.len() {
+            // Marks are not cleared on ending, and a mark of T stays right: a slot
+            // recorded with T had seen it, and clocks only grow.
+            debug_assert!(self.mark[s * w + t] != i || self.vals[s * w + t] >= i);
             if self.vals[s * w + t] >= i {
                 self.mark[s * w + t] = i;
                 self.seen[t].push(s);

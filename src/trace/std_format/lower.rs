@@ -475,10 +475,10 @@ impl Lowering {
 mod tests {
     use super::*;
 
-    /// Names interned in the table by number, as integers or as strings are numbered
-    /// as a map of their text numbers them, found again by `get`, and given back
-    /// whole: numbered names of the first prefix and of others, leading zeros, numbers
-    /// too long for the table, digits alone, long names.
+    /// Names get the indices a map of their text gives them, whether they go to the
+    /// table by number, to the integers or to the strings; `get` finds them again and
+    /// `into_vec` gives them back whole: numbered names of the first prefix and of
+    /// others, leading zeros, numbers too long for the table, digits alone, long names.
     #[test]
     fn names_are_their_text() {
         use rand::{Rng, SeedableRng};

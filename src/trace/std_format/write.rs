@@ -22,8 +22,8 @@ fn carries(name: &str) -> bool {
 /// Writes a trace in STD (see the module text for rmw and fences). The value of an
 /// event, if any, becomes its location field (else its index). A named transaction is
 /// a `begin(NAME)` … `end` block, an anonymous one of several events a bare `begin` …
-/// `end` block (its `end` right after its last event), and an anonymous single event
-/// stands outside blocks, so transactions survive a round trip. Names STD cannot carry
+/// `end` block (a block's `end` right after its last event), and an anonymous single
+/// event stands outside blocks, so transactions survive a round trip. Names STD cannot carry
 /// (a `|`, parentheses, control characters, a thread starting with `#`, white space at
 /// either end) and a variable `fence:T` used by an rmw of thread T (it would read back
 /// as a fence) are refused with the event they occur in (bug:
