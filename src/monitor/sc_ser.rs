@@ -390,7 +390,7 @@ impl ScSer {
     }
 
     /// Thread t's current transaction has had its last event, unless an access of t
-    /// comes before its next `begin` (the transaction then goes on: [`Self::reopen`]).
+    /// comes before its next `begin` (the transaction then goes on: it is current again).
     pub fn end(&mut self, t: ThreadId) {
         let t = t.index();
         if self.early[t] && self.open[t] != u32::MAX {
