@@ -182,14 +182,15 @@ pub trait Monitor {
 impl Kind {
     /// Bytes the monitor's state takes for `k` threads and `m` variables before the run
     /// (vector clocks over threads; sc-ser's read slots come as threads first read
-    /// variables, 8 bytes an entry of k rounded up to 8).
+    /// variables, 8 bytes an entry of a row, `sc_ser::width`).
     pub fn bytes_needed(self, k: usize, m: usize) -> u128 {
         let (k, m) = (k as u128, m as u128);
         let hb = 4 * (k * k + 2 * m * k);
         match self {
-            // Rows of k entries rounded up to 8 (`sc_ser`'s lanes), clock and marks.
+            // A row (clock and marks) a thread and a variable, the read slots' index,
+            // and a variable's readers.
             Kind::ScSer => {
-                8 * (k + m) * k.div_ceil(8).max(1) * 8 + 4 * k * m + 8 * k.div_ceil(64) * m
+                8 * (k + m) * sc_ser::width(k as usize) as u128 + 4 * k * m + 8 * k.div_ceil(64) * m
             }
             Kind::Sober => hb + 4 * (2 * k * 2 * k + (m + k) * 2 * k),
             Kind::Tso | Kind::Pso => hb + 32 * m,

@@ -82,7 +82,7 @@ pub fn first_violation_ending(trace: &Trace, ends: impl Fn(usize) -> bool) -> Op
 const LANES: usize = 8;
 
 /// Entries a row holds for `k` threads.
-fn width(k: usize) -> usize {
+pub(crate) fn width(k: usize) -> usize {
     k.div_ceil(LANES).max(1) * LANES
 }
 
@@ -444,19 +444,27 @@ impl ScSer {
         }
     }
 
-    /// An incoming conflict with clock `scratch` into t's current transaction: closes
-    /// it over the current transactions, checks, and joins. True on a violation.
-    fn incoming(&mut self, t: usize) -> bool {
+    /// An incoming conflict from the clocks of `slots` into t's current transaction:
+    /// their join S, closed over the current transactions, checked, and joined into
+    /// C_t. True on a violation.
+    fn incoming_from(&mut self, t: usize, slots: &[usize]) -> bool {
         let w = self.width;
-        // Fast path: S ≤ C_t. Every current transaction S has seen is already an
-        // ancestor of T; closing S could reach T only through a cycle of the prefix
-        // before this event, which the monitor would have reported. So only a direct
-        // S ⊒ T is a violation, and the join adds nothing C_t needs (the ancestors those
-        // current transactions gain reach C_t when they end, as C_t saw them).
-        if below(&self.scratch, self.row(t)) {
-            return self.scratch[t] >= self.open[t];
+        // Fast path: S ≤ C_t (every clock of `slots` below it; no S is built). Every
+        // current transaction S has seen is already an ancestor of T; closing S could
+        // reach T only through a cycle of the prefix before this event, which the
+        // monitor would have reported. So only a direct S ⊒ T is a violation, and the
+        // join adds nothing C_t needs (the ancestors those current transactions gain
+        // reach C_t when they end, as C_t saw them).
+        let ct = self.row(t);
+        if slots.iter().all(|&s| below(self.row(s), ct)) {
+            let i = self.open[t];
+            return slots.iter().any(|&s| self.vals[s * w + t] >= i);
         }
         let mut s = std::mem::take(&mut self.scratch);
+        s.iter_mut().for_each(|a| *a = 0);
+        for &x in slots {
+            join_row(&mut s, self.row(x));
+        }
         let mut joined = std::mem::take(&mut self.joined);
         joined.iter_mut().for_each(|j| *j = false);
         loop {
@@ -479,25 +487,6 @@ impl ScSer {
         self.scratch = s;
         self.joined = joined;
         bad
-    }
-
-    /// An incoming conflict from the clocks of `slots` into t's current transaction
-    /// ([`Self::incoming`] on their join); true on a violation. When every one is below
-    /// C_t (the common case), no clock is built: only a direct edge from T closes a
-    /// cycle.
-    fn incoming_from(&mut self, t: usize, slots: &[usize]) -> bool {
-        let ct = self.row(t);
-        if slots.iter().all(|&s| below(self.row(s), ct)) {
-            let (w, i) = (self.width, self.open[t]);
-            return slots.iter().any(|&s| self.vals[s * w + t] >= i);
-        }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.iter_mut().for_each(|a| *a = 0);
-        for &s in slots {
-            join_row(&mut scratch, self.row(s));
-        }
-        self.scratch = scratch;
-        self.incoming(t)
     }
 
     /// An access of x by t (`rd`, `wr` or `rmw`; a fence has no ⊙SC conflict with

@@ -59,8 +59,8 @@ struct Thread {
 /// long ones as strings.
 #[derive(Default)]
 pub(super) struct Names {
-    /// P, as [`short`] gives it and as text.
-    prefix: Option<(u128, String)>,
+    /// P, as [`short`] gives it.
+    prefix: Option<u128>,
     /// Per number: the index of P + number (`u32::MAX`: not seen).
     by_number: Vec<u32>,
     numbered: usize,
@@ -102,14 +102,8 @@ impl Names {
     #[inline]
     fn numbered_slot(&mut self, name: &str) -> Option<&mut u32> {
         let (prefix, n) = split_numbered(name)?;
-        match &self.prefix {
-            Some((p, _)) if *p == prefix => {}
-            Some(_) => return None,
-            None => {
-                let text =
-                    &name[..name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count()];
-                self.prefix = Some((prefix, text.to_string()));
-            }
+        if *self.prefix.get_or_insert(prefix) != prefix {
+            return None;
         }
         let n = n as usize;
         if n >= self.by_number.len() {
@@ -119,8 +113,8 @@ impl Names {
     }
 
     fn get(&self, name: &str) -> Option<usize> {
-        if let (Some((prefix, n)), Some((p, _))) = (split_numbered(name), &self.prefix) {
-            if prefix == *p {
+        if let (Some((prefix, n)), Some(p)) = (split_numbered(name), self.prefix) {
+            if prefix == p {
                 return self
                     .by_number
                     .get(n as usize)
@@ -138,19 +132,24 @@ impl Names {
     /// Every name, by index.
     fn into_vec(self) -> Vec<String> {
         let mut names = vec![String::new(); self.len()];
-        if let Some((_, p)) = &self.prefix {
+        // A short name's text: its bytes, as many as its last byte says.
+        let text = |s: u128| {
+            let b = s.to_le_bytes();
+            std::str::from_utf8(&b[..b[15] as usize])
+                .expect("a name's own bytes")
+                .to_string()
+        };
+        if let Some(p) = self.prefix {
             for (n, &i) in self.by_number.iter().enumerate() {
                 if i != u32::MAX {
-                    let mut name = p.clone();
+                    let mut name = text(p);
                     push_number(&mut name, n as u64);
                     names[i as usize] = name;
                 }
             }
         }
         for (s, i) in self.short {
-            let b = s.to_le_bytes();
-            let name = std::str::from_utf8(&b[..b[15] as usize]).expect("a name's own bytes");
-            names[i as usize] = name.to_string();
+            names[i as usize] = text(s);
         }
         for (s, i) in self.long {
             names[i as usize] = s.into();
