@@ -20,11 +20,24 @@ use crate::trace::conflict::Rule;
 use crate::trace::exec::{Node, Step};
 use crate::trace::{EventId, Op, Trace};
 use crate::trace::{ThreadId, TiVec, TxnId, VarId};
+use fixedbitset::FixedBitSet;
 
 /// Same-thread conflicts among trace events (Eq. 1 (2)), as a reachability-preserving
 /// subset: `f(a, b)` for `a` before `b`. Same-thread conflicts of commits add nothing
 /// at the level of transactions: each is implied by a conflict of its write issue.
-pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
+pub fn same_thread_edges(trace: &Trace, f: impl FnMut(EventId, EventId)) {
+    same_thread_edges_among(trace, None, f)
+}
+
+/// [`same_thread_edges`] among the events of the transactions in `keep` (all when
+/// `None`), the others passed over: within a stretch of consecutive kept transactions
+/// the edges are those of all events; an edge from one stretch into a later one may
+/// jump over the transactions passed.
+fn same_thread_edges_among(
+    trace: &Trace,
+    keep: Option<&FixedBitSet>,
+    mut f: impl FnMut(EventId, EventId),
+) {
     #[derive(Clone, Default)]
     struct State {
         /// Latest fence, rmw or non-buffered read: a conflict chain.
@@ -38,6 +51,9 @@ pub fn same_thread_edges(trace: &Trace, mut f: impl FnMut(EventId, EventId)) {
     // Latest write or buffered read per (thread, var): a conflict chain per variable.
     let mut last_wb: rustc_hash::FxHashMap<(ThreadId, VarId), EventId> = Default::default();
     for (i, e) in trace.events.iter().enumerate() {
+        if keep.is_some_and(|k| !k.contains(e.txn.index())) {
+            continue;
+        }
         let s = &mut st[e.thread];
         match e.op {
             Op::Fence | Op::Rmw | Op::Wr => {
@@ -231,15 +247,17 @@ pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut((Node, TxnId), (Node,
 /// list's accesses, the other writes them in place in one vector (lists grown one by
 /// one were copied into fresh pages, and stayed resident in the heap once freed).
 fn var_lists(trace: &Trace) -> Accesses {
-    var_lists_with(trace, Slots::new(trace))
+    var_lists_with(trace, Slots::new(trace), None)
 }
 
-/// [`var_lists`] with the slots kept in `slots`.
-fn var_lists_with(trace: &Trace, mut slots: Slots) -> Accesses {
+/// [`var_lists`] with the slots kept in `slots`, of the transactions in `keep` (all
+/// when `None`).
+fn var_lists_with(trace: &Trace, mut slots: Slots, keep: Option<&FixedBitSet>) -> Accesses {
+    let kept = |e: &crate::trace::Event| keep.is_none_or(|k| k.contains(e.txn.index()));
     let mut vars: TiVec<VarId, VarLists> = trace.vars.keys().map(|_| VarLists::default()).collect();
     // Accesses per list, `[memory writes, reads]`, by variable and slot.
     let mut sizes: TiVec<VarId, Vec<[usize; 2]>> = trace.per_var(Vec::new());
-    for e in &trace.events {
+    for e in trace.events.iter().filter(|e| kept(e)) {
         let Some(x) = e.var else { continue };
         let s = slots.get(x, e.thread, &mut vars[x]);
         if sizes[x].len() <= s {
@@ -269,7 +287,7 @@ fn var_lists_with(trace: &Trace, mut slots: Slots) -> Accesses {
         .collect();
     let mut all: Vec<Access> = Vec::with_capacity(at);
     let room = all.spare_capacity_mut();
-    for (p, e) in trace.events.iter().enumerate() {
+    for (p, e) in trace.events.iter().enumerate().filter(|(_, e)| kept(e)) {
         let Some(x) = e.var else { continue };
         let s = slots.get(x, e.thread, &mut vars[x]);
         let access = |(lo, hi): (u64, u64), node: Node| Access {
@@ -396,8 +414,13 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
 /// memory budget (polled every 2¹⁶ edges; past it, the rest are not stored). The
 /// trace's events fit a packed node ([`crate::trace::MAX_EVENTS`]).
 pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
-    forced_parts(trace, stop).map(|f| f.parts.concat())
+    forced_parts(trace, stop, None).map(|f| f.parts.concat())
 }
+
+/// The transactions among whose events [`forced_parts`] builds the forced edges: those
+/// that may lie on a cycle, stretches of consecutive transactions that every forced
+/// backward arc lies within (`check::front` finds them before the edges are built).
+pub type Keep = FixedBitSet;
 
 /// [`forced_packed`] in the parts the passes made, in order (what is read once in
 /// order needs no copy into one vector), and how far back edges reach.
@@ -411,8 +434,11 @@ pub struct ForcedParts {
 }
 
 /// The edges of [`forced_packed`] as [`ForcedParts`], or `None` once the heap passes
-/// `stop`'s memory budget.
-pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<ForcedParts> {
+/// `stop`'s memory budget. With `keep`, only the events of its transactions are
+/// passed: the edges are then forced conflicts that preserve the reachability among
+/// the events of each stretch of consecutive kept transactions that no forced
+/// backward arc leaves (`check::front`), not among all events.
+pub fn forced_parts(trace: &Trace, stop: &crate::Stop, keep: Option<&Keep>) -> Option<ForcedParts> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
     let back: Vec<AtomicU32> = (0..trace.txns.len()).map(|_| AtomicU32::new(0)).collect();
@@ -440,11 +466,11 @@ pub fn forced_parts(trace: &Trace, stop: &crate::Stop) -> Option<ForcedParts> {
     let at = |e: EventId| (Step::Event(e), trace.events[e].txn);
     {
         let mut add = adder(&mut out, &back, stop);
-        same_thread_edges(trace, |a, b| add(at(a), at(b), Rule::ProgramOrder));
+        same_thread_edges_among(trace, keep, |a, b| add(at(a), at(b), Rule::ProgramOrder));
     }
     // The variables' passes in parallel, in runs of about equal accesses, each run's
     // edges then appended in order: the same edges in the same order as one pass.
-    let a = var_lists(trace);
+    let a = var_lists_with(trace, Slots::new(trace), keep);
     let mut parts: Vec<Vec<Packed>> = runs(&a.vars.raw, VarLists::len)
         .into_par_iter()
         .map(|run| {
@@ -497,9 +523,9 @@ mod tests {
                 ..Shape::realistic(400)
             };
             let t = generate(&shape, seed);
-            let flat = var_lists_with(&t, Slots::new(&t));
+            let flat = var_lists_with(&t, Slots::new(&t), None);
             assert!(matches!(Slots::new(&t), Slots::Flat { .. }));
-            let map = var_lists_with(&t, Slots::Map(Default::default()));
+            let map = var_lists_with(&t, Slots::Map(Default::default()), None);
             let key = |a: &Accesses| -> Vec<_> {
                 let acc = |x: &Access| (x.lo, x.hi, x.node, x.txn);
                 a.vars
