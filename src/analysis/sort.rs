@@ -8,8 +8,7 @@ use crate::solver::Lit;
 use crate::trace::exec::{Execution, Node, Step};
 use crate::trace::Trace;
 use fixedbitset::FixedBitSet;
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// Topologically sorts the exact event graph with the oriented atoms: the execution,
 /// or the true atom literals on a cycle (to block).
@@ -108,13 +107,13 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     // most one event is ready at a time: it is kept apart, and only commits go
     // through the heap (the same order, without a heap operation per event).
     let mut ready_event: Option<u32> = None;
-    let mut ready: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
-    let make_ready = |v: usize, event: &mut Option<u32>, commits: &mut BinaryHeap<_>| {
+    let mut ready = Ready::new(writes.len());
+    let make_ready = |v: usize, event: &mut Option<u32>, commits: &mut Ready| {
         if v < n {
             debug_assert!(event.is_none(), "one event ready at a time");
             *event = Some(v as u32);
         } else {
-            commits.push(Reverse(v as u32));
+            commits.push(v - n);
         }
     };
     for v in (0..nodes).filter(|&v| indeg[v] == 0) {
@@ -126,7 +125,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     let (mut event_pos, mut commit_pos) = (vec![u32::MAX; n], vec![u32::MAX; n]);
     while let Some(v) = ready_event
         .take()
-        .or_else(|| ready.pop().map(|Reverse(v)| v))
+        .or_else(|| ready.pop().map(|k| (n + k) as u32))
     {
         let v = v as usize;
         let p = steps.len() as u32;
@@ -163,6 +162,55 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     }
     drop(steps);
     Err(cycle_lits(nodes, succ, |v| indeg[v] > 0))
+}
+
+/// The commits ready to be placed, least first: a bit a commit, and a place no set
+/// bit lies below (a binary heap held every store issued since the last drain, and
+/// its pushes and pops missed the caches at 10⁸ events). Commits made ready by their
+/// write or by their thread's previous commit come after every commit placed, so the
+/// search for the least goes back only for those an atom makes ready.
+struct Ready {
+    bits: FixedBitSet,
+    /// No commit below it is ready.
+    from: usize,
+    len: usize,
+}
+
+impl Ready {
+    fn new(commits: usize) -> Ready {
+        Ready {
+            bits: FixedBitSet::with_capacity(commits),
+            from: 0,
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, k: usize) {
+        debug_assert!(!self.bits.contains(k), "ready once");
+        self.bits.insert(k);
+        self.from = self.from.min(k);
+        self.len += 1;
+    }
+
+    /// The least ready commit, no longer ready.
+    fn pop(&mut self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        const BLOCK: usize = usize::BITS as usize;
+        let words = self.bits.as_slice();
+        let mut i = self.from / BLOCK;
+        let mut word = words[i] & (usize::MAX << (self.from % BLOCK));
+        // A ready commit lies at or after `from`, so the search ends in bounds.
+        while word == 0 {
+            i += 1;
+            word = words[i];
+        }
+        let k = i * BLOCK + word.trailing_zeros() as usize;
+        self.bits.set(k, false);
+        (self.from, self.len) = (k + 1, self.len - 1);
+        Some(k)
+    }
 }
 
 /// Each write's place among the writes in constant time (a binary search a look-up
