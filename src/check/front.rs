@@ -7,12 +7,13 @@
 
 use super::{Unknown, Verdict, Witness};
 use crate::analysis::{self as encode, Grouped, PaperBuckets, PartsGrouped, NONE};
-use crate::graph::forced::{forced_parts, ForcedParts};
+use crate::graph::forced::{forced_parts, Among, ForcedParts};
 use crate::graph::paper::PaperGraph;
 use crate::graph::{strong_components, ConflictGraph, Edge, Packed};
 use crate::trace::exec::{Execution, Node};
 use crate::trace::{EventId, Trace, TxnId};
 use crate::Stop;
+use fixedbitset::FixedBitSet;
 use std::time::Instant;
 
 /// An undirected edge of Def. 4 `{a, b}` (a before b), with whether the directed edges
@@ -122,6 +123,18 @@ pub fn exact_each<E>(
     phases: &mut Phases,
     seen: &mut Seen,
     stop: &Stop,
+    each: impl FnMut(&Front<(Node, Node)>) -> Result<Verdict, E>,
+) -> Result<Verdict, E> {
+    exact_each_sliced(trace, phases, seen, stop, slice_size(trace), each)
+}
+
+/// [`exact_each`] with the forced edges built in slices of at least `slice` events.
+fn exact_each_sliced<E>(
+    trace: &Trace,
+    phases: &mut Phases,
+    seen: &mut Seen,
+    stop: &Stop,
+    slice: usize,
     mut each: impl FnMut(&Front<(Node, Node)>) -> Result<Verdict, E>,
 ) -> Result<Verdict, E> {
     let given = stop.max_memory.is_some();
@@ -166,7 +179,9 @@ pub fn exact_each<E>(
         Ok(p) => p,
         Err(n) => {
             // Too many to encode; a forced cycle still answers.
-            let forced = timed(phases, "forced edges", || forced_parts(trace, stop, None));
+            let forced = timed(phases, "forced edges", || {
+                forced_parts(trace, stop, &Among::all(trace))
+            });
             let Some(forced) = forced else {
                 return stopped();
             };
@@ -180,55 +195,78 @@ pub fn exact_each<E>(
             }));
         }
     };
-    // The forced edges of the transactions that may share a cycle only.
+    // The forced edges of the transactions that may share a cycle only, a slice of
+    // the trace at a time: each slice's are grouped by run and decided, then dropped.
     let extra = timed(phases, "varying pairs", || {
         encode::possible_arcs(trace, &pairs)
     });
-    let keep = timed(phases, "forced edges", || may_share_a_cycle(trace, &extra));
-    let forced = timed(phases, "forced edges", || {
-        forced_parts(trace, stop, keep.as_ref())
-    });
-    drop(keep);
-    let Some(forced) = forced else {
-        return stopped();
-    };
-    if stop.expired() {
-        return stopped();
-    }
-    let forced_edges = forced.parts.iter().map(Vec::len).sum::<usize>() as u64;
+    let stretches = timed(phases, "forced edges", || may_share_a_cycle(trace, &extra));
+    let slices = slices(&stretches, slice);
     let varying_count = pairs.len() as u64;
-    (seen.forced_edges, seen.varying) = (forced_edges, varying_count);
-    let multi = std::sync::Arc::new(encode::multi_event(trace));
-    let pieces = timed(phases, "pruning (components)", || {
-        Pieces::new(&txn_of, forced, pairs, extra)
+    seen.varying = varying_count;
+    let (pairs, extra) = timed(phases, "pruning (components)", || {
+        let slice_of = |t: usize| {
+            let i = slices.partition_point(|s| s.txns.end <= t);
+            (i < slices.len() && slices[i].txns.contains(&t)).then_some(i)
+        };
+        let shared = |a: usize, b: usize| slice_of(a).filter(|&i| slices[i].txns.contains(&b));
+        let txn = |x: Node| txn_of[x.event()].index();
+        let pairs = Grouped::new(pairs, slices.len(), |&(x, y)| shared(txn(x), txn(y)));
+        let extra = Grouped::new(extra, slices.len(), |&(a, b)| {
+            shared(a as usize, b as usize)
+        });
+        (pairs, extra)
     });
-    for s in 0..pieces.runs.len() {
+    let multi = std::sync::Arc::new(encode::multi_event(trace));
+    let mut forced_edges = 0;
+    for (i, among) in slices.iter().enumerate() {
         if stop.expired() {
             return stopped();
         }
-        let (comps, forced, varying, single_event) = timed(phases, "pruning (components)", || {
-            pieces.components(&txn_of, s, &multi)
-        });
-        let run = pieces.runs[s];
-        let cycle = timed(phases, "forced cycle", || {
-            forced_cycle_in(trace, &txn_of, run, forced.all())
-        });
-        if let Some(cycle) = cycle {
-            return Ok(forced_cycle(cycle));
-        }
-        let front = Front {
-            single_event,
-            comps,
-            forced,
-            varying,
-            forced_edges,
-            varying_count,
-            multi: multi.clone(),
+        let forced = timed(phases, "forced edges", || forced_parts(trace, stop, among));
+        let Some(forced) = forced else {
+            return stopped();
         };
-        seen.add(&front);
-        match each(&front)? {
-            Verdict::Serializable => {}
-            v => return Ok(v),
+        forced_edges += forced.parts.iter().map(Vec::len).sum::<usize>() as u64;
+        seen.forced_edges = forced_edges;
+        let pieces = timed(phases, "pruning (components)", || {
+            Pieces::new(
+                &txn_of,
+                among.txns.start,
+                forced,
+                pairs[i].to_vec(),
+                extra[i].to_vec(),
+            )
+        });
+        for s in 0..pieces.runs.len() {
+            if stop.expired() {
+                return stopped();
+            }
+            let (comps, forced, varying, single_event) =
+                timed(phases, "pruning (components)", || {
+                    pieces.components(&txn_of, s, &multi)
+                });
+            let run = pieces.runs[s];
+            let cycle = timed(phases, "forced cycle", || {
+                forced_cycle_in(trace, &txn_of, run, forced.all())
+            });
+            if let Some(cycle) = cycle {
+                return Ok(forced_cycle(cycle));
+            }
+            let front = Front {
+                single_event,
+                comps,
+                forced,
+                varying,
+                forced_edges,
+                varying_count,
+                multi: multi.clone(),
+            };
+            seen.add(&front);
+            match each(&front)? {
+                Verdict::Serializable => {}
+                v => return Ok(v),
+            }
         }
     }
     Ok(Verdict::Serializable)
@@ -245,43 +283,41 @@ struct Pieces {
 }
 
 impl Pieces {
-    /// `extra`: the varying pairs' arcs between transactions ([`encode::possible_arcs`]).
+    /// The runs of a slice of the trace whose transactions are numbered from `first`
+    /// (its forced edges, and its varying pairs and their arcs between transactions,
+    /// [`encode::possible_arcs`]).
     fn new(
         txn_of: &[TxnId],
+        first: usize,
         forced: ForcedParts,
         pairs: Vec<(Node, Node)>,
         extra: Vec<(u32, u32)>,
     ) -> Pieces {
-        // `back[t]`: the furthest tail of an arc with head t.
+        // `back[t - first]`: the furthest tail of an arc with head t.
         let ForcedParts { parts, mut back } = forced;
         let n = back.len();
-        backward_arcs(&mut back, &extra);
-        let runs = covered(&back);
+        backward_arcs(&mut back, first, &extra);
+        let runs = covered(&back, first);
         drop(back);
         let mut run_of = vec![NONE; n];
         for (r, &(start, len)) in runs.iter().enumerate() {
-            run_of[start..start + len]
+            run_of[start - first..start - first + len]
                 .iter_mut()
                 .for_each(|x| *x = r as u32);
         }
         let groups = runs.len();
-        let same = |x: usize, y: usize| encode::shared_component(&run_of, x, y);
-        // Each event's run, in one pass in order: two look-ups an edge, not four.
-        let run_of_event: Vec<u32> =
-            crate::mem::collect_huge(txn_of.iter().map(|t| run_of[t.index()]));
-        let same_event = |x: usize, y: usize| encode::shared_component(&run_of_event, x, y);
-        let ahead = |e: &Packed| {
-            crate::mem::prefetch(&run_of_event, crate::graph::packed_event(e.src_node()));
-            crate::mem::prefetch(&run_of_event, crate::graph::packed_event(e.dst_node()));
-        };
+        let same = |x: usize, y: usize| encode::shared_component(&run_of, x - first, y - first);
+        let txn = |e: EventId| txn_of[e].index();
         let key = |e: &Packed| {
-            same_event(
-                crate::graph::packed_event(e.src_node()),
-                crate::graph::packed_event(e.dst_node()),
+            same(
+                txn(crate::graph::packed_event(e.src_node())),
+                txn(crate::graph::packed_event(e.dst_node())),
             )
         };
-        let forced = PartsGrouped::new(parts, groups, key, ahead);
-        let pairs = Grouped::new(pairs, groups, |&(x, y)| same_event(x.event(), y.event()));
+        let forced = PartsGrouped::new(parts, groups, key, |_| {});
+        let pairs = Grouped::new(pairs, groups, |&(x, y)| {
+            same(txn(x.event()), txn(y.event()))
+        });
         let extra = Grouped::new(extra, groups, |&(a, b)| same(a as usize, b as usize));
         Pieces {
             runs,
@@ -339,31 +375,33 @@ impl Pieces {
     }
 }
 
-/// Notes in `back` the backward arcs of `arcs`: `back[b]`, the furthest `a` of an arc
-/// `(a, b)` with `b < a`.
-fn backward_arcs(back: &mut [u32], arcs: &[(u32, u32)]) {
+/// Notes in `back` the backward arcs of `arcs` among transactions numbered from
+/// `first`: `back[b - first]`, the furthest `a` of an arc `(a, b)` with `b < a`.
+fn backward_arcs(back: &mut [u32], first: usize, arcs: &[(u32, u32)]) {
     for &(a, b) in arcs {
         if b < a {
-            back[b as usize] = back[b as usize].max(a);
+            let x = &mut back[b as usize - first];
+            *x = (*x).max(a);
         }
     }
 }
 
 /// The runs `back` covers, each its first transaction and how many (two or more):
-/// `back[t] > t` covers the transactions `t..=back[t]`, and a run is a maximal
-/// stretch covered without a gap (stretches that share a transaction are one run).
-fn covered(back: &[u32]) -> Vec<(usize, usize)> {
+/// entry `i` of `back` is transaction `first + i`, and `back[t - first] > t` covers
+/// the transactions `t..=back[t - first]`; a run is a maximal stretch covered without
+/// a gap (stretches that share a transaction are one run).
+fn covered(back: &[u32], first: usize) -> Vec<(usize, usize)> {
     let mut runs = Vec::new();
     // The run being swept: its first transaction and how far it reaches so far.
     let mut open: Option<(usize, usize)> = None;
-    for t in 0..=back.len() {
+    for t in first..=first + back.len() {
         if let Some((start, end)) = open {
             if t > end {
                 runs.push((start, end + 1 - start));
                 open = None;
             }
         }
-        let reach = back.get(t).map_or(0, |&a| a as usize);
+        let reach = back.get(t - first).map_or(0, |&a| a as usize);
         if reach > t {
             open = Some(open.map_or((t, reach), |(start, end)| (start, end.max(reach))));
         }
@@ -371,10 +409,19 @@ fn covered(back: &[u32]) -> Vec<(usize, usize)> {
     runs
 }
 
+/// The stretches of transactions that may lie on a cycle (with another), and which
+/// they are; `keep` is `None` (every transaction may) when the trace's transactions
+/// are not numbered in the order they first appear.
+struct Stretches {
+    /// Each stretch's transactions and its events: the events of the trace from the
+    /// stretch's first to the last of its transactions' are all its own.
+    each: Vec<Among<'static>>,
+    keep: Option<FixedBitSet>,
+}
+
 /// The transactions that may lie on a cycle (with another): the runs covered by the
 /// varying pairs' backward arcs (`extra`) and by the transactions that overlap in the
-/// trace, of which a forced edge's run is one. `None` (all may) when the trace's
-/// transactions are not numbered in the order they first appear.
+/// trace, of which a forced edge's run is one.
 ///
 /// Why the forced backward arcs need not be known: if `a` in `ta` is forced before `b`
 /// in `tb` with `tb < ta`, then `a`'s latest time is below `b`'s earliest (the
@@ -387,35 +434,93 @@ fn covered(back: &[u32]) -> Vec<(usize, usize)> {
 /// each gap between its least and greatest transaction, so it lies in one such run.
 /// Passing over the other transactions' events keeps every run's forced edges
 /// reachability-preserving among its events: a path between two of them leaves the
-/// run only by an arc that would join the run to another.
-fn may_share_a_cycle(trace: &Trace, extra: &[(u32, u32)]) -> Option<crate::graph::forced::Keep> {
+/// run only by an arc that would join the run to another. And as a transaction that
+/// begins or ends among a stretch's events overlaps one of its own, each stretch's
+/// events are a slice of the trace.
+fn may_share_a_cycle(trace: &Trace, extra: &[(u32, u32)]) -> Stretches {
     let n = trace.txns.len();
+    let whole = || Stretches {
+        each: vec![Among::all(trace)],
+        keep: None,
+    };
     // `reach[t]`: the greatest transaction begun by `t`'s last event (`NONE`: `t` not
-    // begun yet).
+    // begun yet); `first` and `last`: its first and last event.
     let mut reach = vec![NONE; n];
+    let (mut first, mut last) = (vec![0u32; n], vec![0u32; n]);
     let mut top: Option<u32> = None;
-    for e in &trace.events {
-        let t = e.txn.index() as u32;
-        if reach[t as usize] == NONE {
+    for (i, e) in trace.events.iter().enumerate() {
+        let t = e.txn.index();
+        if reach[t] == NONE {
             // `t`'s first event: it must come after every transaction begun so far.
-            if top.is_some_and(|top| t < top) {
-                return None;
+            if top.is_some_and(|top| (t as u32) < top) {
+                return whole();
             }
-            top = Some(t);
+            top = Some(t as u32);
+            first[t] = i as u32;
         }
-        reach[t as usize] = top.unwrap_or(t);
+        reach[t] = top.unwrap_or(t as u32);
+        last[t] = i as u32;
     }
     for r in &mut reach {
         if *r == NONE {
             *r = 0;
         }
     }
-    backward_arcs(&mut reach, extra);
-    let mut keep = crate::graph::forced::Keep::with_capacity(n);
-    for (start, len) in covered(&reach) {
+    backward_arcs(&mut reach, 0, extra);
+    let mut keep = FixedBitSet::with_capacity(n);
+    let mut each: Vec<Among<'static>> = Vec::new();
+    for (start, len) in covered(&reach, 0) {
         keep.insert_range(start..start + len);
+        let txns = start..start + len;
+        let end = txns
+            .clone()
+            .map(|t| last[t] as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let events = first[start] as usize..end;
+        if each.last().is_some_and(|s| s.events.end > events.start) {
+            return whole();
+        }
+        each.push(Among {
+            events,
+            txns,
+            keep: None,
+        });
     }
-    Some(keep)
+    Stretches {
+        each,
+        keep: Some(keep),
+    }
+}
+
+/// The events a slice of the trace holds at least ([`slices`]): 2²², and enough that
+/// the tables [`forced_parts`] makes for each, an entry a variable (and a thread), do
+/// not outweigh it.
+fn slice_size(trace: &Trace) -> usize {
+    let (k, m) = (trace.threads.len(), trace.vars.len());
+    (1 << 22)
+        .max(4 * m)
+        .max(k.saturating_mul(m).min(1 << 24) / 4)
+}
+
+/// The stretches put together into slices of the trace of at least `least` events
+/// (but the last), each with the stretches' transactions to keep.
+fn slices(stretches: &Stretches, least: usize) -> Vec<Among<'_>> {
+    let mut out: Vec<Among<'_>> = Vec::new();
+    for s in &stretches.each {
+        match out.last_mut() {
+            Some(last) if last.events.len() < least => {
+                last.events.end = s.events.end;
+                last.txns.end = s.txns.end;
+            }
+            _ => out.push(Among {
+                events: s.events.clone(),
+                txns: s.txns.clone(),
+                keep: stretches.keep.as_ref(),
+            }),
+        }
+    }
+    out
 }
 
 /// A cycle of forced edges among transactions `lo..lo + len` (`run`): in the first of
@@ -521,10 +626,11 @@ mod tests {
     /// trace (short fenced transactions with rmw, serial schedules over many
     /// variables, longer fenced transactions), 20 to 12,000 events; about a quarter of
     /// them (69 of 300) split into several runs, and the test asks that more than 40
-    /// do.
+    /// do; the forced edges are built in slices of the trace from one stretch of
+    /// transactions to the whole, and more than 40 traces are in several slices.
     #[test]
     fn the_pieces_are_the_whole_front() {
-        let (mut runs, mut kept_fewer) = (0, 0);
+        let (mut runs, mut kept_fewer, mut sliced) = (0, 0, 0);
         for seed in 0..300u64 {
             let events = [20, 60, 200, 800, 3000][seed as usize % 5];
             let shape = match seed % 3 {
@@ -555,6 +661,7 @@ mod tests {
             let txn_of = encode::txn_column(&trace);
             let multi = encode::multi_event(&trace);
             let counts = (forced.len() as u64, pairs.len() as u64);
+            let stretches = may_share_a_cycle(&trace, &encode::possible_arcs(&trace, &pairs));
             let (comps, comp_of) = encode::possible_components(&trace, &txn_of, &forced, &pairs);
             let kept: Vec<Option<usize>> = comps
                 .iter()
@@ -577,14 +684,24 @@ mod tests {
             let mut dropped = 0;
             let mut pieces = 0;
             let mut seen = Seen::default();
-            let v = exact_each::<()>(&trace, &mut Vec::new(), &mut seen, &Stop::default(), |f| {
-                pieces += usize::from(!f.comps.is_empty());
-                dropped += f.single_event;
-                for i in 0..f.comps.len() {
-                    got.push(piece(&txn_of, &f.comps[i], &f.forced[i], &f.varying[i]));
-                }
-                Ok(Verdict::Serializable)
-            })
+            // Slices of the trace from one stretch to the whole.
+            let slice = [1, 50, 400, usize::MAX][seed as usize % 4];
+            sliced += usize::from(slices(&stretches, slice).len() > 1);
+            let v = exact_each_sliced::<()>(
+                &trace,
+                &mut Vec::new(),
+                &mut seen,
+                &Stop::default(),
+                slice,
+                |f| {
+                    pieces += usize::from(!f.comps.is_empty());
+                    dropped += f.single_event;
+                    for i in 0..f.comps.len() {
+                        got.push(piece(&txn_of, &f.comps[i], &f.forced[i], &f.varying[i]));
+                    }
+                    Ok(Verdict::Serializable)
+                },
+            )
             .unwrap();
             if let Verdict::Violation(_) = v {
                 // A forced cycle: answered by its piece, the pieces before it agree.
@@ -613,5 +730,6 @@ mod tests {
             kept_fewer > 100,
             "{kept_fewer} traces with fewer forced edges"
         );
+        assert!(sliced > 40, "{sliced} traces in several slices");
     }
 }

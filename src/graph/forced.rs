@@ -26,18 +26,13 @@ use fixedbitset::FixedBitSet;
 /// subset: `f(a, b)` for `a` before `b`. Same-thread conflicts of commits add nothing
 /// at the level of transactions: each is implied by a conflict of its write issue.
 pub fn same_thread_edges(trace: &Trace, f: impl FnMut(EventId, EventId)) {
-    same_thread_edges_among(trace, None, f)
+    same_thread_edges_among(trace, &Among::all(trace), f)
 }
 
-/// [`same_thread_edges`] among the events of the transactions in `keep` (all when
-/// `None`), the others passed over: within a stretch of consecutive kept transactions
-/// the edges are those of all events; an edge from one stretch into a later one may
-/// jump over the transactions passed.
-fn same_thread_edges_among(
-    trace: &Trace,
-    keep: Option<&FixedBitSet>,
-    mut f: impl FnMut(EventId, EventId),
-) {
+/// [`same_thread_edges`] among the events of `among`, the others passed over: within a
+/// stretch of consecutive kept transactions the edges are those of all events; an
+/// edge from one stretch into a later one may jump over the transactions passed.
+fn same_thread_edges_among(trace: &Trace, among: &Among, mut f: impl FnMut(EventId, EventId)) {
     #[derive(Clone, Default)]
     struct State {
         /// Latest fence, rmw or non-buffered read: a conflict chain.
@@ -50,10 +45,7 @@ fn same_thread_edges_among(
     let mut st = trace.per_thread(State::default());
     // Latest write or buffered read per (thread, var): a conflict chain per variable.
     let mut last_wb: rustc_hash::FxHashMap<(ThreadId, VarId), EventId> = Default::default();
-    for (i, e) in trace.events.iter().enumerate() {
-        if keep.is_some_and(|k| !k.contains(e.txn.index())) {
-            continue;
-        }
+    for (i, e) in among.events(trace) {
         let s = &mut st[e.thread];
         match e.op {
             Op::Fence | Op::Rmw | Op::Wr => {
@@ -247,17 +239,15 @@ pub fn forced_cross_edges(trace: &Trace, mut f: impl FnMut((Node, TxnId), (Node,
 /// list's accesses, the other writes them in place in one vector (lists grown one by
 /// one were copied into fresh pages, and stayed resident in the heap once freed).
 fn var_lists(trace: &Trace) -> Accesses {
-    var_lists_with(trace, Slots::new(trace), None)
+    var_lists_with(trace, Slots::new(trace), &Among::all(trace))
 }
 
-/// [`var_lists`] with the slots kept in `slots`, of the transactions in `keep` (all
-/// when `None`).
-fn var_lists_with(trace: &Trace, mut slots: Slots, keep: Option<&FixedBitSet>) -> Accesses {
-    let kept = |e: &crate::trace::Event| keep.is_none_or(|k| k.contains(e.txn.index()));
+/// [`var_lists`] with the slots kept in `slots`, of the events of `among`.
+fn var_lists_with(trace: &Trace, mut slots: Slots, among: &Among) -> Accesses {
     let mut vars: TiVec<VarId, VarLists> = trace.vars.keys().map(|_| VarLists::default()).collect();
     // Accesses per list, `[memory writes, reads]`, by variable and slot.
     let mut sizes: TiVec<VarId, Vec<[usize; 2]>> = trace.per_var(Vec::new());
-    for e in trace.events.iter().filter(|e| kept(e)) {
+    for (_, e) in among.events(trace) {
         let Some(x) = e.var else { continue };
         let s = slots.get(x, e.thread, &mut vars[x]);
         if sizes[x].len() <= s {
@@ -287,7 +277,7 @@ fn var_lists_with(trace: &Trace, mut slots: Slots, keep: Option<&FixedBitSet>) -
         .collect();
     let mut all: Vec<Access> = Vec::with_capacity(at);
     let room = all.spare_capacity_mut();
-    for (p, e) in trace.events.iter().enumerate().filter(|(_, e)| kept(e)) {
+    for (p, e) in among.events(trace) {
         let Some(x) = e.var else { continue };
         let s = slots.get(x, e.thread, &mut vars[x]);
         let access = |(lo, hi): (u64, u64), node: Node| Access {
@@ -414,38 +404,72 @@ pub fn forced_graph(trace: &Trace) -> ConflictGraph {
 /// memory budget (polled every 2¹⁶ edges; past it, the rest are not stored). The
 /// trace's events fit a packed node ([`crate::trace::MAX_EVENTS`]).
 pub fn forced_packed(trace: &Trace, stop: &crate::Stop) -> Option<Vec<Packed>> {
-    forced_parts(trace, stop, None).map(|f| f.parts.concat())
+    forced_parts(trace, stop, &Among::all(trace)).map(|f| f.parts.concat())
 }
 
-/// The transactions among whose events [`forced_parts`] builds the forced edges: those
-/// that may lie on a cycle, stretches of consecutive transactions that every forced
-/// backward arc lies within (`check::front` finds them before the edges are built).
-pub type Keep = FixedBitSet;
+/// The events among which [`forced_parts`] builds the forced edges: those in `events`
+/// of the transactions in `keep` (all when `None`), which are numbered within `txns`.
+/// `check::front` passes stretches of consecutive transactions that every forced
+/// backward arc lies within, found before the edges are built, a slice of the trace
+/// at a time.
+pub struct Among<'a> {
+    pub events: std::ops::Range<usize>,
+    pub txns: std::ops::Range<usize>,
+    pub keep: Option<&'a FixedBitSet>,
+}
+
+impl Among<'_> {
+    /// Every event of the trace.
+    pub fn all(trace: &Trace) -> Among<'static> {
+        Among {
+            events: 0..trace.len(),
+            txns: 0..trace.txns.len(),
+            keep: None,
+        }
+    }
+
+    /// The events, with their places in the trace.
+    fn events<'t>(
+        &self,
+        trace: &'t Trace,
+    ) -> impl Iterator<Item = (EventId, &'t crate::trace::Event)> + use<'t, '_> {
+        let keep = self.keep;
+        let start = self.events.start;
+        trace.events[self.events.clone()]
+            .iter()
+            .enumerate()
+            .map(move |(i, e)| (start + i, e))
+            .filter(move |(_, e)| keep.is_none_or(|k| k.contains(e.txn.index())))
+    }
+}
 
 /// [`forced_packed`] in the parts the passes made, in order (what is read once in
 /// order needs no copy into one vector), and how far back edges reach.
 pub struct ForcedParts {
     /// The same-thread edges, then the variables' runs.
     pub parts: Vec<Vec<Packed>>,
-    /// Per transaction t, the latest transaction with a forced edge into t, if later
-    /// than t (else 0): the backward arcs, noted as the edges are made, so that finding
-    /// the runs they cover (`check::front`) reads no edge again.
+    /// Per transaction t of [`Among::txns`] (at `t - txns.start`), the latest
+    /// transaction with a forced edge into t, if later than t (else 0): the backward
+    /// arcs, noted as the edges are made, so that finding the runs they cover
+    /// (`check::front`) reads no edge again.
     pub back: Vec<u32>,
 }
 
 /// The edges of [`forced_packed`] as [`ForcedParts`], or `None` once the heap passes
-/// `stop`'s memory budget. With `keep`, only the events of its transactions are
-/// passed: the edges are then forced conflicts that preserve the reachability among
-/// the events of each stretch of consecutive kept transactions that no forced
-/// backward arc leaves (`check::front`), not among all events.
-pub fn forced_parts(trace: &Trace, stop: &crate::Stop, keep: Option<&Keep>) -> Option<ForcedParts> {
+/// `stop`'s memory budget. Among a part of the trace ([`Among`]), the edges are
+/// forced conflicts that preserve the reachability among the events of each stretch
+/// of consecutive kept transactions that no forced backward arc leaves, not among
+/// all events.
+pub fn forced_parts(trace: &Trace, stop: &crate::Stop, among: &Among) -> Option<ForcedParts> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-    let back: Vec<AtomicU32> = (0..trace.txns.len()).map(|_| AtomicU32::new(0)).collect();
+    let back: Vec<AtomicU32> = among.txns.clone().map(|_| AtomicU32::new(0)).collect();
+    let first = among.txns.start;
     /// Polls the heap every 2¹⁶ edges; past the budget, stores no more.
     fn adder<'a>(
         out: &'a mut Vec<Packed>,
         back: &'a [AtomicU32],
+        first: usize,
         stop: &'a crate::Stop,
     ) -> impl FnMut((Node, TxnId), (Node, TxnId), Rule) + 'a {
         move |(a, ta), (b, tb), rule| {
@@ -455,8 +479,8 @@ pub fn forced_parts(trace: &Trace, stop: &crate::Stop, keep: Option<&Keep>) -> O
             if ta != tb {
                 out.push(Packed::new(a, b, rule));
                 // A backward arc: rare beside the edges, and seldom the furthest yet.
-                let (from, to) = (ta.index() as u32, tb.index());
-                if (to as u32) < from && back[to].load(Relaxed) < from {
+                let (from, to) = (ta.index() as u32, tb.index() - first);
+                if (tb.index() as u32) < from && back[to].load(Relaxed) < from {
                     back[to].fetch_max(from, Relaxed);
                 }
             }
@@ -465,18 +489,18 @@ pub fn forced_parts(trace: &Trace, stop: &crate::Stop, keep: Option<&Keep>) -> O
     let mut out = Vec::new();
     let at = |e: EventId| (Step::Event(e), trace.events[e].txn);
     {
-        let mut add = adder(&mut out, &back, stop);
-        same_thread_edges_among(trace, keep, |a, b| add(at(a), at(b), Rule::ProgramOrder));
+        let mut add = adder(&mut out, &back, first, stop);
+        same_thread_edges_among(trace, among, |a, b| add(at(a), at(b), Rule::ProgramOrder));
     }
     // The variables' passes in parallel, in runs of about equal accesses, each run's
     // edges then appended in order: the same edges in the same order as one pass.
-    let a = var_lists_with(trace, Slots::new(trace), keep);
+    let a = var_lists_with(trace, Slots::new(trace), among);
     let mut parts: Vec<Vec<Packed>> = runs(&a.vars.raw, VarLists::len)
         .into_par_iter()
         .map(|run| {
             let mut part = Vec::new();
             {
-                let mut add = adder(&mut part, &back, stop);
+                let mut add = adder(&mut part, &back, first, stop);
                 for vl in &a.vars.raw[run] {
                     cross_edges_of(&a.all, vl, &mut add);
                 }
@@ -523,9 +547,9 @@ mod tests {
                 ..Shape::realistic(400)
             };
             let t = generate(&shape, seed);
-            let flat = var_lists_with(&t, Slots::new(&t), None);
+            let flat = var_lists_with(&t, Slots::new(&t), &Among::all(&t));
             assert!(matches!(Slots::new(&t), Slots::Flat { .. }));
-            let map = var_lists_with(&t, Slots::Map(Default::default()), None);
+            let map = var_lists_with(&t, Slots::Map(Default::default()), &Among::all(&t));
             let key = |a: &Accesses| -> Vec<_> {
                 let acc = |x: &Access| (x.lo, x.hi, x.node, x.txn);
                 a.vars
