@@ -31,14 +31,32 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         Step::Commit(w) => commit_of(w),
     };
     let nodes = n + writes.len();
-    // Each commit's next commit of the same thread (`NONE`: the thread's last).
+    // Each commit's next commit of the same thread (`NONE`: the thread's last), and
+    // the commits with an edge to the drain they must precede: the thread's last
+    // before that drain (the others reach it through the FIFO chain, and the sort's
+    // order is the same), found here once rather than from two commits' bounds at
+    // each visit.
     const NONE: u32 = u32::MAX;
     let mut next_commit = vec![NONE; writes.len()];
-    let mut last: Vec<u32> = vec![NONE; trace.threads.len()];
+    let mut to_drain = FixedBitSet::with_capacity(writes.len());
+    // Per thread, its latest commit and that commit's bound.
+    let mut last: Vec<(u32, usize)> = vec![(NONE, n); trace.threads.len()];
     for (k, &w) in writes.iter().enumerate() {
-        let prev = std::mem::replace(&mut last[trace.events[w as usize].thread.index()], k as u32);
+        let h = trace.commit_bound(w as usize);
+        let (prev, bound) = std::mem::replace(
+            &mut last[trace.events[w as usize].thread.index()],
+            (k as u32, h),
+        );
         if prev != NONE {
             next_commit[prev as usize] = k as u32;
+            if bound < n && bound != h {
+                to_drain.insert(prev as usize);
+            }
+        }
+    }
+    for &(k, bound) in &last {
+        if k != NONE && bound < n {
+            to_drain.insert(k as usize);
         }
     }
     let mut extra: Vec<(u32, u32, Lit)> = orient
@@ -50,9 +68,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     // The nodes that have atoms, a bit each: the others skip the binary search.
     let with_atoms: FixedBitSet = extra.iter().map(|&(a, _, _)| a as usize).collect();
     // `f(v, literal, atom)` for each successor v of u: the graph's edges, then the
-    // atoms. A commit's edge to the drain it must precede is kept for the thread's
-    // last write before that drain only: the others reach it through the FIFO chain,
-    // and the sort's order is the same.
+    // atoms.
     let succ = |u: usize, f: &mut dyn FnMut(usize, Lit, bool)| {
         if u < n {
             if u + 1 < n {
@@ -63,11 +79,10 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
             }
         } else {
             let k = u - n;
-            let h = trace.commit_bound(writes[k] as usize);
-            let next = next_commit[k];
-            if h < n && (next == NONE || trace.commit_bound(writes[next as usize] as usize) != h) {
-                f(h, 0, false);
+            if to_drain.contains(k) {
+                f(trace.commit_bound(writes[k] as usize), 0, false);
             }
+            let next = next_commit[k];
             if next != NONE {
                 f(n + next as usize, 0, false);
             }
@@ -155,7 +170,15 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         // Drawn by the rules (the graph's edges are the rules of docs/semantics.md §2),
         // so not walked again here; the witness is re-checked before it is printed.
         // Positions fit u32s: fewer than 2·MAX_EVENTS < 2³² steps.
-        drop((indeg, atoms_in, extra, next_commit, with_atoms, rank));
+        drop((
+            indeg,
+            atoms_in,
+            extra,
+            next_commit,
+            to_drain,
+            with_atoms,
+            rank,
+        ));
         let execution = Execution::placed(steps, event_pos, commit_pos);
         debug_assert_eq!(execution.recheck(trace), Ok(()), "a sort is an execution");
         return Ok(execution);
