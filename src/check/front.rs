@@ -505,12 +505,12 @@ fn may_share_a_cycle(trace: &Trace, extra: &[(u32, u32)]) -> Stretches {
     }
 }
 
-/// The events a slice of the trace holds at least ([`slices`]): 2²², and enough that
+/// The events a slice of the trace holds at least ([`slices`]): 2¹⁶, and enough that
 /// the tables [`forced_parts`] makes for each, an entry a variable (and a thread), do
 /// not outweigh it.
 fn slice_size(trace: &Trace) -> usize {
     let (k, m) = (trace.threads.len(), trace.vars.len());
-    (1 << 22)
+    (1 << 16)
         .max(4 * m)
         .max(k.saturating_mul(m).min(1 << 24) / 4)
 }
