@@ -107,11 +107,13 @@ impl Seen {
 ///
 /// Runs: transactions are numbered in the order they first appear; a cycle must
 /// use an arc from a later transaction to an earlier one, so it lies inside one
-/// maximal run of transactions that such backward arcs overlap. The arcs are bucketed
-/// by run once, then each run's components are found on its own arcs (a table the
-/// size of the run, in cache, where one walk over all transactions missed at random),
-/// and a violation near the start of a trace is answered without finding the
-/// components of the rest.
+/// maximal run of transactions that such backward arcs overlap. The runs lie within
+/// stretches found before any forced edge is built ([`may_share_a_cycle`]), slices
+/// of the trace; the forced edges are built a few stretches at a time (a slice of
+/// at least 2¹⁶ events), bucketed by run, and each run's components found on its own
+/// arcs (a table the size of the run, in cache, where one walk over all transactions
+/// missed at random). A violation near the start of a trace is answered without
+/// building the rest's forced edges.
 ///
 /// `stop` is polled between the phases and pieces, and while the forced edges are
 /// built; so is the heap, against `stop`'s memory budget (`--max-memory`) or else the
@@ -230,14 +232,7 @@ fn exact_each_sliced<E>(
         forced_edges += forced.parts.iter().map(Vec::len).sum::<usize>() as u64;
         seen.forced_edges = forced_edges;
         let pieces = timed(phases, "pruning (components)", || {
-            Pieces::new(
-                &txn_of,
-                among.events.clone(),
-                among.txns.start,
-                forced,
-                pairs[i].to_vec(),
-                extra[i].to_vec(),
-            )
+            Pieces::new(&txn_of, among, forced, pairs[i].to_vec(), extra[i].to_vec())
         });
         for s in 0..pieces.runs.len() {
             if stop.expired() {
@@ -284,17 +279,16 @@ struct Pieces {
 }
 
 impl Pieces {
-    /// The runs of a slice of the trace, its events `events`, its transactions
-    /// numbered from `first` (its forced edges, and its varying pairs and their arcs
-    /// between transactions, [`encode::possible_arcs`]).
+    /// The runs of a slice of the trace (its forced edges, and its varying pairs and
+    /// their arcs between transactions, [`encode::possible_arcs`]).
     fn new(
         txn_of: &[TxnId],
-        events: std::ops::Range<usize>,
-        first: usize,
+        slice: &Among,
         forced: ForcedParts,
         pairs: Vec<(Node, Node)>,
         extra: Vec<(u32, u32)>,
     ) -> Pieces {
+        let (events, first) = (slice.events.clone(), slice.txns.start);
         // `back[t - first]`: the furthest tail of an arc with head t.
         let ForcedParts { parts, mut back } = forced;
         let n = back.len();
