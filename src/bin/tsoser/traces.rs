@@ -59,9 +59,26 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
     if a.pairs > 0 {
         trace = gen::pair_first(&trace, a.pairs);
     }
-    let text = tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Compact);
+    let text = trace_text(&trace, output_format(a.output.as_deref()), "gen")?;
     write_out(a.output.as_deref(), &text)?;
     Ok(0)
+}
+
+/// The form an output file's name asks for: STD for `.std`, YAML otherwise and on
+/// standard output (bug: gen_writes_std_to_a_std_file: `gen -o t.std` wrote YAML, which
+/// `check t.std` then refused as STD).
+fn output_format(output: Option<&Path>) -> TraceFormat {
+    output.map_or(TraceFormat::Yaml, TraceFormat::of)
+}
+
+/// `trace` in `format`: compact YAML, or STD (which not every trace can be; `what`
+/// names the trace in the error).
+fn trace_text(trace: &tsoser::trace::Trace, format: TraceFormat, what: &str) -> Result<String> {
+    Ok(match format {
+        TraceFormat::Yaml => tsoser::trace::yaml::write(trace, tsoser::trace::yaml::Form::Compact),
+        TraceFormat::Std => trace::std_format::to_std(trace)
+            .map_err(|e| anyhow::anyhow!("{what}: cannot write STD: {e}"))?,
+    })
 }
 
 /// The largest random formula `gen --family sat --random` draws.
@@ -114,10 +131,8 @@ fn gen_sat(a: &GenArgs) -> Result<u8> {
         Some(at) => tsoser::reduction::one_transaction(&r, at == OneTxn::First),
         None => r.trace,
     };
-    write_out(
-        a.output.as_deref(),
-        &tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Compact),
-    )?;
+    let text = trace_text(&trace, output_format(a.output.as_deref()), "gen")?;
+    write_out(a.output.as_deref(), &text)?;
     Ok(0)
 }
 
@@ -137,11 +152,7 @@ pub(crate) fn cmd_convert(a: &ConvertArgs) -> Result<u8> {
         _ if from == TraceFormat::Std => TraceFormat::Yaml,
         _ => TraceFormat::Std,
     });
-    let text = match to {
-        TraceFormat::Yaml => tsoser::trace::yaml::write(&trace, tsoser::trace::yaml::Form::Compact),
-        TraceFormat::Std => trace::std_format::to_std(&trace)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write STD: {e}", file.display()))?,
-    };
+    let text = trace_text(&trace, to, &file.display().to_string())?;
     write_out(output, &text)?;
     Ok(0)
 }
