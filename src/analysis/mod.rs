@@ -99,10 +99,13 @@ pub fn varying_pairs_within(trace: &Trace, max: usize) -> Result<Vec<(Node, Node
     }
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    // Each list is in trace order, so sorted by `lo` but for buffered reads (whose span
+    // starts at their store): a stable sort merges such runs in about linear time
+    // (an unstable one took 7% of a 10⁷-event check), and keeps ties in trace order.
     by_var
         .raw
         .par_iter_mut()
-        .for_each(|list| list.sort_unstable_by_key(|x| (x.lo, x.hi)));
+        .for_each(|list| list.sort_by_key(|x| (x.lo, x.hi)));
     // The variables' sweeps in parallel, in runs of about equal spans, each run's pairs
     // then appended in order: the same pairs in the same order as one sweep. `done`:
     // the pairs of the variables swept so far, for the bound.

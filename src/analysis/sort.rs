@@ -10,6 +10,9 @@ use crate::trace::Trace;
 use fixedbitset::FixedBitSet;
 use std::collections::{BTreeSet, HashMap};
 
+/// No next commit.
+const NONE: u32 = u32::MAX;
+
 /// Topologically sorts the exact event graph with the oriented atoms: the execution,
 /// or the true atom literals on a cycle (to block).
 ///
@@ -36,7 +39,6 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
     // before that drain (the others reach it through the FIFO chain, and the sort's
     // order is the same), found here once rather than from two commits' bounds at
     // each visit.
-    const NONE: u32 = u32::MAX;
     let mut next_commit = vec![NONE; writes.len()];
     let mut to_drain = FixedBitSet::with_capacity(writes.len());
     // Per thread, its latest commit and that commit's bound.
@@ -65,55 +67,42 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         .collect();
     // Stable: a node's atoms keep their order, so a cycle's literals are the same.
     extra.sort_by_key(|&(a, _, _)| a);
-    // The nodes that have atoms, a bit each: the others skip the binary search.
     let with_atoms: FixedBitSet = extra.iter().map(|&(a, _, _)| a as usize).collect();
-    // `f(v, literal, atom)` for each successor v of u: the graph's edges, then the
-    // atoms.
-    let succ = |u: usize, f: &mut dyn FnMut(usize, Lit, bool)| {
-        if u < n {
-            if u + 1 < n {
-                f(u + 1, 0, false);
-            }
-            if trace.events[u].op == crate::trace::Op::Wr {
-                f(commit_of(u), 0, false);
-            }
-        } else {
-            let k = u - n;
-            if to_drain.contains(k) {
-                f(trace.commit_bound(writes[k] as usize), 0, false);
-            }
-            let next = next_commit[k];
-            if next != NONE {
-                f(n + next as usize, 0, false);
-            }
-        }
-        if !with_atoms.contains(u) {
-            return;
-        }
-        let from = extra.partition_point(|&(a, _, _)| (a as usize) < u);
-        for &(a, b, l) in &extra[from..] {
-            if a as usize != u {
-                break;
-            }
-            f(b as usize, l, true);
-        }
+    let g = Graph {
+        trace,
+        n,
+        writes: &writes,
+        rank: &rank,
+        next_commit: &next_commit,
+        to_drain: &to_drain,
+        extra: &extra,
+        with_atoms: &with_atoms,
     };
     // In-degrees in a byte a node (a quarter of u32s: 0.4 GB less at 10⁸ events): the
     // graph's edges give a node at most two (the event before it or its write; its
-    // thread's previous commit or the last commit its drain waits for), plus one while
-    // atoms into it remain, which are counted apart for the few nodes they enter.
+    // thread's previous commit or the last commit its drain waits for), counted here
+    // from their rules, plus one while atoms into it remain, which are counted apart
+    // for the few nodes they enter.
     let mut atoms_in: rustc_hash::FxHashMap<u32, u32> = Default::default();
     for &(_, b, _) in &extra {
         *atoms_in.entry(b).or_default() += 1;
     }
     let mut indeg = vec![0u8; nodes];
-    for u in 0..nodes {
-        succ(u, &mut |v, _, atom| {
-            if !atom {
-                indeg[v] += 1;
-            }
-        });
+    indeg[1.min(n)..n].fill(1);
+    for (k, &w) in writes.iter().enumerate() {
+        indeg[n + k] += 1;
+        if next_commit[k] != NONE {
+            indeg[n + next_commit[k] as usize] += 1;
+        }
+        if to_drain.contains(k) {
+            indeg[trace.commit_bound(w as usize)] += 1;
+        }
     }
+    debug_assert!({
+        let mut d = vec![0u8; nodes];
+        (0..nodes).for_each(|u| g.succ(u, |v, _, atom| d[v] += u8::from(!atom)));
+        d == indeg
+    });
     for &v in atoms_in.keys() {
         indeg[v as usize] += 1;
     }
@@ -152,7 +141,7 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
             commit_pos[w] = p;
             Step::Commit(w).pack()
         });
-        succ(v, &mut |s, _, atom| {
+        g.succ(v, |s, _, atom| {
             if atom {
                 let left = atoms_in.get_mut(&(s as u32)).expect("counted above");
                 *left -= 1;
@@ -184,7 +173,57 @@ pub fn sort_exact(trace: &Trace, orient: &[(Node, Node, Lit)]) -> Result<Executi
         return Ok(execution);
     }
     drop(steps);
-    Err(cycle_lits(nodes, succ, |v| indeg[v] > 0))
+    Err(cycle_lits(nodes, |u, f| g.succ(u, f), |v| indeg[v] > 0))
+}
+
+/// The exact event graph of [`sort_exact`] with its oriented atoms.
+struct Graph<'a> {
+    trace: &'a Trace,
+    n: usize,
+    writes: &'a [u32],
+    rank: &'a Rank,
+    next_commit: &'a [u32],
+    to_drain: &'a FixedBitSet,
+    /// The atoms (source, target, literal), sorted by source.
+    extra: &'a [(u32, u32, Lit)],
+    /// The nodes that have atoms, a bit each: the others skip the binary search.
+    with_atoms: &'a FixedBitSet,
+}
+
+impl Graph<'_> {
+    /// `f(v, literal, atom)` for each successor v of u: the graph's edges, then the
+    /// atoms (a closure of its own type, so the sort's loop inlines it).
+    #[inline]
+    fn succ(&self, u: usize, mut f: impl FnMut(usize, Lit, bool)) {
+        let n = self.n;
+        if u < n {
+            if u + 1 < n {
+                f(u + 1, 0, false);
+            }
+            if self.trace.events[u].op == crate::trace::Op::Wr {
+                f(n + self.rank.of(u), 0, false);
+            }
+        } else {
+            let k = u - n;
+            if self.to_drain.contains(k) {
+                f(self.trace.commit_bound(self.writes[k] as usize), 0, false);
+            }
+            let next = self.next_commit[k];
+            if next != NONE {
+                f(n + next as usize, 0, false);
+            }
+        }
+        if !self.with_atoms.contains(u) {
+            return;
+        }
+        let from = self.extra.partition_point(|&(a, _, _)| (a as usize) < u);
+        for &(a, b, l) in &self.extra[from..] {
+            if a as usize != u {
+                break;
+            }
+            f(b as usize, l, true);
+        }
+    }
 }
 
 /// The commits ready to be placed, least first: a bit a commit, and a place no set

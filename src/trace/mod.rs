@@ -175,6 +175,52 @@ pub struct Txn {
     pub anonymous: bool,
 }
 
+/// Per (thread, variable), the latest write still pending ([`NO_FACT`]: none): a table
+/// of k·m entries when that is at most one an event (a look-up then reads one entry,
+/// where hashing took 5% of reading a 10⁷-event trace), else a hash map.
+enum Latest {
+    Table { m: usize, at: Vec<Facts> },
+    Map(rustc_hash::FxHashMap<(ThreadId, VarId), Facts>),
+}
+
+impl Latest {
+    fn new(k: usize, m: usize, n: usize) -> Latest {
+        match k.checked_mul(m) {
+            Some(km) if km <= n.max(1 << 16) => Latest::Table {
+                m,
+                at: vec![NO_FACT; km],
+            },
+            _ => Latest::Map(Default::default()),
+        }
+    }
+
+    /// Sets the write of (t, x); true if it had none.
+    fn insert(&mut self, t: ThreadId, x: VarId, w: Facts) -> bool {
+        match self {
+            Latest::Table { m, at } => {
+                std::mem::replace(&mut at[t.index() * *m + x.index()], w) == NO_FACT
+            }
+            Latest::Map(map) => map.insert((t, x), w).is_none(),
+        }
+    }
+
+    fn get(&self, t: ThreadId, x: VarId) -> Facts {
+        match self {
+            Latest::Table { m, at } => at[t.index() * m + x.index()],
+            Latest::Map(map) => map.get(&(t, x)).copied().unwrap_or(NO_FACT),
+        }
+    }
+
+    fn remove(&mut self, t: ThreadId, x: VarId) {
+        match self {
+            Latest::Table { m, at } => at[t.index() * *m + x.index()] = NO_FACT,
+            Latest::Map(map) => {
+                map.remove(&(t, x));
+            }
+        }
+    }
+}
+
 /// A well-formed trace with its static facts.
 #[derive(Clone, Debug)]
 pub struct Trace {
@@ -292,25 +338,21 @@ impl Trace {
         // Forward pass: the pending (uncommitted-at-worst) latest write per (thread, var),
         // and per thread the variables it holds one of (each once: a thread that never
         // drains keeps at most one entry a variable, not one a write).
-        let mut latest: rustc_hash::FxHashMap<(ThreadId, VarId), Facts> = Default::default();
+        let mut latest = Latest::new(self.threads.len(), self.vars.len(), n);
         let mut since_drain: TiVec<ThreadId, Vec<VarId>> =
             vec![Vec::new(); self.threads.len()].into();
         for (i, e) in self.events.iter().enumerate() {
             match e.op {
                 Op::Wr => {
                     let v = e.var.unwrap();
-                    if latest.insert((e.thread, v), i as Facts).is_none() {
+                    if latest.insert(e.thread, v, i as Facts) {
                         since_drain[e.thread].push(v);
                     }
                 }
-                Op::Rd => {
-                    if let Some(&w) = latest.get(&(e.thread, e.var.unwrap())) {
-                        facts[i] = w;
-                    }
-                }
+                Op::Rd => facts[i] = latest.get(e.thread, e.var.unwrap()),
                 Op::Fence | Op::Rmw => {
                     for v in since_drain[e.thread].drain(..) {
-                        latest.remove(&(e.thread, v));
+                        latest.remove(e.thread, v);
                     }
                 }
             }
@@ -868,5 +910,46 @@ mod sniff_tests {
         ] {
             assert!(!looks_like_std(yaml), "{yaml:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod latest_tests {
+    use super::{Latest, ThreadId, VarId, NO_FACT};
+
+    /// The table and the hash map hold the same writes through inserts, look-ups and
+    /// removals (the map is taken when k·m exceeds the events, which generated traces
+    /// rarely reach).
+    #[test]
+    fn the_table_of_latest_writes_is_the_map() {
+        let (k, m) = (5, 7);
+        let mut table = Latest::new(k, m, 0);
+        let mut map = Latest::Map(Default::default());
+        assert!(matches!(table, Latest::Table { .. }));
+        let mut rng = 0x2545f4914f6cdd1du64;
+        let mut next = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n) as usize
+        };
+        let mut some = 0;
+        for i in 0..20_000u32 {
+            let (t, x) = (ThreadId::new(next(k as u64)), VarId::new(next(m as u64)));
+            match next(3) {
+                0 => assert_eq!(table.insert(t, x, i), map.insert(t, x, i)),
+                1 => {
+                    table.remove(t, x);
+                    map.remove(t, x);
+                }
+                _ => {
+                    let got = table.get(t, x);
+                    assert_eq!(got, map.get(t, x));
+                    some += usize::from(got != NO_FACT);
+                }
+            }
+        }
+        assert!(some > 1000, "look-ups found writes: {some}");
+        assert!(matches!(Latest::new(1 << 10, 1 << 10, 10), Latest::Map(_)));
     }
 }

@@ -13,11 +13,18 @@ const NUMBER: usize = 1 << 31;
 /// decimal form (no sign, no leading zero), and it fits below 2³¹ − 1.
 fn number(value: &str) -> Option<u32> {
     let b = value.as_bytes();
-    let canonical = !b.is_empty() && b.len() <= 10 && (b[0] != b'0' || b.len() == 1);
-    if !canonical || !b.iter().all(u8::is_ascii_digit) {
+    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
         return None;
     }
-    let n = b.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    // One pass: each digit checked as it is added.
+    let mut n = 0u64;
+    for &c in b {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n * 10 + u64::from(d);
+    }
     (n < (NUMBER - 1) as u64).then_some(n as u32)
 }
 

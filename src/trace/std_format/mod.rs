@@ -28,6 +28,7 @@ pub use write::{to_std, StdWriteError};
 
 use super::{Event, ThreadId, TiVec, Trace, Txn, TxnId};
 use crate::{Error, FileError};
+use compact_str::{CompactString, ToCompactString};
 use std::io::Read;
 
 /// Builds a trace from an STD text (see the module table), on the caller's thread.
@@ -96,29 +97,29 @@ fn build_with<R: Read + Send>(
                 open.resize(threads, None);
             }
             let next = txns.len();
-            let new = |txns: &mut TiVec<TxnId, Txn>, name: String, anonymous: bool| {
+            // Names of up to 24 bytes are made in place (no allocation).
+            let new = |txns: &mut TiVec<TxnId, Txn>, name: &str, anonymous: bool| {
                 txns.push_and_get_key(Txn {
-                    name: name.into(),
+                    name: CompactString::new(name),
                     thread: t,
                     anonymous,
                 })
             };
             let txn = match lowering.block(t) {
                 None => {
-                    let mut name = String::with_capacity(8);
-                    name.push('@');
-                    lower::push_number(&mut name, events.len() as u64);
-                    new(&mut txns, name, true)
+                    let mut name = (events.len() as u64).to_compact_string();
+                    name.insert(0, '@');
+                    new(&mut txns, &name, true)
                 }
                 Some(b) => match open[t] {
                     Some((k, x)) if k == b.number => x,
                     previous => {
                         let x = if !b.named {
-                            new(&mut txns, b.name.to_string(), true)
+                            new(&mut txns, b.name, true)
                         } else if !look_up && !lowering.ambiguous {
                             match previous {
                                 Some((_, x)) if !e.begins => x,
-                                _ => new(&mut txns, b.name.to_string(), false),
+                                _ => new(&mut txns, b.name, false),
                             }
                         } else {
                             if !looked_up {
@@ -131,7 +132,7 @@ fn build_with<R: Read + Send>(
                                 looked_up = true;
                             }
                             match named.intern(b.name, next) {
-                                x if x == next => new(&mut txns, b.name.to_string(), false),
+                                x if x == next => new(&mut txns, b.name, false),
                                 x => TxnId::new(x),
                             }
                         };
