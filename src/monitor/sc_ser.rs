@@ -35,6 +35,7 @@ use crate::trace::ThreadId;
 use crate::trace::TiVec;
 use crate::trace::{Op, Trace};
 use crate::trace::{TxnId, VarId};
+use fixedbitset::FixedBitSet;
 
 /// The first event at which the trace stops being SC-serializable, if any.
 pub fn first_violation(trace: &Trace) -> Option<usize> {
@@ -110,6 +111,20 @@ fn below(a: &[u32], b: &[u32]) -> bool {
         })
 }
 
+/// Whether rows `a` and `b` are equal.
+#[inline]
+fn same_row(a: &[u32], b: &[u32]) -> bool {
+    a.chunks_exact(LANES)
+        .zip(b.chunks_exact(LANES))
+        .all(|(a, b)| {
+            let mut eq = true;
+            for i in 0..LANES {
+                eq &= a[i] == b[i];
+            }
+            eq
+        })
+}
+
 /// The monitor state.
 pub struct ScSer {
     k: usize,
@@ -131,11 +146,11 @@ pub struct ScSer {
     /// Per thread: whether [`ScSer::end`] ends its transaction (not once one went on
     /// after it).
     early: Vec<bool>,
-    /// Per slot and thread (rows of `width`): the transaction index it was registered
-    /// with (dedup).
-    mark: Vec<u32>,
-    /// Per thread: slots that saw its current transaction.
+    /// Per thread: slots that saw its current transaction, in a list and a bit each
+    /// (a slot is listed once; the bits, 1 KiB a thread for 1,000 variables, took the
+    /// place of a transaction index per slot and thread, as large as the clocks).
     seen: Vec<Vec<usize>>,
+    listed: Vec<FixedBitSet>,
     /// Per variable: the thread of its last write (`u32::MAX`: none).
     last_writer: Vec<u32>,
     /// Per variable, [`ScSer::words`] words: the threads that read it since its last
@@ -152,12 +167,8 @@ pub struct ScSer {
     has: Vec<u64>,
     /// The ending transaction's clock (a buffer kept across `begin`s).
     fin: Vec<u32>,
-    /// A stamp per content of a thread clock (fresh on every change), and per slot the
-    /// stamp of the thread clock it last copied (0: changed since): a copy of an
-    /// unchanged clock into a slot that already holds it is skipped.
-    stamp: Vec<u64>,
-    copied: Vec<u64>,
-    next_stamp: u64,
+    /// The number of slots (threads, variables, read slots).
+    slots: usize,
 }
 
 impl ScSer {
@@ -173,7 +184,7 @@ impl ScSer {
             idx: vec![0; k],
             open: vec![u32::MAX; w],
             early: vec![true; k],
-            mark: vec![0; slots * w],
+            listed: vec![FixedBitSet::with_capacity(slots); k],
             // Room up front: the lists are reused, so they rarely grow during the pass.
             seen: (0..k).map(|_| Vec::with_capacity(1024)).collect(),
             last_writer: vec![u32::MAX; m],
@@ -184,9 +195,7 @@ impl ScSer {
             joined: vec![false; w],
             has: vec![0; k],
             fin: Vec::with_capacity(w),
-            stamp: (1..=k as u64).collect(),
-            copied: vec![0; slots],
-            next_stamp: k as u64 + 1,
+            slots,
         }
     }
 
@@ -202,7 +211,7 @@ impl ScSer {
             return;
         }
         let w2 = width(k2);
-        let slots = self.copied.len();
+        let slots = self.slots;
         let reads = slots - (k + m);
         let slots2 = k2 + m2 + reads;
         let at = |s: usize| {
@@ -224,16 +233,20 @@ impl ScSer {
             out
         };
         self.vals = move_rows(&self.vals);
-        self.mark = move_rows(&self.mark);
-        let mut copied = vec![0; slots2];
-        for (s, &c) in self.copied.iter().enumerate() {
-            copied[at(s)] = c;
-        }
-        self.copied = copied;
+        self.slots = slots2;
         for list in &mut self.seen {
             list.iter_mut().for_each(|s| *s = at(*s));
         }
         self.seen.resize_with(k2, || Vec::with_capacity(64));
+        self.listed = self
+            .seen
+            .iter()
+            .map(|list| {
+                let mut bits = FixedBitSet::with_capacity(slots2);
+                bits.extend(list.iter().copied());
+                bits
+            })
+            .collect();
         let mut rslot = vec![0; k2 * m2];
         for t in 0..k {
             for x in 0..m {
@@ -256,10 +269,6 @@ impl ScSer {
         self.scratch = vec![0; w2];
         self.joined = vec![false; w2];
         self.has.resize(k2, 0);
-        for _ in k..k2 {
-            self.stamp.push(self.next_stamp);
-            self.next_stamp += 1;
-        }
         (self.k, self.m, self.width) = (k2, m2, w2);
     }
 
@@ -281,10 +290,13 @@ impl ScSer {
     fn r_slot_made(&mut self, t: usize, x: usize) -> usize {
         let i = t * self.m + x;
         if self.rslot[i] == 0 {
-            let s = self.copied.len();
+            let s = self.slots;
             self.vals.resize(self.vals.len() + self.width, 0);
-            self.mark.resize(self.mark.len() + self.width, 0);
-            self.copied.push(0);
+            self.slots += 1;
+            if self.slots > self.listed[0].len() {
+                let room = self.slots.next_power_of_two();
+                self.listed.iter_mut().for_each(|b| b.grow(room));
+            }
             self.rslot[i] = u32::try_from(s).expect("fewer than 2^32 read slots");
         }
         self.rslot[i] as usize
@@ -307,10 +319,8 @@ impl ScSer {
             self.register_mask(slot, has);
         } else {
             let vals = &self.vals[slot * w..(slot + 1) * w];
-            let mark = &mut self.mark[slot * w..(slot + 1) * w];
-            for (y, (&i, (&v, m))) in self.open.iter().zip(vals.iter().zip(mark)).enumerate() {
-                if v >= i && *m != i {
-                    *m = i;
+            for (y, (&i, &v)) in self.open.iter().zip(vals).enumerate() {
+                if v >= i && !self.listed[y].put(slot) {
                     self.seen[y].push(slot);
                 }
             }
@@ -323,36 +333,23 @@ impl ScSer {
         while has != 0 {
             let y = has.trailing_zeros() as usize;
             has &= has - 1;
-            let m = &mut self.mark[slot * self.width + y];
-            if *m != self.open[y] {
-                *m = self.open[y];
+            if !self.listed[y].put(slot) {
                 self.seen[y].push(slot);
             }
-        }
-    }
-
-    /// Marks a change of slot `slot` (a thread clock gets a fresh stamp).
-    fn changed(&mut self, slot: usize) {
-        if slot < self.k {
-            self.stamp[slot] = self.next_stamp;
-            self.next_stamp += 1;
-        } else {
-            self.copied[slot] = 0;
         }
     }
 
     fn join_into(&mut self, slot: usize, v: &[u32]) {
         let w = self.width;
         join_row(&mut self.vals[slot * w..(slot + 1) * w], v);
-        self.changed(slot);
         self.register(slot);
     }
 
-    /// Slot := thread clock `from` (skipped when it already holds that very content).
+    /// Slot := thread clock `from`, skipped when the slot holds that very content: it
+    /// is then recorded with what C_from has seen already, since every slot that has
+    /// seen a current transaction is (comparing the rows reads the slot's line, which
+    /// a copy writes anyway; a stamp per slot, kept apart, missed the cache).
     fn copy_into(&mut self, slot: usize, from: usize) {
-        if self.copied[slot] == self.stamp[from] {
-            return;
-        }
         let w = self.width;
         // Rows of distinct slots: split at the later one.
         let (lo, hi) = (slot.min(from), slot.max(from));
@@ -363,10 +360,12 @@ impl ScSer {
         } else {
             (hi_row, &*lo_row)
         };
+        if same_row(dst, src) {
+            return;
+        }
         for (d, s) in dst.chunks_exact_mut(LANES).zip(src.chunks_exact(LANES)) {
             d.copy_from_slice(s);
         }
-        self.copied[slot] = self.stamp[from];
         if self.k <= 64 {
             // The slot now holds C_from, so it has seen what C_from has seen.
             self.register_mask(slot, self.has[from]);
@@ -385,7 +384,6 @@ impl ScSer {
         self.idx[t] += 1;
         self.open[t] = self.idx[t];
         self.vals[t * w + t] = self.idx[t];
-        self.changed(t);
         self.register(t);
     }
 
@@ -406,13 +404,20 @@ impl ScSer {
         fin.extend_from_slice(self.row(t));
         let i = self.open[t];
         let mut seen = std::mem::take(&mut self.seen[t]);
-        let now = self.stamp[t];
         for &slot in &seen {
-            // A slot that still holds a copy of C_t as it is now has it all already
-            // (and is recorded with what C_t has seen).
-            if slot != t && self.copied[slot] != now && self.vals[slot * w + t] >= i {
+            // A slot that holds all of C_t already (a copy of it as it is now) is
+            // recorded with what C_t has seen: joining would change nothing.
+            if slot != t
+                && self.vals[slot * w + t] >= i
+                && !below(&fin, &self.vals[slot * w..(slot + 1) * w])
+            {
                 self.join_into(slot, &fin);
             }
+        }
+        // (Joins register slots already listed for T: none is listed anew.)
+        debug_assert!(self.seen[t].is_empty());
+        for &slot in &seen {
+            self.listed[t].set(slot, false);
         }
         seen.clear();
         self.seen[t] = seen;
@@ -430,12 +435,10 @@ impl ScSer {
         let (w, i) = (self.width, self.idx[t]);
         self.early[t] = false;
         self.open[t] = i;
-        for s in 0..self.copied.len() {
-            // Marks are not cleared on ending, and a mark of T stays right: a slot
-            // recorded with T had seen it, and clocks only grow.
-            debug_assert!(self.mark[s * w + t] != i || self.vals[s * w + t] >= i);
+        debug_assert!(self.seen[t].is_empty() && self.listed[t].is_clear());
+        for s in 0..self.slots {
             if self.vals[s * w + t] >= i {
-                self.mark[s * w + t] = i;
+                self.listed[t].insert(s);
                 self.seen[t].push(s);
                 if s < self.k && self.k <= 64 {
                     self.has[s] |= 1u64 << t;
