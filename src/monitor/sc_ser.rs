@@ -111,6 +111,26 @@ fn below(a: &[u32], b: &[u32]) -> bool {
         })
 }
 
+/// A bit per entry y < 64 of row `vals` with vals\[y\] ≥ open\[y\]: a group of
+/// [`LANES`] at a time, each compared whole (a vector compare and a mask).
+#[inline]
+fn seen_mask(open: &[u32], vals: &[u32]) -> u64 {
+    let mut has = 0u64;
+    for (c, (o, v)) in open
+        .chunks_exact(LANES)
+        .zip(vals.chunks_exact(LANES))
+        .take(64 / LANES)
+        .enumerate()
+    {
+        let mut m = 0u8;
+        for i in 0..LANES {
+            m |= u8::from(v[i] >= o[i]) << i;
+        }
+        has |= u64::from(m) << (c * LANES);
+    }
+    has
+}
+
 /// Whether rows `a` and `b` are equal.
 #[inline]
 fn same_row(a: &[u32], b: &[u32]) -> bool {
@@ -308,11 +328,7 @@ impl ScSer {
         if self.k <= 64 {
             // Branch-free: a bit per thread whose current transaction the slot has seen
             // (none past k: their `open` is u32::MAX).
-            let vals = &self.vals[slot * w..(slot + 1) * w];
-            let mut has = 0u64;
-            for (y, (&i, &v)) in self.open.iter().zip(vals).enumerate() {
-                has |= ((v >= i) as u64) << (y & 63);
-            }
+            let has = seen_mask(&self.open, &self.vals[slot * w..(slot + 1) * w]);
             if slot < self.k {
                 self.has[slot] = has;
             }
