@@ -243,16 +243,14 @@ impl ScSer {
                 s - (k + m) + (k2 + m2)
             }
         };
-        let move_rows = |v: &[u32]| {
-            let wide = widen(v, w, w2, slots);
-            let mut out = vec![0; slots2 * w2];
-            for s in 0..slots {
-                let t = at(s);
-                out[t * w2..(t + 1) * w2].copy_from_slice(&wide[s * w2..(s + 1) * w2]);
-            }
-            out
-        };
-        self.vals = move_rows(&self.vals);
+        // The rows widened, each moved to its slot's new place.
+        let wide = widen(&self.vals, w, w2, slots);
+        let mut vals = vec![0; slots2 * w2];
+        for s in 0..slots {
+            let t = at(s);
+            vals[t * w2..(t + 1) * w2].copy_from_slice(&wide[s * w2..(s + 1) * w2]);
+        }
+        self.vals = vals;
         self.slots = slots2;
         for list in &mut self.seen {
             list.iter_mut().for_each(|s| *s = at(*s));
