@@ -97,18 +97,25 @@ fn join_row(a: &mut [u32], b: &[u32]) {
     }
 }
 
-/// Whether `a ≤ b` entry by entry.
-#[inline]
-fn below(a: &[u32], b: &[u32]) -> bool {
+/// Whether `f(a[i], b[i])` holds for every entry of rows `a` and `b`, a group of
+/// [`LANES`] at a time, each group's results combined without a branch.
+#[inline(always)]
+fn every(a: &[u32], b: &[u32], f: impl Fn(u32, u32) -> bool) -> bool {
     a.chunks_exact(LANES)
         .zip(b.chunks_exact(LANES))
         .all(|(a, b)| {
-            let mut le = true;
+            let mut all = true;
             for i in 0..LANES {
-                le &= a[i] <= b[i];
+                all &= f(a[i], b[i]);
             }
-            le
+            all
         })
+}
+
+/// Whether `a ≤ b` entry by entry.
+#[inline]
+fn below(a: &[u32], b: &[u32]) -> bool {
+    every(a, b, |x, y| x <= y)
 }
 
 /// A bit per entry y < 64 of row `vals` with vals\[y\] ≥ open\[y\]: a group of
@@ -134,15 +141,7 @@ fn seen_mask(open: &[u32], vals: &[u32]) -> u64 {
 /// Whether rows `a` and `b` are equal.
 #[inline]
 fn same_row(a: &[u32], b: &[u32]) -> bool {
-    a.chunks_exact(LANES)
-        .zip(b.chunks_exact(LANES))
-        .all(|(a, b)| {
-            let mut eq = true;
-            for i in 0..LANES {
-                eq &= a[i] == b[i];
-            }
-            eq
-        })
+    every(a, b, |x, y| x == y)
 }
 
 /// The monitor state.

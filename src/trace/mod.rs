@@ -221,6 +221,15 @@ impl Latest {
     }
 }
 
+/// The name an anonymous transaction is shown by, `@i` with `i` its first event
+/// (every reader's; made in place, without `format!` or an allocation).
+pub(crate) fn shown_at(first: usize) -> compact_str::CompactString {
+    use compact_str::ToCompactString;
+    let mut name = (first as u64).to_compact_string();
+    name.insert(0, '@');
+    name
+}
+
 /// A well-formed trace with its static facts.
 #[derive(Clone, Debug)]
 pub struct Trace {
@@ -625,8 +634,12 @@ impl TraceBuilder {
     /// A new anonymous transaction shown as `shown`: it is distinct from every named
     /// one, even one of the same name.
     pub fn anonymous_txn(&mut self, thread: ThreadId, shown: String) -> TxnId {
+        self.anonymous_shown(thread, shown.into())
+    }
+
+    fn anonymous_shown(&mut self, thread: ThreadId, name: compact_str::CompactString) -> TxnId {
         self.txns.push_and_get_key(Txn {
-            name: shown.into(),
+            name,
             thread,
             anonymous: true,
         })
@@ -634,8 +647,7 @@ impl TraceBuilder {
 
     /// A new anonymous transaction for an event given without one, shown as `@i`.
     pub fn fresh_txn(&mut self, thread: ThreadId) -> TxnId {
-        let shown = format!("@{}", self.events.len());
-        self.anonymous_txn(thread, shown)
+        self.anonymous_shown(thread, shown_at(self.events.len()))
     }
 
     /// Appends an event to a transaction already made (by [`TraceBuilder::txn`] or

@@ -28,7 +28,7 @@ pub use write::{to_std, StdWriteError};
 
 use super::{Event, ThreadId, TiVec, Trace, Txn, TxnId};
 use crate::{Error, FileError};
-use compact_str::{CompactString, ToCompactString};
+use compact_str::CompactString;
 use std::io::Read;
 
 /// Builds a trace from an STD text (see the module table), on the caller's thread.
@@ -106,11 +106,7 @@ fn build_with<R: Read + Send>(
                 })
             };
             let txn = match lowering.block(t) {
-                None => {
-                    let mut name = (events.len() as u64).to_compact_string();
-                    name.insert(0, '@');
-                    new(&mut txns, &name, true)
-                }
+                None => new(&mut txns, &super::shown_at(events.len()), true),
                 Some(b) => match open[t] {
                     Some((k, x)) if k == b.number => x,
                     previous => {
