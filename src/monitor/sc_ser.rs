@@ -35,7 +35,6 @@ use crate::trace::ThreadId;
 use crate::trace::TiVec;
 use crate::trace::{Op, Trace};
 use crate::trace::{TxnId, VarId};
-use fixedbitset::FixedBitSet;
 
 /// The first event at which the trace stops being SC-serializable, if any.
 pub fn first_violation(trace: &Trace) -> Option<usize> {
@@ -88,8 +87,18 @@ pub(crate) fn width(k: usize) -> usize {
 }
 
 /// `a := a ⊔ b`, entry by entry (rows of the same width).
-#[inline]
+#[inline(always)]
 fn join_row(a: &mut [u32], b: &[u32]) {
+    // A row of one group (k ≤ 8, the common case) without the loop.
+    if let (Ok(a), Ok(b)) = (
+        <&mut [u32; LANES]>::try_from(&mut *a),
+        <&[u32; LANES]>::try_from(b),
+    ) {
+        for i in 0..LANES {
+            a[i] = a[i].max(b[i]);
+        }
+        return;
+    }
     for (a, b) in a.chunks_exact_mut(LANES).zip(b.chunks_exact(LANES)) {
         for i in 0..LANES {
             a[i] = a[i].max(b[i]);
@@ -97,10 +106,32 @@ fn join_row(a: &mut [u32], b: &[u32]) {
     }
 }
 
+/// `a := b` (rows of the same width), without a `memcpy` call for a group.
+#[inline(always)]
+fn copy_row(a: &mut [u32], b: &[u32]) {
+    if let (Ok(a), Ok(b)) = (
+        <&mut [u32; LANES]>::try_from(&mut *a),
+        <&[u32; LANES]>::try_from(b),
+    ) {
+        *a = *b;
+        return;
+    }
+    for (d, s) in a.chunks_exact_mut(LANES).zip(b.chunks_exact(LANES)) {
+        d.copy_from_slice(s);
+    }
+}
+
 /// Whether `f(a[i], b[i])` holds for every entry of rows `a` and `b`, a group of
 /// [`LANES`] at a time, each group's results combined without a branch.
 #[inline(always)]
 fn every(a: &[u32], b: &[u32], f: impl Fn(u32, u32) -> bool) -> bool {
+    if let (Ok(a), Ok(b)) = (<&[u32; LANES]>::try_from(a), <&[u32; LANES]>::try_from(b)) {
+        let mut all = true;
+        for i in 0..LANES {
+            all &= f(a[i], b[i]);
+        }
+        return all;
+    }
     a.chunks_exact(LANES)
         .zip(b.chunks_exact(LANES))
         .all(|(a, b)| {
@@ -120,8 +151,18 @@ fn below(a: &[u32], b: &[u32]) -> bool {
 
 /// A bit per entry y < 64 of row `vals` with vals\[y\] ≥ open\[y\]: a group of
 /// [`LANES`] at a time, each compared whole (a vector compare and a mask).
-#[inline]
+#[inline(always)]
 fn seen_mask(open: &[u32], vals: &[u32]) -> u64 {
+    if let (Ok(o), Ok(v)) = (
+        <&[u32; LANES]>::try_from(open),
+        <&[u32; LANES]>::try_from(vals),
+    ) {
+        let mut m = 0u8;
+        for i in 0..LANES {
+            m |= u8::from(v[i] >= o[i]) << i;
+        }
+        return u64::from(m);
+    }
     let mut has = 0u64;
     for (c, (o, v)) in open
         .chunks_exact(LANES)
@@ -136,6 +177,20 @@ fn seen_mask(open: &[u32], vals: &[u32]) -> u64 {
         has |= u64::from(m) << (c * LANES);
     }
     has
+}
+
+/// Asks the cache for the line of `v` (a hint: nothing else happens).
+#[inline(always)]
+fn prefetch<T>(v: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and cannot fault; `v` is a
+    // valid reference anyway.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((v as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
 }
 
 /// Whether rows `a` and `b` are equal.
@@ -165,18 +220,19 @@ pub struct ScSer {
     /// Per thread: whether [`ScSer::end`] ends its transaction (not once one went on
     /// after it).
     early: Vec<bool>,
-    /// Per thread: slots that saw its current transaction, in a list and a bit each
-    /// (a slot is listed once; the bits, 1 KiB a thread for 1,000 variables, took the
-    /// place of a transaction index per slot and thread, as large as the clocks).
-    seen: Vec<Vec<usize>>,
-    listed: Vec<FixedBitSet>,
+    /// Per thread: slots that saw its current transaction, in a list, and per slot
+    /// ([`ScSer::words`] words) the threads whose list holds it, a bit each (a slot is
+    /// listed once; the bits, a word a slot for up to 64 threads, took the place of a
+    /// transaction index per slot and thread, as large as the clocks).
+    seen: Vec<Vec<u32>>,
+    listed: Vec<u64>,
     /// Per variable: the thread of its last write (`u32::MAX`: none).
     last_writer: Vec<u32>,
     /// Per variable, [`ScSer::words`] words: the threads that read it since its last
     /// write, a bit each (reads before a write are ancestors of that write, so W_x
     /// covers them).
     readers: Vec<u64>,
-    /// Words of a variable's `readers` (k / 64 rounded up).
+    /// Words of a variable's `readers` and of a slot's `listed` (k / 64 rounded up).
     words: usize,
     /// An incoming clock (`width` entries), and the slots a write's comes from.
     scratch: Vec<u32>,
@@ -203,7 +259,7 @@ impl ScSer {
             idx: vec![0; k],
             open: vec![u32::MAX; w],
             early: vec![true; k],
-            listed: vec![FixedBitSet::with_capacity(slots); k],
+            listed: vec![0; slots * k.div_ceil(64)],
             // Room up front: the lists are reused, so they rarely grow during the pass.
             seen: (0..k).map(|_| Vec::with_capacity(1024)).collect(),
             last_writer: vec![u32::MAX; m],
@@ -252,18 +308,16 @@ impl ScSer {
         self.vals = vals;
         self.slots = slots2;
         for list in &mut self.seen {
-            list.iter_mut().for_each(|s| *s = at(*s));
+            list.iter_mut().for_each(|s| *s = at(*s as usize) as u32);
         }
         self.seen.resize_with(k2, || Vec::with_capacity(64));
-        self.listed = self
-            .seen
-            .iter()
-            .map(|list| {
-                let mut bits = FixedBitSet::with_capacity(slots2);
-                bits.extend(list.iter().copied());
-                bits
-            })
-            .collect();
+        let words2 = k2.div_ceil(64);
+        self.listed = vec![0; slots2 * words2];
+        for (y, list) in self.seen.iter().enumerate() {
+            for &s in list {
+                self.listed[s as usize * words2 + y / 64] |= 1 << (y % 64);
+            }
+        }
         let mut rslot = vec![0; k2 * m2];
         for t in 0..k {
             for x in 0..m {
@@ -289,6 +343,31 @@ impl ScSer {
         (self.k, self.m, self.width) = (k2, m2, w2);
     }
 
+    /// Asks the cache for what an access of `x` by `t` will read (no effect on the
+    /// answer): its W_x row and records, and the index of R_{t,x}. `far`: only that
+    /// index; else the R_{t,x} row too, whose index should then be in the cache.
+    #[inline(always)]
+    pub fn prefetch(&self, t: ThreadId, x: VarId, far: bool) {
+        let (t, x) = (t.index(), x.index());
+        if t >= self.k || x >= self.m {
+            return;
+        }
+        let r = t * self.m + x;
+        if far {
+            prefetch(&self.rslot[r]);
+            return;
+        }
+        let w = self.k + x;
+        prefetch(&self.vals[w * self.width]);
+        prefetch(&self.last_writer[x]);
+        prefetch(&self.listed[w * self.words]);
+        let s = self.rslot[r] as usize;
+        if s != 0 {
+            prefetch(&self.vals[s * self.width]);
+            prefetch(&self.listed[s * self.words]);
+        }
+    }
+
     fn w_slot(&self, x: usize) -> usize {
         self.k + x
     }
@@ -309,11 +388,8 @@ impl ScSer {
         if self.rslot[i] == 0 {
             let s = self.slots;
             self.vals.resize(self.vals.len() + self.width, 0);
+            self.listed.resize(self.listed.len() + self.words, 0);
             self.slots += 1;
-            if self.slots > self.listed[0].len() {
-                let room = self.slots.next_power_of_two();
-                self.listed.iter_mut().for_each(|b| b.grow(room));
-            }
             self.rslot[i] = u32::try_from(s).expect("fewer than 2^32 read slots");
         }
         self.rslot[i] as usize
@@ -333,8 +409,10 @@ impl ScSer {
         } else {
             let vals = &self.vals[slot * w..(slot + 1) * w];
             for (y, (&i, &v)) in self.open.iter().zip(vals).enumerate() {
-                if v >= i && !self.listed[y].put(slot) {
-                    self.seen[y].push(slot);
+                let word = &mut self.listed[slot * self.words + y / 64];
+                if v >= i && *word & (1 << (y % 64)) == 0 {
+                    *word |= 1 << (y % 64);
+                    self.seen[y].push(slot as u32);
                 }
             }
         }
@@ -342,13 +420,15 @@ impl ScSer {
 
     /// Records `slot` with the current transactions of the threads in `has` (k ≤ 64),
     /// once per transaction.
-    fn register_mask(&mut self, slot: usize, mut has: u64) {
-        while has != 0 {
-            let y = has.trailing_zeros() as usize;
-            has &= has - 1;
-            if !self.listed[y].put(slot) {
-                self.seen[y].push(slot);
-            }
+    fn register_mask(&mut self, slot: usize, has: u64) {
+        // k ≤ 64: one word a slot.
+        let word = &mut self.listed[slot];
+        let mut new = has & !*word;
+        *word |= has;
+        while new != 0 {
+            let y = new.trailing_zeros() as usize;
+            new &= new - 1;
+            self.seen[y].push(slot as u32);
         }
     }
 
@@ -376,9 +456,7 @@ impl ScSer {
         if same_row(dst, src) {
             return;
         }
-        for (d, s) in dst.chunks_exact_mut(LANES).zip(src.chunks_exact(LANES)) {
-            d.copy_from_slice(s);
-        }
+        copy_row(dst, src);
         if self.k <= 64 {
             // The slot now holds C_from, so it has seen what C_from has seen.
             self.register_mask(slot, self.has[from]);
@@ -418,6 +496,7 @@ impl ScSer {
         let i = self.open[t];
         let mut seen = std::mem::take(&mut self.seen[t]);
         for &slot in &seen {
+            let slot = slot as usize;
             // A slot that holds all of C_t already (a copy of it as it is now) is
             // recorded with what C_t has seen: joining would change nothing.
             if slot != t
@@ -429,8 +508,9 @@ impl ScSer {
         }
         // (Joins register slots already listed for T: none is listed anew.)
         debug_assert!(self.seen[t].is_empty());
+        let (word, bit) = (t / 64, 1u64 << (t % 64));
         for &slot in &seen {
-            self.listed[t].set(slot, false);
+            self.listed[slot as usize * self.words + word] &= !bit;
         }
         seen.clear();
         self.seen[t] = seen;
@@ -448,11 +528,11 @@ impl ScSer {
         let (w, i) = (self.width, self.idx[t]);
         self.early[t] = false;
         self.open[t] = i;
-        debug_assert!(self.seen[t].is_empty() && self.listed[t].is_clear());
+        debug_assert!(self.seen[t].is_empty());
         for s in 0..self.slots {
             if self.vals[s * w + t] >= i {
-                self.listed[t].insert(s);
-                self.seen[t].push(s);
+                self.listed[s * self.words + t / 64] |= 1 << (t % 64);
+                self.seen[t].push(s as u32);
                 if s < self.k && self.k <= 64 {
                     self.has[s] |= 1u64 << t;
                 }
@@ -477,31 +557,54 @@ impl ScSer {
             return slots.iter().any(|&s| self.vals[s * w + t] >= i);
         }
         let mut s = std::mem::take(&mut self.scratch);
-        s.iter_mut().for_each(|a| *a = 0);
-        for &x in slots {
-            join_row(&mut s, self.row(x));
-        }
-        let mut joined = std::mem::take(&mut self.joined);
-        joined.iter_mut().for_each(|j| *j = false);
-        loop {
-            let mut changed = false;
-            for y in 0..self.k {
-                if s[y] >= self.open[y] && !joined[y] {
-                    joined[y] = true;
-                    join_row(&mut s, &self.vals[y * w..(y + 1) * w]);
-                    changed = true;
+        match slots {
+            [one] => copy_row(&mut s, self.row(*one)),
+            _ => {
+                s.iter_mut().for_each(|a| *a = 0);
+                for &x in slots {
+                    join_row(&mut s, self.row(x));
                 }
             }
-            if !changed {
-                break;
+        }
+        if self.k <= 64 {
+            // The current transactions S has seen, a bit each, joined until none is new.
+            let mut joined = 0u64;
+            loop {
+                let new = seen_mask(&self.open, &s) & !joined;
+                if new == 0 {
+                    break;
+                }
+                joined |= new;
+                let mut bits = new;
+                while bits != 0 {
+                    let y = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    join_row(&mut s, &self.vals[y * w..(y + 1) * w]);
+                }
             }
+        } else {
+            let mut joined = std::mem::take(&mut self.joined);
+            joined.iter_mut().for_each(|j| *j = false);
+            loop {
+                let mut changed = false;
+                for y in 0..self.k {
+                    if s[y] >= self.open[y] && !joined[y] {
+                        joined[y] = true;
+                        join_row(&mut s, &self.vals[y * w..(y + 1) * w]);
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            self.joined = joined;
         }
         let bad = s[t] >= self.open[t];
         if !bad {
             self.join_into(t, &s);
         }
         self.scratch = s;
-        self.joined = joined;
         bad
     }
 
@@ -538,9 +641,18 @@ impl ScSer {
 
     /// `wr x` (or `rmw x`, which also reads) by t; true on a violation.
     fn write(&mut self, t: usize, x: usize, also_reads: bool) -> bool {
+        let u = self.last_writer[x];
+        if self.words == 1 && self.readers[x] & !(1u64 << t) == 0 {
+            // No other thread read x since its last write (most writes): the conflict
+            // comes from W_x alone, if at all.
+            self.readers[x] = 0;
+            if u != u32::MAX && u as usize != t && self.incoming_from(t, &[self.w_slot(x)]) {
+                return true;
+            }
+            return self.wrote(t, x, also_reads);
+        }
         let mut from = std::mem::take(&mut self.from);
         from.clear();
-        let u = self.last_writer[x];
         if u != u32::MAX && u as usize != t {
             from.push(self.w_slot(x));
         }
@@ -560,6 +672,12 @@ impl ScSer {
         if bad {
             return true;
         }
+        self.wrote(t, x, also_reads)
+    }
+
+    /// After the conflicts into t's write of x: W_x := C_t.
+    #[inline(always)]
+    fn wrote(&mut self, t: usize, x: usize, also_reads: bool) -> bool {
         let w = self.w_slot(x);
         self.copy_into(w, t);
         self.last_writer[x] = t as u32;

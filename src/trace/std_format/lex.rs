@@ -20,13 +20,39 @@ pub enum StdOp<'a> {
     End,
 }
 
-/// One lexed line: its 1-based number, thread, operation and location.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One lexed line: its 1-based number, thread, operation and location (and the
+/// thread's name packed, when the lexer had it at hand: not part of what the line says,
+/// so neither compared nor shown).
+#[derive(Clone, Copy)]
 pub struct Line<'a> {
     pub number: usize,
     pub thread: &'a str,
     pub op: StdOp<'a>,
     pub loc: &'a str,
+    /// The thread's name as [`crate::trace::names::short`] gives it, when the lexer
+    /// had its bytes at hand (0 when it had not; no name gives 0, since its length is
+    /// in the last byte).
+    pub key: u128,
+}
+
+impl PartialEq for Line<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.number, self.thread, self.op, self.loc)
+            == (other.number, other.thread, other.op, other.loc)
+    }
+}
+
+impl Eq for Line<'_> {}
+
+impl std::fmt::Debug for Line<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Line")
+            .field("number", &self.number)
+            .field("thread", &self.thread)
+            .field("op", &self.op)
+            .field("loc", &self.loc)
+            .finish()
+    }
 }
 
 /// Lexes one line without copying it, or gives the error naming line `number`.
@@ -38,6 +64,7 @@ pub fn lex(text: &str, number: usize) -> Result<Line<'_>, Error> {
             thread,
             op,
             loc,
+            key: 0,
         }),
         None => lex_general(text, number),
     }
@@ -52,6 +79,7 @@ fn lex_general(text: &str, number: usize) -> Result<Line<'_>, Error> {
         thread,
         op,
         loc,
+        key: 0,
     };
     let bad = |message: String| Error::Format {
         line: number,
@@ -134,22 +162,26 @@ fn lex_plain(text: &str) -> Option<(&str, StdOp<'_>, &str)> {
     if b[j + 1..].contains(&b'|') {
         return None;
     }
-    plain_fields(text, i, j, open)
+    plain_fields(text, i, j, open, false)
 }
 
 /// [`lex_plain`]'s answer for a line whose only two `|` are at `i` < `j` and whose
-/// first `(` between them is at `open`.
+/// first `(` between them is at `open`; `printable` when every byte of it is printable
+/// ASCII (no field can then be trimmed).
 #[inline(always)]
 fn plain_fields(
     text: &str,
     i: usize,
     j: usize,
     open: Option<usize>,
+    printable: bool,
 ) -> Option<(&str, StdOp<'_>, &str)> {
     let b = text.as_bytes();
     // A field the general lexer would not trim ([`untrimmed_end`]; other ends take
     // the general path, which trims as `str::trim` does — `\x0B` and U+00A0 too).
-    let plain = |s: &[u8]| !s.is_empty() && untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]);
+    let plain = |s: &[u8]| {
+        !s.is_empty() && (printable || untrimmed_end(s[0]) && untrimmed_end(s[s.len() - 1]))
+    };
     let (thread, opx, loc) = (&b[..i], &b[i + 1..j], &b[j + 1..]);
     if !plain(thread) || !plain(opx) || !(loc.is_empty() || plain(loc)) {
         return None;
@@ -165,11 +197,12 @@ fn plain_fields(
         Some(_) => return None,
         None => (opx, &b""[..]),
     };
-    // Every slice starts after and ends before an ASCII byte of a UTF-8 `text` (or at
-    // its ends): valid `str`s.
     let s = |x: &[u8]| {
         let off = x.as_ptr() as usize - b.as_ptr() as usize;
-        &text[off..off + x.len()]
+        // SAFETY: `x` is a piece of `text`'s bytes that starts after and ends before
+        // an ASCII byte (a separator, a parenthesis or a printable end) or at `text`'s
+        // ends, so both ends are char boundaries of the UTF-8 `text`.
+        unsafe { text.get_unchecked(off..off + x.len()) }
     };
     let need = (!arg.is_empty()).then(|| s(arg));
     let op = match name {
@@ -191,10 +224,11 @@ fn plain_fields(
 /// Bytes [`window`] looks at once: a line shorter than this is lexed from the masks.
 const WINDOW: usize = 32;
 
-/// Where `\n`, `|` and `(` lie in 32 bytes, a bit each (SSE2's byte compares).
+/// Where `\n`, `|` and `(` lie in 32 bytes, and the bytes that are not printable
+/// ASCII, a bit each (SSE2's byte compares).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn window(b: &[u8; WINDOW]) -> (u32, u32, u32) {
+fn window(b: &[u8; WINDOW]) -> (u32, u32, u32, u32) {
     // SAFETY: the build targets SSE2 (the `cfg` above), so every machine it runs on
     // has the instructions.
     unsafe { window_sse2(b) }
@@ -203,8 +237,11 @@ fn window(b: &[u8; WINDOW]) -> (u32, u32, u32) {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
 #[inline]
-fn window_sse2(b: &[u8; WINDOW]) -> (u32, u32, u32) {
-    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x};
+fn window_sse2(b: &[u8; WINDOW]) -> (u32, u32, u32, u32) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_set_epi64x,
+    };
     let word = |at: usize| i64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
     let (lo, hi) = (
         _mm_set_epi64x(word(8), word(0)),
@@ -216,15 +253,28 @@ fn window_sse2(b: &[u8; WINDOW]) -> (u32, u32, u32) {
         let hi = _mm_movemask_epi8(_mm_cmpeq_epi8(hi, c)) as u32 & 0xffff;
         lo | hi << 16
     };
-    (mask(b'\n'), mask(b'|'), mask(b'('))
+    // Signed bytes: below `!` are the control bytes, space and every byte ≥ 0x80;
+    // above `~` only DEL.
+    let (low, high) = (_mm_set1_epi8(b'!' as i8), _mm_set1_epi8(b'~' as i8));
+    let outside = |x| {
+        _mm_movemask_epi8(_mm_or_si128(
+            _mm_cmplt_epi8(x, low),
+            _mm_cmpgt_epi8(x, high),
+        )) as u32
+            & 0xffff
+    };
+    let odd = outside(lo) | outside(hi) << 16;
+    (mask(b'\n'), mask(b'|'), mask(b'('), odd)
 }
 
-/// Where `\n`, `|` and `(` lie in 32 bytes, a bit each.
+/// Where `\n`, `|` and `(` lie in 32 bytes, and the bytes that are not printable
+/// ASCII, a bit each.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-fn window(b: &[u8; WINDOW]) -> (u32, u32, u32) {
+fn window(b: &[u8; WINDOW]) -> (u32, u32, u32, u32) {
     let mask = |c: u8| (0..WINDOW).fold(0u32, |m, i| m | ((b[i] == c) as u32) << i);
-    (mask(b'\n'), mask(b'|'), mask(b'('))
+    let odd = (0..WINDOW).fold(0u32, |m, i| m | (!untrimmed_end(b[i]) as u32) << i);
+    (mask(b'\n'), mask(b'|'), mask(b'('), odd)
 }
 
 /// The line at byte `p` of `text` lexed from one [`window`] of its bytes, and where the
@@ -233,7 +283,7 @@ fn window(b: &[u8; WINDOW]) -> (u32, u32, u32) {
 #[inline(always)]
 fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)> {
     let b = text.as_bytes().get(p..p + WINDOW)?;
-    let (nl, pipe, open) = window(b.try_into().expect("a window"));
+    let (nl, pipe, open, odd) = window(b.try_into().expect("a window"));
     let e = nl.trailing_zeros() as usize;
     if e == 32 || b[0] == b'#' {
         return None;
@@ -250,13 +300,24 @@ fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)>
     // The first `(` after the first `|` and before the second.
     let between = open & (1u32 << j).wrapping_sub(1) & !((1u32 << i << 1).wrapping_sub(1));
     let open = (between != 0).then(|| between.trailing_zeros() as usize);
-    let (thread, op, loc) = plain_fields(&text[p..p + e], i, j, open)?;
+    // SAFETY: the line starts at `text`'s start or after a `\n`, and ends before one:
+    // char boundaries.
+    let line = unsafe { text.get_unchecked(p..p + e) };
+    let (thread, op, loc) = plain_fields(line, i, j, open, odd & within == 0)?;
+    // The thread's name is the window's first i bytes: as `short` packs them.
+    let key = if i < 16 {
+        let head = u128::from_le_bytes(b[..16].try_into().expect("16 bytes"));
+        head & ((1u128 << (8 * i)) - 1) | (i as u128) << 120
+    } else {
+        0
+    };
     Some((
         Line {
             number,
             thread,
             op,
             loc,
+            key,
         },
         p + e + 1,
     ))
@@ -266,6 +327,10 @@ fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)>
 /// or the text) that is neither blank nor a comment, numbered after `before` lines;
 /// the number of lines, or `None` when `f` stopped. Plain lines are lexed from windows
 /// of their bytes ([`window_line`]), the others as [`text_line`] and [`lex`] do.
+///
+/// `f` is called from one place, so that it is inlined into the loop (its line then
+/// stays in registers), and this is not inlined into its two callers.
+#[inline(never)]
 fn lex_lines(
     text: &str,
     before: usize,
@@ -274,19 +339,22 @@ fn lex_lines(
     let (b, mut p, mut line) = (text.as_bytes(), 0, before);
     while p < b.len() {
         line += 1;
-        let more = match window_line(text, p, line) {
+        let l = match window_line(text, p, line) {
             Some((l, next)) => {
                 p = next;
-                f(&l)?
+                l
             }
             None => {
                 let e = memchr::memchr(b'\n', &b[p..]).map_or(b.len(), |n| p + n);
                 let t = &text[p..e];
                 p = e + 1;
-                text_line(line, t, &mut |n, t| f(&lex(t, n)?))?
+                match content(t) {
+                    Some(t) => lex(t, line)?,
+                    None => continue,
+                }
             }
         };
-        if !more {
+        if !f(&l)? {
             return Ok(None);
         }
     }
@@ -454,16 +522,22 @@ pub(super) fn text_line(
     text: &str,
     f: &mut impl FnMut(usize, &str) -> Result<bool, Error>,
 ) -> Result<bool, Error> {
+    match content(text) {
+        Some(t) => f(line, t),
+        None => Ok(true),
+    }
+}
+
+/// A line's text trimmed, unless it is blank or a comment.
+#[inline]
+fn content(text: &str) -> Option<&str> {
     // Most lines start and end with a printable ASCII byte: nothing to trim.
     let b = text.as_bytes();
     let t = match (b.first(), b.last()) {
         (Some(&x), Some(&y)) if untrimmed_end(x) && untrimmed_end(y) => text,
         _ => text.trim(),
     };
-    if t.is_empty() || t.starts_with('#') {
-        return Ok(true);
-    }
-    f(line, t)
+    (!t.is_empty() && !t.starts_with('#')).then_some(t)
 }
 
 #[cfg(test)]
@@ -524,6 +598,7 @@ mod tests {
                     thread,
                     op,
                     loc,
+                    key: 0,
                 };
                 assert_eq!(lex_general(&text, 1).ok(), Some(want), "{text:?}");
             }

@@ -59,8 +59,9 @@ struct Thread {
 /// long ones as strings.
 #[derive(Default)]
 pub(super) struct Names {
-    /// P, as [`short`] gives it.
+    /// P, as [`short`] gives it, and its bytes.
     prefix: Option<u128>,
+    prefix_text: ([u8; 16], usize),
     /// Per number: the index of P + number (`u32::MAX`: not seen).
     by_number: Vec<u32>,
     numbered: usize,
@@ -93,18 +94,68 @@ fn split_numbered(name: &str) -> Option<(u128, u32)> {
     Some((short(&name[..p])?, number))
 }
 
+/// The number of decimal digits of `n`.
+fn digits(mut n: u32) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
+}
+
 impl Names {
     fn len(&self) -> usize {
         self.numbered + self.short.len() + self.long.len()
     }
 
+    /// N when `name` is P + N, P the known prefix: [`split_numbered`]'s answer when it
+    /// has that prefix, found in one forward pass without packing P (`None` sends the
+    /// name to [`split_numbered`]).
+    #[inline(always)]
+    fn known_prefix(&self, name: &[u8]) -> Option<u32> {
+        self.prefix?;
+        let (text, p) = (&self.prefix_text.0, self.prefix_text.1);
+        let digits = name.get(p..)?;
+        if digits.is_empty() || digits.len() > 7 || (digits.len() > 1 && digits[0] == b'0') {
+            return None;
+        }
+        for i in 0..p {
+            if name[i] != text[i] {
+                return None;
+            }
+        }
+        let mut n = 0u32;
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + d as u32;
+        }
+        // P never ends with a digit, so the digits after it are all of the name's last
+        // ones, as `split_numbered` takes them.
+        (n < NUMBERED).then_some(n)
+    }
+
     /// `name`'s slot in the table by number, when it is P + a number.
     #[inline]
     fn numbered_slot(&mut self, name: &str) -> Option<&mut u32> {
-        let (prefix, n) = split_numbered(name)?;
-        if *self.prefix.get_or_insert(prefix) != prefix {
-            return None;
-        }
+        let n = match self.known_prefix(name.as_bytes()) {
+            Some(n) => n,
+            None => {
+                let (prefix, n) = split_numbered(name)?;
+                if self.prefix.is_none() {
+                    let p = name.len() - digits(n);
+                    self.prefix_text.0[..p].copy_from_slice(&name.as_bytes()[..p]);
+                    self.prefix_text.1 = p;
+                }
+                if *self.prefix.get_or_insert(prefix) != prefix {
+                    return None;
+                }
+                n
+            }
+        };
         let n = n as usize;
         if n >= self.by_number.len() {
             self.by_number.resize((n + 1).next_power_of_two(), u32::MAX);
@@ -271,8 +322,20 @@ impl Lowering {
         (threads, self.var_ids.into_vec().into())
     }
 
-    fn thread(&mut self, name: &str) -> usize {
-        let short = short(name);
+    /// `name`'s place in `threads`; `key` is its [`short`] form when the lexer gave it
+    /// ([`Line::key`]; 0: not).
+    #[inline(always)]
+    fn thread_keyed(&mut self, name: &str, key: u128) -> usize {
+        match self.last {
+            Some((last, t)) if key != 0 && last == key => t,
+            _ => self.thread_general(name, key),
+        }
+    }
+
+    #[inline(never)]
+    fn thread_general(&mut self, name: &str, key: u128) -> usize {
+        debug_assert!(key == 0 || Some(key) == short(name), "{name}");
+        let short = if key != 0 { Some(key) } else { short(name) };
         if let (Some((n, t)), Some(s)) = (self.last, short) {
             if n == s {
                 return t;
@@ -286,13 +349,57 @@ impl Lowering {
         t
     }
 
+    fn thread(&mut self, name: &str) -> usize {
+        self.thread_keyed(name, 0)
+    }
+
+    /// `name`'s index: at once when it is P + N and N is in the table, else interned.
+    #[inline(always)]
     fn var(&mut self, name: &str) -> VarId {
+        let ids = &self.var_ids;
+        if let Some(n) = ids.known_prefix(name.as_bytes()) {
+            if let Some(&i) = ids.by_number.get(n as usize).filter(|&&i| i != u32::MAX) {
+                return VarId::new(i as usize);
+            }
+        }
+        self.new_var(name)
+    }
+
+    #[inline(never)]
+    fn new_var(&mut self, name: &str) -> VarId {
         let n = self.var_ids.len();
         VarId::new(self.var_ids.intern(name, n))
     }
 
-    /// The event of thread `t` with `op` on `var`: whether it begins a transaction.
+    /// The event of thread `t` with `op` on `var`: at once when the thread has its
+    /// index and the event is outside a block or in the block of its last event.
+    #[inline(always)]
     fn event(&mut self, t: usize, op: Op, var: Option<VarId>, out: &mut Vec<IdEvent>) {
+        let th = &mut self.threads[t];
+        if let Some(thread) = th.id {
+            let begins = if th.depth == 0 {
+                th.current = None;
+                true
+            } else if th.current == Some(th.block) {
+                false
+            } else {
+                return self.event_general(t, op, var, out);
+            };
+            out.push(IdEvent {
+                thread,
+                op,
+                var,
+                begins,
+                ends: false,
+            });
+            return;
+        }
+        self.event_general(t, op, var, out)
+    }
+
+    /// [`Self::event`] in general: whether it begins a transaction.
+    #[inline(never)]
+    fn event_general(&mut self, t: usize, op: Op, var: Option<VarId>, out: &mut Vec<IdEvent>) {
         let th = &mut self.threads[t];
         let id = *th
             .id
@@ -360,11 +467,32 @@ impl Lowering {
         self.lower_line(&lex(text, number)?, out)
     }
 
-    /// Lowers one lexed line, appending its events to `out`.
-    #[inline]
+    /// Lowers one lexed line, appending its events to `out`: reads and writes here, the
+    /// rest in [`Self::lower_other`].
+    #[inline(always)]
     pub fn lower_line(&mut self, l: &Line<'_>, out: &mut Vec<IdEvent>) -> Result<(), Error> {
-        let (line, thread, op) = (l.number, l.thread, l.op);
-        let t = self.thread(thread);
+        match l.op {
+            StdOp::Read(x) => {
+                let t = self.thread_keyed(l.thread, l.key);
+                let x = self.var(x);
+                self.event(t, Op::Rd, Some(x), out);
+                Ok(())
+            }
+            StdOp::Write(x) => {
+                let t = self.thread_keyed(l.thread, l.key);
+                let x = self.var(x);
+                self.event(t, Op::Wr, Some(x), out);
+                Ok(())
+            }
+            _ => self.lower_other(l, out),
+        }
+    }
+
+    /// [`Self::lower_line`] of the other lines.
+    #[inline(never)]
+    fn lower_other(&mut self, l: &Line<'_>, out: &mut Vec<IdEvent>) -> Result<(), Error> {
+        let (line, thread, op, key) = (l.number, l.thread, l.op, l.key);
+        let t = self.thread_keyed(thread, key);
         match op {
             StdOp::Read(x) => {
                 let x = self.var(x);
@@ -375,7 +503,14 @@ impl Lowering {
                 self.event(t, Op::Wr, Some(x), out)
             }
             StdOp::Acquire(l) | StdOp::Release(l) => {
-                if l.strip_prefix("fence:") == Some(thread) {
+                // `fence:T` of its own thread T (compared as integers when short: no
+                // `memcmp` call).
+                let key = if key != 0 { Some(key) } else { short(thread) };
+                let own = match (l.strip_prefix("fence:"), key) {
+                    (Some(u), Some(t)) => short(u) == Some(t),
+                    (u, _) => u == Some(thread),
+                };
+                if own {
                     self.event(t, Op::Fence, None, out)
                 } else {
                     let x = self.var(l);

@@ -125,6 +125,7 @@ impl Rec {
             thread: self.thread.get(block),
             op,
             loc: self.loc.get(block),
+            key: 0,
         }
     }
 }
