@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tsoser::monitor::{run, Kind};
 use tsoser::trace::gen::{generate, Shape};
-use tsoser::trace::std_format::lex::{stream_not_utf8, MAX_LINE};
+use tsoser::trace::std_format::lex::{stream_not_utf8, Line, MAX_LINE};
 use tsoser::trace::std_format::{lower::Lowering, split::lexed, to_std};
 
 const EVENTS: usize = 100_000;
@@ -45,13 +45,19 @@ fn std_reading(c: &mut Criterion) {
         b.iter(|| {
             let mut lowering = Lowering::default();
             let mut events = Vec::with_capacity(4096);
-            lexed(text.as_bytes(), MAX_LINE, stream_not_utf8, 0, |line| {
-                lowering.lower_line(line, &mut events)?;
-                if events.len() >= 4096 {
-                    events.clear();
-                }
-                Ok(true)
-            })
+            lexed(
+                text.as_bytes(),
+                MAX_LINE,
+                stream_not_utf8,
+                0,
+                |line: &Line<'_>| {
+                    lowering.lower_line(line, &mut events)?;
+                    if events.len() >= 4096 {
+                        events.clear();
+                    }
+                    Ok(true)
+                },
+            )
             .expect("the text is well-formed");
             lowering.vars()
         })

@@ -673,7 +673,7 @@ fn fuzz_std_split() {
             lex::stream_not_utf8,
             lexers,
             block,
-            |l| {
+            |l: &lex::Line<'_>| {
                 out.push(format!("{l:?}"));
                 Ok(true)
             },

@@ -284,21 +284,17 @@ impl Monitor for ScSerMonitor {
             self.1 = Some(e);
         }
     }
-    /// [`Monitor::feed`], asking the cache ahead for the state of the events to come
-    /// (a variable's clocks are spread over the state: most accesses missed the L1
-    /// cache): the index of R_{t,x} 16 events ahead, the rows 8 ahead.
+    /// [`Monitor::feed`], asking the cache for the state of the event 8 ahead (a
+    /// variable's clocks are spread over the state: most accesses missed the L1 cache).
     fn feed(&mut self, first: EventId, batch: &[IdEvent]) -> usize {
-        const NEAR: usize = 8;
-        const FAR: usize = 16;
+        const AHEAD: usize = 8;
         if self.1.is_some() {
             return 0;
         }
         for (i, e) in batch.iter().enumerate() {
-            for (ahead, far) in [(FAR, true), (NEAR, false)] {
-                if let Some(a) = batch.get(i + ahead) {
-                    if let Some(x) = a.var {
-                        self.0.prefetch(a.thread, x, far);
-                    }
+            if let Some(a) = batch.get(i + AHEAD) {
+                if let Some(x) = a.var {
+                    self.0.prefetch(a.thread, x);
                 }
             }
             if e.begins {

@@ -179,18 +179,18 @@ fn seen_mask(open: &[u32], vals: &[u32]) -> u64 {
     has
 }
 
-/// Asks the cache for the line of `v` (a hint: nothing else happens).
+/// Asks the cache for the line at `p` (a hint: nothing is read, and an address outside
+/// the program's memory is ignored).
 #[inline(always)]
-fn prefetch<T>(v: &T) {
+fn prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and cannot fault; `v` is a
-    // valid reference anyway.
+    // SAFETY: a prefetch reads nothing the program sees and cannot fault.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((v as *const T).cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
+    let _ = p;
 }
 
 /// Whether rows `a` and `b` are equal.
@@ -344,27 +344,19 @@ impl ScSer {
     }
 
     /// Asks the cache for what an access of `x` by `t` will read (no effect on the
-    /// answer): its W_x row and records, and the index of R_{t,x}. `far`: only that
-    /// index; else the R_{t,x} row too, whose index should then be in the cache.
+    /// answer): its W_x row, last writer and listed word, and the row of R_{t,x} (whose
+    /// index this reads, itself perhaps not in the cache yet).
     #[inline(always)]
-    pub fn prefetch(&self, t: ThreadId, x: VarId, far: bool) {
+    pub fn prefetch(&self, t: ThreadId, x: VarId) {
         let (t, x) = (t.index(), x.index());
-        if t >= self.k || x >= self.m {
-            return;
-        }
-        let r = t * self.m + x;
-        if far {
-            prefetch(&self.rslot[r]);
-            return;
-        }
         let w = self.k + x;
-        prefetch(&self.vals[w * self.width]);
-        prefetch(&self.last_writer[x]);
-        prefetch(&self.listed[w * self.words]);
-        let s = self.rslot[r] as usize;
-        if s != 0 {
-            prefetch(&self.vals[s * self.width]);
-            prefetch(&self.listed[s * self.words]);
+        // Addresses only (never read through): past the end for a name the monitor has
+        // no room for yet, which a prefetch ignores.
+        prefetch(self.vals.as_ptr().wrapping_add(w * self.width));
+        prefetch(self.last_writer.as_ptr().wrapping_add(x));
+        prefetch(self.listed.as_ptr().wrapping_add(w * self.words));
+        if let Some(&s) = self.rslot.get(t * self.m + x).filter(|_| x < self.m) {
+            prefetch(self.vals.as_ptr().wrapping_add(s as usize * self.width));
         }
     }
 
@@ -438,6 +430,19 @@ impl ScSer {
         self.register(slot);
     }
 
+    /// [`Self::join_into`] of a clock `v` that has seen the current transactions in
+    /// `seen` (k ≤ 64): the slot has now seen those besides its own, so they are
+    /// recorded without comparing the joined row against every thread's.
+    fn join_seen(&mut self, slot: usize, v: &[u32], seen: u64) {
+        let w = self.width;
+        join_row(&mut self.vals[slot * w..(slot + 1) * w], v);
+        if slot < self.k {
+            self.has[slot] |= seen;
+        }
+        self.register_mask(slot, seen);
+        debug_assert!(slot >= self.k || self.has[slot] == seen_mask(&self.open, self.row(slot)));
+    }
+
     /// Slot := thread clock `from`, skipped when the slot holds that very content: it
     /// is then recorded with what C_from has seen already, since every slot that has
     /// seen a current transaction is (comparing the rows reads the slot's line, which
@@ -494,6 +499,7 @@ impl ScSer {
         fin.clear();
         fin.extend_from_slice(self.row(t));
         let i = self.open[t];
+        debug_assert!(self.k > 64 || self.has[t] == seen_mask(&self.open, &fin));
         let mut seen = std::mem::take(&mut self.seen[t]);
         for &slot in &seen {
             let slot = slot as usize;
@@ -503,7 +509,12 @@ impl ScSer {
                 && self.vals[slot * w + t] >= i
                 && !below(&fin, &self.vals[slot * w..(slot + 1) * w])
             {
-                self.join_into(slot, &fin);
+                if self.k <= 64 {
+                    // C_t has seen the current transactions `has[t]`.
+                    self.join_seen(slot, &fin, self.has[t]);
+                } else {
+                    self.join_into(slot, &fin);
+                }
             }
         }
         // (Joins register slots already listed for T: none is listed anew.)
@@ -566,6 +577,7 @@ impl ScSer {
                 }
             }
         }
+        let mut seen = None;
         if self.k <= 64 {
             // The current transactions S has seen, a bit each, joined until none is new.
             let mut joined = 0u64;
@@ -582,6 +594,8 @@ impl ScSer {
                     join_row(&mut s, &self.vals[y * w..(y + 1) * w]);
                 }
             }
+            // Each bit joined was seen, and S has seen no other: what S has seen.
+            seen = Some(joined);
         } else {
             let mut joined = std::mem::take(&mut self.joined);
             joined.iter_mut().for_each(|j| *j = false);
@@ -602,7 +616,10 @@ impl ScSer {
         }
         let bad = s[t] >= self.open[t];
         if !bad {
-            self.join_into(t, &s);
+            match seen {
+                Some(seen) => self.join_seen(t, &s, seen),
+                None => self.join_into(t, &s),
+            }
         }
         self.scratch = s;
         bad

@@ -5,7 +5,7 @@
 
 use super::{check_memory, events_read, Kind, Outcome, StreamError, Suite};
 use crate::stop::Stop;
-use crate::trace::std_format::lex::{stream_not_utf8, MAX_LINE};
+use crate::trace::std_format::lex::{stream_not_utf8, Line, OnLine, MAX_LINE};
 use crate::trace::std_format::lower::{IdEvent, Lowering};
 use crate::trace::std_format::split::lexed;
 
@@ -232,11 +232,17 @@ fn stream_on(
             // Every name first, then the monitors built for all of them.
             let mut lowering = Lowering::default();
             let mut events = Vec::new();
-            lexed(input.reader()?, MAX_LINE, stream_not_utf8, lexers, |line| {
-                events.clear();
-                lowering.lower_line(line, &mut events)?;
-                Ok(!lowering.ambiguous)
-            })
+            lexed(
+                input.reader()?,
+                MAX_LINE,
+                stream_not_utf8,
+                lexers,
+                |line: &Line<'_>| {
+                    events.clear();
+                    lowering.lower_line(line, &mut events)?;
+                    Ok(!lowering.ambiguous)
+                },
+            )
             .map_err(|e| Input::named(&path, e))?;
             if lowering.ambiguous {
                 return by_reader(input);
@@ -371,22 +377,19 @@ fn lower(
     lexers: usize,
     take: &mut dyn FnMut(&mut Vec<IdEvent>) -> bool,
 ) -> Result<Lowered, crate::Error> {
-    let mut lowering = Lowering::default();
-    let mut batch = Vec::with_capacity(BATCH);
-    let mut stopped = false;
-    lexed(file, MAX_LINE, stream_not_utf8, lexers, |line| {
-        let before = batch.len();
-        lowering.lower_line(line, &mut batch)?;
-        if lowering.ambiguous {
-            batch.truncate(before);
-            return Ok(false);
-        }
-        if batch.len() >= BATCH && !take(&mut batch) {
-            stopped = true;
-            return Ok(false);
-        }
-        Ok(true)
-    })?;
+    let mut sink = Batches {
+        lowering: Lowering::default(),
+        batch: Vec::with_capacity(BATCH),
+        stopped: false,
+        take,
+    };
+    lexed(file, MAX_LINE, stream_not_utf8, lexers, &mut sink)?;
+    let Batches {
+        lowering,
+        mut batch,
+        stopped,
+        take,
+    } = sink;
     if !stopped && !batch.is_empty() {
         take(&mut batch);
     }
@@ -395,6 +398,33 @@ fn lower(
         vars: lowering.vars(),
         ambiguous: lowering.ambiguous,
     })
+}
+
+/// [`lower`]'s lines lowered into batches, each full one handed to `take`.
+struct Batches<'a> {
+    lowering: Lowering,
+    batch: Vec<IdEvent>,
+    /// `take` said to stop.
+    stopped: bool,
+    take: &'a mut dyn FnMut(&mut Vec<IdEvent>) -> bool,
+}
+
+impl OnLine for &mut Batches<'_> {
+    /// Inlined into the scanner's loop (a closure was a call a line).
+    #[inline(always)]
+    fn line(&mut self, line: &Line<'_>) -> Result<bool, crate::Error> {
+        let before = self.batch.len();
+        self.lowering.lower_line(line, &mut self.batch)?;
+        if self.lowering.ambiguous {
+            self.batch.truncate(before);
+            return Ok(false);
+        }
+        if self.batch.len() >= BATCH && !(self.take)(&mut self.batch) {
+            self.stopped = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
 }
 
 /// The monitors' side of a pass: the suite, grown as events name new threads and

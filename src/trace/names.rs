@@ -30,12 +30,29 @@ pub(crate) fn short(name: &str) -> Option<u128> {
 
 /// `name` split as `X.N`, N a number without leading zeros (the names `convert` and
 /// `gen` give transactions).
+///
+/// One backward pass over the name's last digits (a `rsplit_once` and a `parse` were
+/// two calls a block of the STD reader's).
 #[inline]
 pub(crate) fn numbered(name: &str) -> Option<(&str, u64)> {
-    let (x, n) = name.rsplit_once('.')?;
-    let canonical =
-        !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
-    Some((x, n.parse().ok().filter(|_| canonical)?))
+    let b = name.as_bytes();
+    let mut p = b.len();
+    while p > 0 && b[p - 1].is_ascii_digit() {
+        p -= 1;
+    }
+    // The digits after the last `.`: all of the name's last digits, just after it.
+    let digits = &b[p..];
+    if p == 0 || b[p - 1] != b'.' || digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
+        return None;
+    }
+    // 19 digits or fewer fit in a u64; 20 may not.
+    let n = match digits.len() {
+        ..20 => digits
+            .iter()
+            .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0')),
+        _ => name[p..].parse().ok()?,
+    };
+    Some((&name[..p - 1], n))
 }
 
 #[cfg(test)]
@@ -55,6 +72,41 @@ mod tests {
                 u128::from_le_bytes(a)
             });
             assert_eq!(short(name), want, "{name}");
+        }
+    }
+
+    /// The pass over the digits splits as the last `.` and a parse of the rest do.
+    #[test]
+    fn numbered_is_the_split_at_the_last_dot() {
+        fn split(name: &str) -> Option<(&str, u64)> {
+            let (x, n) = name.rsplit_once('.')?;
+            let canonical = !n.is_empty()
+                && n.bytes().all(|c| c.is_ascii_digit())
+                && (n == "0" || !n.starts_with('0'));
+            Some((x, n.parse().ok().filter(|_| canonical)?))
+        }
+        let pieces = [
+            "t",
+            "0",
+            "1",
+            "9",
+            ".",
+            "..",
+            "x7",
+            "é",
+            "00",
+            "18446744073709551615",
+            "18446744073709551616",
+        ];
+        let mut names = vec![String::new()];
+        for _ in 0..4 {
+            names = names
+                .iter()
+                .flat_map(|n| pieces.iter().map(move |p| format!("{n}{p}")))
+                .collect();
+            for name in &names {
+                assert_eq!(numbered(name), split(name), "{name}");
+            }
         }
     }
 

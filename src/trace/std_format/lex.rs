@@ -55,6 +55,21 @@ impl std::fmt::Debug for Line<'_> {
     }
 }
 
+/// What is done with each lexed line, in order ([`super::split::lexed`]): `Ok(false)`
+/// stops. A closure does; a type of its own whose `line` is `#[inline(always)]` is
+/// compiled into the scanner's loop (a closure called from the scanner and from the
+/// split reader's loop stays a call, its line passed through memory).
+pub trait OnLine {
+    fn line(&mut self, line: &Line<'_>) -> Result<bool, Error>;
+}
+
+impl<F: FnMut(&Line<'_>) -> Result<bool, Error>> OnLine for F {
+    #[inline(always)]
+    fn line(&mut self, line: &Line<'_>) -> Result<bool, Error> {
+        self(line)
+    }
+}
+
 /// Lexes one line without copying it, or gives the error naming line `number`.
 #[inline]
 pub fn lex(text: &str, number: usize) -> Result<Line<'_>, Error> {
@@ -328,14 +343,9 @@ fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)>
 /// the number of lines, or `None` when `f` stopped. Plain lines are lexed from windows
 /// of their bytes ([`window_line`]), the others as [`text_line`] and [`lex`] do.
 ///
-/// `f` is called from one place, so that it is inlined into the loop (its line then
-/// stays in registers), and this is not inlined into its two callers.
+/// `f` is called from one place, and this is not inlined into its two callers.
 #[inline(never)]
-fn lex_lines(
-    text: &str,
-    before: usize,
-    f: &mut impl FnMut(&Line<'_>) -> Result<bool, Error>,
-) -> Result<Option<usize>, Error> {
+fn lex_lines(text: &str, before: usize, f: &mut impl OnLine) -> Result<Option<usize>, Error> {
     let (b, mut p, mut line) = (text.as_bytes(), 0, before);
     while p < b.len() {
         line += 1;
@@ -354,7 +364,7 @@ fn lex_lines(
                 }
             }
         };
-        if !f(&l)? {
+        if !f.line(&l)? {
             return Ok(None);
         }
     }
@@ -431,7 +441,7 @@ pub(super) fn scan_lexed<R: Read>(
     input: R,
     max_line: usize,
     not_utf8: impl Fn(usize) -> Error,
-    mut f: impl FnMut(&Line<'_>) -> Result<bool, Error>,
+    mut f: impl OnLine,
 ) -> Result<(), Error> {
     scan_buf(
         input,
@@ -676,7 +686,7 @@ mod tests {
                 }
             }
             let mut got = Vec::new();
-            let got_end = lex_lines(&text, 0, &mut |l| {
+            let got_end = lex_lines(&text, 0, &mut |l: &Line<'_>| {
                 got.push(format!("{}:{}|{:?}|{}", l.number, l.thread, l.op, l.loc));
                 Ok(true)
             });

@@ -560,8 +560,12 @@ impl Lowering {
                 let outermost = self.threads[t].depth == 0;
                 // A name `X.N` of another thread's X makes X a thread entry (without an
                 // index) to keep X's numbers.
+                let own = |x: &str| match (key, short(x)) {
+                    (1.., Some(x)) => x == key,
+                    _ => x == thread,
+                };
                 let numbered = match name.and_then(numbered).filter(|_| outermost) {
-                    Some((x, n)) if x == thread => Some((t, n)),
+                    Some((x, n)) if own(x) => Some((t, n)),
                     Some((x, n)) => Some((self.thread(x), n)),
                     None => None,
                 };

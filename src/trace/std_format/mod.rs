@@ -82,72 +82,78 @@ fn build_with<R: Read + Send>(
     let (mut threads, mut vars) = (0, 0);
     // Lexed here or on `lexers` threads ([`split`]), named and built here in order.
     let max_line = crate::trace::split::MAX_SPLIT_LINE;
-    split::lexed(input, max_line, lex::stream_not_utf8, lexers, |line| {
-        let number = line.number;
-        lowered.clear();
-        lowering.lower_line(line, &mut lowered)?;
-        for e in &lowered {
-            if events.len() >= n {
-                return Ok(false);
-            }
-            let t = e.thread;
-            threads = threads.max(t.index() + 1);
-            vars = vars.max(e.var.map_or(0, |x| x.index() + 1));
-            if open.len() < threads {
-                open.resize(threads, None);
-            }
-            let next = txns.len();
-            // Names of up to 24 bytes are made in place (no allocation).
-            let new = |txns: &mut TiVec<TxnId, Txn>, name: &str, anonymous: bool| {
-                txns.push_and_get_key(Txn {
-                    name: CompactString::new(name),
-                    thread: t,
-                    anonymous,
-                })
-            };
-            let txn = match lowering.block(t) {
-                None => new(&mut txns, &super::shown_at(events.len()), true),
-                Some(b) => match open[t] {
-                    Some((k, x)) if k == b.number => x,
-                    previous => {
-                        let x = if !b.named {
-                            new(&mut txns, b.name, true)
-                        } else if !look_up && !lowering.ambiguous {
-                            match previous {
-                                Some((_, x)) if !e.begins => x,
-                                _ => new(&mut txns, b.name, false),
-                            }
-                        } else {
-                            if !looked_up {
-                                // The given names so far, each one transaction's.
-                                for (i, x) in txns.iter().enumerate() {
-                                    if !x.anonymous {
-                                        named.intern(&x.name, i);
-                                    }
+    split::lexed(
+        input,
+        max_line,
+        lex::stream_not_utf8,
+        lexers,
+        |line: &lex::Line<'_>| {
+            let number = line.number;
+            lowered.clear();
+            lowering.lower_line(line, &mut lowered)?;
+            for e in &lowered {
+                if events.len() >= n {
+                    return Ok(false);
+                }
+                let t = e.thread;
+                threads = threads.max(t.index() + 1);
+                vars = vars.max(e.var.map_or(0, |x| x.index() + 1));
+                if open.len() < threads {
+                    open.resize(threads, None);
+                }
+                let next = txns.len();
+                // Names of up to 24 bytes are made in place (no allocation).
+                let new = |txns: &mut TiVec<TxnId, Txn>, name: &str, anonymous: bool| {
+                    txns.push_and_get_key(Txn {
+                        name: CompactString::new(name),
+                        thread: t,
+                        anonymous,
+                    })
+                };
+                let txn = match lowering.block(t) {
+                    None => new(&mut txns, &super::shown_at(events.len()), true),
+                    Some(b) => match open[t] {
+                        Some((k, x)) if k == b.number => x,
+                        previous => {
+                            let x = if !b.named {
+                                new(&mut txns, b.name, true)
+                            } else if !look_up && !lowering.ambiguous {
+                                match previous {
+                                    Some((_, x)) if !e.begins => x,
+                                    _ => new(&mut txns, b.name, false),
                                 }
-                                looked_up = true;
-                            }
-                            match named.intern(b.name, next) {
-                                x if x == next => new(&mut txns, b.name, false),
-                                x => TxnId::new(x),
-                            }
-                        };
-                        open[t] = Some((b.number, x));
-                        x
-                    }
-                },
-            };
-            events.push(Event {
-                thread: t,
-                txn,
-                op: e.op,
-                var: e.var,
-                val: (!line.loc.is_empty()).then(|| values.push(line.loc)),
-                line: super::line_u32(number),
-            });
-        }
-        Ok(true)
-    })?;
+                            } else {
+                                if !looked_up {
+                                    // The given names so far, each one transaction's.
+                                    for (i, x) in txns.iter().enumerate() {
+                                        if !x.anonymous {
+                                            named.intern(&x.name, i);
+                                        }
+                                    }
+                                    looked_up = true;
+                                }
+                                match named.intern(b.name, next) {
+                                    x if x == next => new(&mut txns, b.name, false),
+                                    x => TxnId::new(x),
+                                }
+                            };
+                            open[t] = Some((b.number, x));
+                            x
+                        }
+                    },
+                };
+                events.push(Event {
+                    thread: t,
+                    txn,
+                    op: e.op,
+                    var: e.var,
+                    val: (!line.loc.is_empty()).then(|| values.push(line.loc)),
+                    line: super::line_u32(number),
+                });
+            }
+            Ok(true)
+        },
+    )?;
     // A line cut off by `n` may have named a thread or variable no event kept uses.
     let (mut thread_names, mut var_names) = lowering.into_names();
     thread_names.truncate(threads);

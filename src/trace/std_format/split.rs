@@ -2,7 +2,7 @@
 //! gets each line as [`super::lex`] lexes it, in file order, and names, lowers and
 //! builds the events ([`super::lower`]); [`lexed`] with no lexer is one thread's scan.
 
-use super::lex::{lex, scan_lexed, text_line, Line, StdOp};
+use super::lex::{lex, scan_lexed, text_line, Line, OnLine, StdOp};
 use crate::trace::split::{pipeline, Lexer, NotUtf8, Span, BLOCK};
 use crate::Error;
 use std::io::Read;
@@ -17,7 +17,7 @@ pub fn lexed<R: Read + Send>(
     max_line: usize,
     not_utf8: NotUtf8,
     lexers: usize,
-    f: impl FnMut(&Line<'_>) -> Result<bool, Error>,
+    f: impl OnLine,
 ) -> Result<(), Error> {
     lexed_in_blocks(input, max_line, not_utf8, lexers, BLOCK, f)
 }
@@ -30,14 +30,14 @@ pub fn lexed_in_blocks<R: Read + Send>(
     not_utf8: NotUtf8,
     lexers: usize,
     block: usize,
-    mut f: impl FnMut(&Line<'_>) -> Result<bool, Error>,
+    mut f: impl OnLine,
 ) -> Result<(), Error> {
     if lexers == 0 {
         return scan_lexed(input, max_line, not_utf8, f);
     }
     let take = |text: &str, recs: &[Rec], base: usize| {
         for r in recs {
-            if !f(&r.line(text, base))? {
+            if !f.line(&r.line(text, base))? {
                 return Ok(false);
             }
         }
@@ -150,10 +150,17 @@ mod tests {
         stop: usize,
     ) -> Reading {
         let mut lines = Vec::new();
-        let end = lexed_in_blocks(input.clone(), max_line, not_utf8, lexers, block, |l| {
-            lines.push(format!("{}:{}|{:?}|{}", l.number, l.thread, l.op, l.loc));
-            Ok(lines.len() < stop)
-        });
+        let end = lexed_in_blocks(
+            input.clone(),
+            max_line,
+            not_utf8,
+            lexers,
+            block,
+            |l: &Line<'_>| {
+                lines.push(format!("{}:{}|{:?}|{}", l.number, l.thread, l.op, l.loc));
+                Ok(lines.len() < stop)
+            },
+        );
         (lines, end.map_err(|e| (e.to_string(), e.line())))
     }
 
