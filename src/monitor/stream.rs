@@ -419,11 +419,38 @@ impl OnLine for &mut Batches<'_> {
             self.batch.truncate(before);
             return Ok(false);
         }
-        if self.batch.len() >= BATCH && !(self.take)(&mut self.batch) {
-            self.stopped = true;
+        Ok(self.handed())
+    }
+
+    #[inline(always)]
+    fn access(
+        &mut self,
+        _: usize,
+        thread: (&str, u128),
+        write: bool,
+        var: &str,
+        _: &str,
+    ) -> Result<bool, crate::Error> {
+        let before = self.batch.len();
+        self.lowering.access(thread, write, var, &mut self.batch);
+        // (The first event of a block checks the block's name.)
+        if self.lowering.ambiguous {
+            self.batch.truncate(before);
             return Ok(false);
         }
-        Ok(true)
+        Ok(self.handed())
+    }
+}
+
+impl Batches<'_> {
+    /// Hands the batch on when full: whether to go on.
+    #[inline(always)]
+    fn handed(&mut self) -> bool {
+        if self.batch.len() >= BATCH && !(self.take)(&mut self.batch) {
+            self.stopped = true;
+            return false;
+        }
+        true
     }
 }
 

@@ -61,6 +61,32 @@ impl std::fmt::Debug for Line<'_> {
 /// split reader's loop stays a call, its line passed through memory).
 pub trait OnLine {
     fn line(&mut self, line: &Line<'_>) -> Result<bool, Error>;
+
+    /// Line `number`, a plain `T|r(X)|LOC` (`write`: `T|w(X)|LOC`) of printable ASCII
+    /// bytes, as its pieces: `thread` T, `key` as [`Line::key`], `var` X. By default
+    /// the [`Line`] of it; the stream lowers it without making one.
+    #[inline(always)]
+    fn access(
+        &mut self,
+        number: usize,
+        (thread, key): (&str, u128),
+        write: bool,
+        var: &str,
+        loc: &str,
+    ) -> Result<bool, Error> {
+        let op = if write {
+            StdOp::Write(var)
+        } else {
+            StdOp::Read(var)
+        };
+        self.line(&Line {
+            number,
+            thread,
+            op,
+            loc,
+            key,
+        })
+    }
 }
 
 impl<F: FnMut(&Line<'_>) -> Result<bool, Error>> OnLine for F {
@@ -296,7 +322,7 @@ fn window(b: &[u8; WINDOW]) -> (u32, u32, u32, u32) {
 /// next line starts: when the window holds the line's `\n` and the line is plain
 /// ([`lex_plain`]; not a comment). `None` leaves the line to [`text_line`] and [`lex`].
 #[inline(always)]
-fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)> {
+fn window_line(text: &str, p: usize, number: usize) -> Option<(Windowed<'_>, usize)> {
     let b = text.as_bytes().get(p..p + WINDOW)?;
     let (nl, pipe, open, odd) = window(b.try_into().expect("a window"));
     let e = nl.trailing_zeros() as usize;
@@ -315,10 +341,6 @@ fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)>
     // The first `(` after the first `|` and before the second.
     let between = open & (1u32 << j).wrapping_sub(1) & !((1u32 << i << 1).wrapping_sub(1));
     let open = (between != 0).then(|| between.trailing_zeros() as usize);
-    // SAFETY: the line starts at `text`'s start or after a `\n`, and ends before one:
-    // char boundaries.
-    let line = unsafe { text.get_unchecked(p..p + e) };
-    let (thread, op, loc) = plain_fields(line, i, j, open, odd & within == 0)?;
     // The thread's name is the window's first i bytes: as `short` packs them.
     let key = if i < 16 {
         let head = u128::from_le_bytes(b[..16].try_into().expect("16 bytes"));
@@ -326,16 +348,50 @@ fn window_line(text: &str, p: usize, number: usize) -> Option<(Line<'_>, usize)>
     } else {
         0
     };
-    Some((
-        Line {
-            number,
-            thread,
-            op,
-            loc,
-            key,
-        },
-        p + e + 1,
-    ))
+    let printable = odd & within == 0;
+    // `T|r(X)|LOC` or `T|w(X)|LOC`: T and X not empty, the name's `(` the first one.
+    if printable
+        && i > 0
+        && open == Some(i + 2)
+        && j >= i + 5
+        && b[j - 1] == b')'
+        && matches!(b[i + 1], b'r' | b'w')
+    {
+        // SAFETY: every byte of the line is printable ASCII: any cut is a char
+        // boundary.
+        let s = |a: usize, z: usize| unsafe { text.get_unchecked(p + a..p + z) };
+        let access = Windowed::Access {
+            thread: (s(0, i), key),
+            write: b[i + 1] == b'w',
+            var: s(i + 3, j - 1),
+            loc: s(j + 1, e),
+        };
+        return Some((access, p + e + 1));
+    }
+    // SAFETY: the line starts at `text`'s start or after a `\n`, and ends before one:
+    // char boundaries.
+    let line = unsafe { text.get_unchecked(p..p + e) };
+    let (thread, op, loc) = plain_fields(line, i, j, open, printable)?;
+    let line = Line {
+        number,
+        thread,
+        op,
+        loc,
+        key,
+    };
+    Some((Windowed::Line(line), p + e + 1))
+}
+
+/// What [`window_line`] makes of a line: a read or a write as its pieces
+/// ([`OnLine::access`]), or another plain line lexed.
+enum Windowed<'a> {
+    Access {
+        thread: (&'a str, u128),
+        write: bool,
+        var: &'a str,
+        loc: &'a str,
+    },
+    Line(Line<'a>),
 }
 
 /// Calls `f` on every lexed line of `text` (whole lines, the last one ending with `\n`
@@ -350,7 +406,22 @@ fn lex_lines(text: &str, before: usize, f: &mut impl OnLine) -> Result<Option<us
     while p < b.len() {
         line += 1;
         let l = match window_line(text, p, line) {
-            Some((l, next)) => {
+            Some((
+                Windowed::Access {
+                    thread,
+                    write,
+                    var,
+                    loc,
+                },
+                next,
+            )) => {
+                p = next;
+                if !f.access(line, thread, write, var, loc)? {
+                    return Ok(None);
+                }
+                continue;
+            }
+            Some((Windowed::Line(l), next)) => {
                 p = next;
                 l
             }

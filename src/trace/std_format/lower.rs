@@ -473,19 +473,31 @@ impl Lowering {
     pub fn lower_line(&mut self, l: &Line<'_>, out: &mut Vec<IdEvent>) -> Result<(), Error> {
         match l.op {
             StdOp::Read(x) => {
-                let t = self.thread_keyed(l.thread, l.key);
-                let x = self.var(x);
-                self.event(t, Op::Rd, Some(x), out);
+                self.access((l.thread, l.key), false, x, out);
                 Ok(())
             }
             StdOp::Write(x) => {
-                let t = self.thread_keyed(l.thread, l.key);
-                let x = self.var(x);
-                self.event(t, Op::Wr, Some(x), out);
+                self.access((l.thread, l.key), true, x, out);
                 Ok(())
             }
             _ => self.lower_other(l, out),
         }
+    }
+
+    /// A read (`write`: a write) of `var` by `thread` (with its key, as
+    /// [`Line::key`]), lowered: the stream's lines `T|r(X)|LOC` and `T|w(X)|LOC` come
+    /// here from the scanner without a [`Line`] ([`super::lex::OnLine::access`]).
+    #[inline(always)]
+    pub fn access(
+        &mut self,
+        (thread, key): (&str, u128),
+        write: bool,
+        var: &str,
+        out: &mut Vec<IdEvent>,
+    ) {
+        let t = self.thread_keyed(thread, key);
+        let x = self.var(var);
+        self.event(t, if write { Op::Wr } else { Op::Rd }, Some(x), out);
     }
 
     /// [`Self::lower_line`] of the other lines.
