@@ -284,31 +284,18 @@ impl Monitor for ScSerMonitor {
             self.1 = Some(e);
         }
     }
-    /// [`Monitor::feed`], asking the cache for the state of the event 8 ahead (a
-    /// variable's clocks are spread over the state: most accesses missed the L1 cache).
+    /// [`Monitor::feed`] as one loop of the monitor's ([`sc_ser::ScSer::feed`]).
     fn feed(&mut self, first: EventId, batch: &[IdEvent]) -> usize {
-        const AHEAD: usize = 8;
         if self.1.is_some() {
             return 0;
         }
-        for (i, e) in batch.iter().enumerate() {
-            if let Some(a) = batch.get(i + AHEAD) {
-                if let Some(x) = a.var {
-                    self.0.prefetch(a.thread, x);
-                }
-            }
-            if e.begins {
-                self.0.begin(e.thread);
-            }
-            if e.var.is_some_and(|x| self.0.access(e.thread, e.op, x)) {
+        match self.0.feed(batch) {
+            Some(i) => {
                 self.1 = Some(first + i);
-                return i + 1;
+                i + 1
             }
-            if e.ends {
-                self.0.end(e.thread);
-            }
+            None => batch.len(),
         }
-        batch.len()
     }
     fn grow(&mut self, k: usize, m: usize) {
         self.0.grow(k, m);
