@@ -31,6 +31,7 @@
 //! prefix of generated traces): it reports at the first event whose prefix is not
 //! SC-serializable.
 
+use super::prefetch;
 use crate::trace::std_format::lower::IdEvent;
 use crate::trace::ThreadId;
 use crate::trace::TiVec;
@@ -178,20 +179,6 @@ fn seen_mask(open: &[u32], vals: &[u32]) -> u64 {
         has |= u64::from(m) << (c * LANES);
     }
     has
-}
-
-/// Asks the cache for the line at `p` (a hint: nothing is read, and an address outside
-/// the program's memory is ignored).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and cannot fault.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Whether rows `a` and `b` are equal.

@@ -6,7 +6,7 @@
 //! is `il`, and a fence is `il` on a location of its own (footnote 1). Coherence index of
 //! a load = the number of earlier writes of its variable (it reads the latest).
 
-use super::hb::HbClock;
+use super::hb::{join, HbClock};
 use crate::trace::{EventId, Op};
 use crate::trace::{ThreadId, VarId};
 
@@ -54,12 +54,6 @@ impl SoberOp {
             Op::Wr => SoberOp::St,
             Op::Rmw | Op::Fence => SoberOp::Il,
         }
-    }
-}
-
-fn join(dst: &mut [u32], src: &[u32]) {
-    for (a, &b) in dst.iter_mut().zip(src) {
-        *a = (*a).max(b);
     }
 }
 
@@ -177,8 +171,18 @@ impl Rhb {
                                     // The timestamp into the arena, and lines 22 / 30: mc2[a] := ts (ts ⊇
                                     // mc2[a]); one loop for both.
                 let rec = &mut self.arena[off as usize..off as usize + w];
-                for ((r, m), &v) in rec.iter_mut().zip(&mut self.mc2[at]).zip(ts.iter()) {
-                    (*r, *m) = (v, v);
+                let mc2 = &mut self.mc2[at];
+                if let (Ok(r), Ok(m), Ok(v)) = (
+                    <&mut [u32; 16]>::try_from(&mut *rec),
+                    <&mut [u32; 16]>::try_from(&mut *mc2),
+                    <&[u32; 16]>::try_from(&*ts),
+                ) {
+                    // 8 threads: whole timestamps.
+                    (*r, *m) = (*v, *v);
+                } else {
+                    for ((r, m), &v) in rec.iter_mut().zip(mc2).zip(ts.iter()) {
+                        (*r, *m) = (v, v);
+                    }
                 }
                 if op == SoberOp::Il {
                     self.lc[me].copy_from_slice(ts); // line 31
@@ -189,6 +193,14 @@ impl Rhb {
     }
 
     /// Thread p's latest load (or interlocked) timestamp: `lc[p]` (Fig. 3 line 15/31).
+    /// Asks the cache for address `a`'s records (a hint).
+    #[inline(always)]
+    pub fn prefetch(&self, a: usize) {
+        super::prefetch(self.mc2.as_ptr().wrapping_add(a * 2 * self.n));
+        super::prefetch(self.latest.as_ptr().wrapping_add(a));
+        super::prefetch(self.other.as_ptr().wrapping_add(a));
+    }
+
     pub fn last_read(&self, p: usize) -> &[u32] {
         &self.lc[p * 2 * self.n..(p + 1) * 2 * self.n]
     }
@@ -340,6 +352,17 @@ impl Sober {
     }
 
     /// The next event of the SC run; `Some` when Fig. 2 returns false at it.
+    /// Asks the cache for what an access of `var` will read (a hint: the stream asks a
+    /// few events ahead).
+    #[inline]
+    pub fn prefetch(&self, var: VarId) {
+        let x = var.index();
+        self.rhb.prefetch(x);
+        self.hb.prefetch(x);
+        super::prefetch(self.writes.as_ptr().wrapping_add(x));
+        super::prefetch(self.dropped.as_ptr().wrapping_add(x));
+    }
+
     pub fn step(&mut self, p: ThreadId, op: Op, var: Option<VarId>) -> Option<SoberReport> {
         let (p, var) = (p.index(), var.map(VarId::index));
         if !self.known && self.pruned && self.last[p].is_none() {
