@@ -48,6 +48,12 @@ pub(crate) trait Lexer: Sync {
         line: &str,
         recs: &mut Vec<Self::Rec>,
     ) -> Result<(), Error>;
+
+    /// Every line of `block`, numbered from 1: [`Lexer::line`] on each by default,
+    /// until the first error.
+    fn block(&self, block: &str, recs: &mut Vec<Self::Rec>) -> Result<(), Error> {
+        each_line(block, |number, line| self.line(block, number, line, recs))
+    }
 }
 
 /// Where a piece of a line lies in its block's text.
@@ -330,7 +336,7 @@ fn lex_job<L: Lexer>(job: Job, not_utf8: NotUtf8, lexer: &L, recs: &mut Vec<L::R
             (text, Some(line))
         }
     };
-    let error = each_line(&text, |number, line| lexer.line(&text, number, line, recs)).err();
+    let error = lexer.block(&text, recs).err();
     Lexed {
         error: error.or_else(|| bad.map(not_utf8)),
         text,

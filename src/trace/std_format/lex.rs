@@ -442,6 +442,14 @@ fn lex_lines(text: &str, before: usize, f: &mut impl OnLine) -> Result<Option<us
     Ok(Some(line - before))
 }
 
+/// [`lex_lines`] on a whole text, its lines numbered from 1 (a split reader's block).
+pub(super) fn lex_block(
+    text: &str,
+    mut f: impl FnMut(&Line<'_>) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    lex_lines(text, 0, &mut f).map(|_| ())
+}
+
 /// The longest line the stream reads (a file without newlines is not an STD trace).
 pub const MAX_LINE: usize = 1 << 20;
 

@@ -2,7 +2,7 @@
 //! gets each line as [`super::lex`] lexes it, in file order, and names, lowers and
 //! builds the events ([`super::lower`]); [`lexed`] with no lexer is one thread's scan.
 
-use super::lex::{lex, scan_lexed, text_line, Line, OnLine, StdOp};
+use super::lex::{lex, lex_block, scan_lexed, text_line, Line, OnLine, StdOp};
 use crate::trace::split::{pipeline, Lexer, NotUtf8, Span, BLOCK};
 use crate::Error;
 use std::io::Read;
@@ -66,6 +66,15 @@ impl Lexer for Std {
         })
         .map(|_| ())
     }
+
+    /// The block's lines as the scanner lexes them, from windows of their bytes
+    /// ([`lex_block`]: the same lines and errors as line by line).
+    fn block(&self, block: &str, recs: &mut Vec<Rec>) -> Result<(), Error> {
+        lex_block(block, |l: &Line<'_>| {
+            recs.push(Rec::new(block, l));
+            Ok(true)
+        })
+    }
 }
 
 /// One lexed line of a block: its number in the block, operation and names.
@@ -77,6 +86,8 @@ struct Rec {
     thread: Span,
     arg: Span,
     loc: Span,
+    /// [`Line::key`].
+    key: u128,
 }
 
 impl Rec {
@@ -102,6 +113,7 @@ impl Rec {
             thread: span(line.thread),
             arg,
             loc: span(line.loc),
+            key: line.key,
         }
     }
 
@@ -125,7 +137,7 @@ impl Rec {
             thread: self.thread.get(block),
             op,
             loc: self.loc.get(block),
-            key: 0,
+            key: self.key,
         }
     }
 }
