@@ -29,9 +29,8 @@ pub struct Line<'a> {
     pub thread: &'a str,
     pub op: StdOp<'a>,
     pub loc: &'a str,
-    /// The thread's name as [`crate::trace::names::short`] gives it, when the lexer
-    /// had its bytes at hand (0 when it had not; no name gives 0, since its length is
-    /// in the last byte).
+    /// The thread's name packed in an integer (its bytes, then its length in the last
+    /// byte), when the lexer had them at hand (0 when it had not; no name packs to 0).
     pub key: u128,
 }
 

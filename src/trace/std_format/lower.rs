@@ -468,7 +468,7 @@ impl Lowering {
     }
 
     /// Lowers one lexed line, appending its events to `out`: reads and writes here, the
-    /// rest in [`Self::lower_other`].
+    /// rest out of line.
     #[inline(always)]
     pub fn lower_line(&mut self, l: &Line<'_>, out: &mut Vec<IdEvent>) -> Result<(), Error> {
         match l.op {
