@@ -28,6 +28,26 @@ pub(crate) fn short(name: &str) -> Option<u128> {
     Some(lo as u128 | (hi as u128) << 64 | (n as u128) << 120)
 }
 
+/// The number `digits` writes in decimal, if they are at most `most` ASCII digits
+/// (at most 19: a u64) without a leading zero (but `0` itself): one pass, each digit
+/// checked as it is added.
+#[inline(always)]
+pub(crate) fn decimal(digits: &[u8], most: usize) -> Option<u64> {
+    debug_assert!(most <= 19);
+    if digits.is_empty() || digits.len() > most || (digits.len() > 1 && digits[0] == b'0') {
+        return None;
+    }
+    let mut n = 0u64;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n * 10 + u64::from(d);
+    }
+    Some(n)
+}
+
 /// `name` split as `X.N`, N a number without leading zeros (the names `convert` and
 /// `gen` give transactions).
 ///
@@ -42,14 +62,13 @@ pub(crate) fn numbered(name: &str) -> Option<(&str, u64)> {
     }
     // The digits after the last `.`: all of the name's last digits, just after it.
     let digits = &b[p..];
-    if p == 0 || b[p - 1] != b'.' || digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
+    if p == 0 || b[p - 1] != b'.' {
         return None;
     }
     // 19 digits or fewer fit in a u64; 20 may not.
     let n = match digits.len() {
-        ..20 => digits
-            .iter()
-            .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0')),
+        ..20 => decimal(digits, 19)?,
+        _ if digits[0] == b'0' => return None,
         _ => name[p..].parse().ok()?,
     };
     Some((&name[..p - 1], n))

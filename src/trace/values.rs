@@ -12,19 +12,7 @@ const NUMBER: usize = 1 << 31;
 /// The number `value` is written as, if it is one: its exact text is the number's
 /// decimal form (no sign, no leading zero), and it fits below 2³¹ − 1.
 fn number(value: &str) -> Option<u32> {
-    let b = value.as_bytes();
-    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
-        return None;
-    }
-    // One pass: each digit checked as it is added.
-    let mut n = 0u64;
-    for &c in b {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        n = n * 10 + u64::from(d);
-    }
+    let n = super::names::decimal(value.as_bytes(), 10)?;
     (n < (NUMBER - 1) as u64).then_some(n as u32)
 }
 

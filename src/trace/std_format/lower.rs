@@ -54,6 +54,23 @@ struct Thread {
     current_named: bool,
 }
 
+impl Thread {
+    /// Whether the thread's next event begins a transaction, when no block name is
+    /// needed to tell: outside a block it does (and the thread's last transaction is
+    /// none), in the block of its last event it does not.
+    #[inline(always)]
+    fn begins_at_once(&mut self) -> Option<bool> {
+        if self.depth == 0 {
+            self.current = None;
+            Some(true)
+        } else if self.current == Some(self.block) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
 /// Names and their indices: names `P` + a number (`x915`; one prefix P, that of the
 /// first such name) in a table by number, other short names as integers ([`short`]),
 /// long ones as strings.
@@ -117,25 +134,15 @@ impl Names {
         self.prefix?;
         let (text, p) = (&self.prefix_text.0, self.prefix_text.1);
         let digits = name.get(p..)?;
-        if digits.is_empty() || digits.len() > 7 || (digits.len() > 1 && digits[0] == b'0') {
-            return None;
-        }
         for i in 0..p {
             if name[i] != text[i] {
                 return None;
             }
         }
-        let mut n = 0u32;
-        for &c in digits {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                return None;
-            }
-            n = n * 10 + d as u32;
-        }
         // P never ends with a digit, so the digits after it are all of the name's last
         // ones, as `split_numbered` takes them.
-        (n < NUMBERED).then_some(n)
+        let n = crate::trace::names::decimal(digits, 7)?;
+        (n < NUMBERED as u64).then_some(n as u32)
     }
 
     /// `name`'s slot in the table by number, when it is P + a number.
@@ -376,15 +383,7 @@ impl Lowering {
     #[inline(always)]
     fn event(&mut self, t: usize, op: Op, var: Option<VarId>, out: &mut Vec<IdEvent>) {
         let th = &mut self.threads[t];
-        if let Some(thread) = th.id {
-            let begins = if th.depth == 0 {
-                th.current = None;
-                true
-            } else if th.current == Some(th.block) {
-                false
-            } else {
-                return self.event_general(t, op, var, out);
-            };
+        if let (Some(thread), Some(begins)) = (th.id, th.begins_at_once()) {
             out.push(IdEvent {
                 thread,
                 op,
@@ -404,11 +403,8 @@ impl Lowering {
         let id = *th
             .id
             .get_or_insert_with(|| self.places.push_and_get_key(t as u32));
-        let begins = if th.depth == 0 {
-            th.current = None;
-            true
-        } else if th.current == Some(th.block) {
-            false
+        let begins = if let Some(begins) = th.begins_at_once() {
+            begins
         } else {
             // A new block: a new transaction unless the previous event was in a block
             // of the same name.
