@@ -8,6 +8,8 @@
 //! [`path`] finds a shortest `→hb` path in a prefix for a witness and [`holds`] re-checks
 //! one edge from the definitions, independently of both.
 
+use super::row::{copy, join, update};
+use crate::mem::prefetch_address;
 use crate::trace::TiVec;
 use crate::trace::VarId;
 use crate::trace::{EventId, Op, Trace};
@@ -69,8 +71,8 @@ impl HbClock {
     /// Asks the cache for variable `x`'s clocks (a hint).
     #[inline(always)]
     pub fn prefetch(&self, x: usize) {
-        super::prefetch(self.last_write.as_ptr().wrapping_add(x * self.k));
-        super::prefetch(self.reads_since.as_ptr().wrapping_add(x * self.k));
+        prefetch_address(self.last_write.as_ptr().wrapping_add(x * self.k));
+        prefetch_address(self.reads_since.as_ptr().wrapping_add(x * self.k));
     }
 
     /// Processes t's next event and returns its epoch (t's own entry after it).
@@ -90,22 +92,10 @@ impl HbClock {
             let now = &self.threads[me];
             if writes(op) {
                 // The write's clock, and the reads since it: none, or the rmw itself
-                // (one loop, no call to `memcpy` and `memset` for a few entries).
+                // (no call to `memcpy` and `memset` for a row of 8).
                 let rd = reads(op);
-                let (lw, rs) = (&mut self.last_write[x.clone()], &mut self.reads_since[x]);
-                if let (Ok(lw), Ok(rs), Ok(now)) = (
-                    <&mut [u32; 8]>::try_from(&mut *lw),
-                    <&mut [u32; 8]>::try_from(&mut *rs),
-                    <&[u32; 8]>::try_from(now),
-                ) {
-                    // 8 threads: whole rows.
-                    *lw = *now;
-                    *rs = if rd { *now } else { [0; 8] };
-                } else {
-                    for ((w, r), &v) in lw.iter_mut().zip(rs.iter_mut()).zip(now) {
-                        (*w, *r) = (v, if rd { v } else { 0 });
-                    }
-                }
+                copy(&mut self.last_write[x.clone()], now);
+                update(&mut self.reads_since[x], now, |_, v| if rd { v } else { 0 });
             } else if reads(op) {
                 join(&mut self.reads_since[x], now);
             }
@@ -250,28 +240,4 @@ pub fn check_path(
         return Err(BrokenPath::Ends { end: at, to });
     }
     Ok(())
-}
-
-/// `dst := dst ⊔ src`, entry by entry (clocks of the same width). Clocks of 8 and 16
-/// entries (8 threads; SOBER's two entries a thread) are joined without a loop.
-#[inline(always)]
-pub(super) fn join(dst: &mut [u32], src: &[u32]) {
-    #[inline(always)]
-    fn fixed<const N: usize>(dst: &mut [u32], src: &[u32]) -> bool {
-        match (<&mut [u32; N]>::try_from(dst), <&[u32; N]>::try_from(src)) {
-            (Ok(d), Ok(s)) => {
-                for i in 0..N {
-                    d[i] = d[i].max(s[i]);
-                }
-                true
-            }
-            _ => false,
-        }
-    }
-    if fixed::<8>(dst, src) || fixed::<16>(dst, src) {
-        return;
-    }
-    for (a, &b) in dst.iter_mut().zip(src) {
-        *a = (*a).max(b);
-    }
 }

@@ -20,6 +20,7 @@ pub mod evidence;
 pub mod fenced;
 pub mod hb;
 pub mod replay;
+mod row;
 pub mod sc_ser;
 pub mod sober;
 mod stream;
@@ -308,18 +309,16 @@ impl Monitor for ScSerMonitor {
     }
 }
 
-/// Asks the cache for the line at `p` (a hint: nothing is read, and an address outside
-/// the program's memory is ignored).
+/// How many events ahead of the one it steps a batch loop asks the cache for a
+/// monitor's state ([`sc_ser::ScSer::feed`], [`FirstReport`]'s `feed`): far enough for
+/// a miss to be served before its event comes.
+const AHEAD: usize = 8;
+
+/// The thread and variable of the access [`AHEAD`] places after event `i` of `batch`,
+/// if there is one.
 #[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and cannot fault.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+fn ahead(batch: &[IdEvent], i: usize) -> Option<(ThreadId, VarId)> {
+    batch.get(i + AHEAD).and_then(|a| Some((a.thread, a.var?)))
 }
 
 /// An online monitor that reports once (SOBER, `monitor_TSO`, `monitor_PSO`).
@@ -394,9 +393,8 @@ impl<M: Reports> Monitor for FirstReport<M> {
     /// [`Monitor::feed`] asking the cache for the variable of the event 8 ahead
     /// ([`Reports::prefetch`]).
     fn feed(&mut self, _first: EventId, batch: &[IdEvent]) -> usize {
-        const AHEAD: usize = 8;
         for (i, e) in batch.iter().enumerate() {
-            if let Some(x) = batch.get(i + AHEAD).and_then(|a| a.var) {
+            if let Some((_, x)) = ahead(batch, i) {
                 self.0.prefetch(x);
             }
             if self.1.is_none() {

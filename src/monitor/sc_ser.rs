@@ -31,7 +31,8 @@
 //! prefix of generated traces): it reports at the first event whose prefix is not
 //! SC-serializable.
 
-use super::prefetch;
+use super::row::{at_least, below, copy, join, ones, same};
+use crate::mem::prefetch_address as prefetch;
 use crate::trace::std_format::lower::IdEvent;
 use crate::trace::ThreadId;
 use crate::trace::TiVec;
@@ -77,114 +78,14 @@ pub fn first_violation_ending(trace: &Trace, ends: impl Fn(usize) -> bool) -> Op
     None
 }
 
-/// Clock entries are handled in groups of `LANES`: a slot's row holds
-/// [`ScSer::width`] entries, k rounded up to a multiple of `LANES` (the entries past k
-/// stay 0), so whole groups compile to vector instructions and a row of 8 threads is
-/// copied, compared or joined without a call.
+/// A slot's row holds [`width`] entries, k rounded up to a multiple of `LANES` (the
+/// entries past k stay 0), so that a row of up to 8 threads (or 16) is copied, compared
+/// or joined whole ([`super::row`]).
 const LANES: usize = 8;
 
 /// Entries a row holds for `k` threads.
 pub(crate) fn width(k: usize) -> usize {
     k.div_ceil(LANES).max(1) * LANES
-}
-
-/// `a := a ⊔ b`, entry by entry (rows of the same width).
-#[inline(always)]
-fn join_row(a: &mut [u32], b: &[u32]) {
-    // A row of one group (k ≤ 8, the common case) without the loop.
-    if let (Ok(a), Ok(b)) = (
-        <&mut [u32; LANES]>::try_from(&mut *a),
-        <&[u32; LANES]>::try_from(b),
-    ) {
-        for i in 0..LANES {
-            a[i] = a[i].max(b[i]);
-        }
-        return;
-    }
-    for (a, b) in a.chunks_exact_mut(LANES).zip(b.chunks_exact(LANES)) {
-        for i in 0..LANES {
-            a[i] = a[i].max(b[i]);
-        }
-    }
-}
-
-/// `a := b` (rows of the same width), without a `memcpy` call for a group.
-#[inline(always)]
-fn copy_row(a: &mut [u32], b: &[u32]) {
-    if let (Ok(a), Ok(b)) = (
-        <&mut [u32; LANES]>::try_from(&mut *a),
-        <&[u32; LANES]>::try_from(b),
-    ) {
-        *a = *b;
-        return;
-    }
-    for (d, s) in a.chunks_exact_mut(LANES).zip(b.chunks_exact(LANES)) {
-        d.copy_from_slice(s);
-    }
-}
-
-/// Whether `f(a[i], b[i])` holds for every entry of rows `a` and `b`, a group of
-/// [`LANES`] at a time, each group's results combined without a branch.
-#[inline(always)]
-fn every(a: &[u32], b: &[u32], f: impl Fn(u32, u32) -> bool) -> bool {
-    if let (Ok(a), Ok(b)) = (<&[u32; LANES]>::try_from(a), <&[u32; LANES]>::try_from(b)) {
-        let mut all = true;
-        for i in 0..LANES {
-            all &= f(a[i], b[i]);
-        }
-        return all;
-    }
-    a.chunks_exact(LANES)
-        .zip(b.chunks_exact(LANES))
-        .all(|(a, b)| {
-            let mut all = true;
-            for i in 0..LANES {
-                all &= f(a[i], b[i]);
-            }
-            all
-        })
-}
-
-/// Whether `a ≤ b` entry by entry.
-#[inline]
-fn below(a: &[u32], b: &[u32]) -> bool {
-    every(a, b, |x, y| x <= y)
-}
-
-/// A bit per entry y < 64 of row `vals` with vals\[y\] ≥ open\[y\]: a group of
-/// [`LANES`] at a time, each compared whole (a vector compare and a mask).
-#[inline(always)]
-fn seen_mask(open: &[u32], vals: &[u32]) -> u64 {
-    if let (Ok(o), Ok(v)) = (
-        <&[u32; LANES]>::try_from(open),
-        <&[u32; LANES]>::try_from(vals),
-    ) {
-        let mut m = 0u8;
-        for i in 0..LANES {
-            m |= u8::from(v[i] >= o[i]) << i;
-        }
-        return u64::from(m);
-    }
-    let mut has = 0u64;
-    for (c, (o, v)) in open
-        .chunks_exact(LANES)
-        .zip(vals.chunks_exact(LANES))
-        .take(64 / LANES)
-        .enumerate()
-    {
-        let mut m = 0u8;
-        for i in 0..LANES {
-            m |= u8::from(v[i] >= o[i]) << i;
-        }
-        has |= u64::from(m) << (c * LANES);
-    }
-    has
-}
-
-/// Whether rows `a` and `b` are equal.
-#[inline]
-fn same_row(a: &[u32], b: &[u32]) -> bool {
-    every(a, b, |x, y| x == y)
 }
 
 /// The monitor state.
@@ -381,7 +282,7 @@ impl ScSer {
         if self.k <= 64 {
             // Branch-free: a bit per thread whose current transaction the slot has seen
             // (none past k: their `open` is u32::MAX).
-            let has = seen_mask(&self.open, &self.vals[slot * w..(slot + 1) * w]);
+            let has = at_least(&self.open, &self.vals[slot * w..(slot + 1) * w]);
             if slot < self.k {
                 self.has[slot] = has;
             }
@@ -403,18 +304,16 @@ impl ScSer {
     fn register_mask(&mut self, slot: usize, has: u64) {
         // k ≤ 64: one word a slot.
         let word = &mut self.listed[slot];
-        let mut new = has & !*word;
+        let new = has & !*word;
         *word |= has;
-        while new != 0 {
-            let y = new.trailing_zeros() as usize;
-            new &= new - 1;
+        for y in ones(new) {
             self.seen[y].push(slot as u32);
         }
     }
 
     fn join_into(&mut self, slot: usize, v: &[u32]) {
         let w = self.width;
-        join_row(&mut self.vals[slot * w..(slot + 1) * w], v);
+        join(&mut self.vals[slot * w..(slot + 1) * w], v);
         self.register(slot);
     }
 
@@ -423,12 +322,12 @@ impl ScSer {
     /// recorded without comparing the joined row against every thread's.
     fn join_seen(&mut self, slot: usize, v: &[u32], seen: u64) {
         let w = self.width;
-        join_row(&mut self.vals[slot * w..(slot + 1) * w], v);
+        join(&mut self.vals[slot * w..(slot + 1) * w], v);
         if slot < self.k {
             self.has[slot] |= seen;
         }
         self.register_mask(slot, seen);
-        debug_assert!(slot >= self.k || self.has[slot] == seen_mask(&self.open, self.row(slot)));
+        debug_assert!(slot >= self.k || self.has[slot] == at_least(&self.open, self.row(slot)));
     }
 
     /// Slot := thread clock `from`, skipped when the slot holds that very content: it
@@ -446,10 +345,10 @@ impl ScSer {
         } else {
             (hi_row, &*lo_row)
         };
-        if same_row(dst, src) {
+        if same(dst, src) {
             return;
         }
-        copy_row(dst, src);
+        copy(dst, src);
         if self.k <= 64 {
             // The slot now holds C_from, so it has seen what C_from has seen.
             self.register_mask(slot, self.has[from]);
@@ -487,7 +386,7 @@ impl ScSer {
         fin.clear();
         fin.extend_from_slice(self.row(t));
         let i = self.open[t];
-        debug_assert!(self.k > 64 || self.has[t] == seen_mask(&self.open, &fin));
+        debug_assert!(self.k > 64 || self.has[t] == at_least(&self.open, &fin));
         let mut seen = std::mem::take(&mut self.seen[t]);
         for &slot in &seen {
             let slot = slot as usize;
@@ -557,11 +456,11 @@ impl ScSer {
         }
         let mut s = std::mem::take(&mut self.scratch);
         match slots {
-            [one] => copy_row(&mut s, self.row(*one)),
+            [one] => copy(&mut s, self.row(*one)),
             _ => {
                 s.iter_mut().for_each(|a| *a = 0);
                 for &x in slots {
-                    join_row(&mut s, self.row(x));
+                    join(&mut s, self.row(x));
                 }
             }
         }
@@ -570,16 +469,13 @@ impl ScSer {
             // The current transactions S has seen, a bit each, joined until none is new.
             let mut joined = 0u64;
             loop {
-                let new = seen_mask(&self.open, &s) & !joined;
+                let new = at_least(&self.open, &s) & !joined;
                 if new == 0 {
                     break;
                 }
                 joined |= new;
-                let mut bits = new;
-                while bits != 0 {
-                    let y = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    join_row(&mut s, &self.vals[y * w..(y + 1) * w]);
+                for y in ones(new) {
+                    join(&mut s, &self.vals[y * w..(y + 1) * w]);
                 }
             }
             // Each bit joined was seen, and S has seen no other: what S has seen.
@@ -592,7 +488,7 @@ impl ScSer {
                 for y in 0..self.k {
                     if s[y] >= self.open[y] && !joined[y] {
                         joined[y] = true;
-                        join_row(&mut s, &self.vals[y * w..(y + 1) * w]);
+                        join(&mut s, &self.vals[y * w..(y + 1) * w]);
                         changed = true;
                     }
                 }
@@ -614,17 +510,14 @@ impl ScSer {
     }
 
     /// A stream's batch of events in order, each with its `begin` and `end`
-    /// ([`IdEvent`]), asking the cache for the state of the event 8 ahead (a variable's
-    /// clocks are spread over the state: most accesses missed the L1 cache): the index
-    /// of the first event at which a violation is found, if any. One loop, the access
-    /// compiled into it (a call a step and its dispatch were a tenth of the monitor).
+    /// ([`IdEvent`]), asking the cache for the state of the access 8 events on (a
+    /// variable's clocks are spread over the state: most accesses missed the L1 cache): the index of the first event at which a
+    /// violation is found, if any. One loop, the access compiled into it (a call a step
+    /// and its dispatch were a tenth of the monitor).
     pub fn feed(&mut self, batch: &[IdEvent]) -> Option<usize> {
-        const AHEAD: usize = 8;
         for (i, e) in batch.iter().enumerate() {
-            if let Some(a) = batch.get(i + AHEAD) {
-                if let Some(x) = a.var {
-                    self.prefetch(a.thread, x);
-                }
+            if let Some((t, x)) = super::ahead(batch, i) {
+                self.prefetch(t, x);
             }
             if e.begins {
                 self.begin(e.thread);
@@ -696,11 +589,8 @@ impl ScSer {
             from.push(self.w_slot(x));
         }
         for i in 0..self.words {
-            let word = &mut self.readers[x * self.words + i];
-            let mut bits = std::mem::take(word);
-            while bits != 0 {
-                let u = i * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
+            let bits = std::mem::take(&mut self.readers[x * self.words + i]);
+            for u in ones(bits).map(|b| i * 64 + b) {
                 if u != t {
                     from.push(self.r_slot(u, x));
                 }

@@ -6,7 +6,9 @@
 //! is `il`, and a fence is `il` on a location of its own (footnote 1). Coherence index of
 //! a load = the number of earlier writes of its variable (it reads the latest).
 
-use super::hb::{join, HbClock};
+use super::hb::HbClock;
+use super::row::{copy, join};
+use crate::mem::prefetch_address;
 use crate::trace::{EventId, Op};
 use crate::trace::{ThreadId, VarId};
 
@@ -168,22 +170,9 @@ impl Rhb {
                     ts[2 * p] += 1; // line 26
                 }
                 ts[2 * p + 1] += 1; // lines 19 / 27; lines 23 / 32: sc[p] := ts
-                                    // The timestamp into the arena, and lines 22 / 30: mc2[a] := ts (ts ⊇
-                                    // mc2[a]); one loop for both.
-                let rec = &mut self.arena[off as usize..off as usize + w];
-                let mc2 = &mut self.mc2[at];
-                if let (Ok(r), Ok(m), Ok(v)) = (
-                    <&mut [u32; 16]>::try_from(&mut *rec),
-                    <&mut [u32; 16]>::try_from(&mut *mc2),
-                    <&[u32; 16]>::try_from(&*ts),
-                ) {
-                    // 8 threads: whole timestamps.
-                    (*r, *m) = (*v, *v);
-                } else {
-                    for ((r, m), &v) in rec.iter_mut().zip(mc2).zip(ts.iter()) {
-                        (*r, *m) = (v, v);
-                    }
-                }
+                                    // The timestamp into the arena, and lines 22 / 30: mc2[a] := ts (ts ⊇ mc2[a]).
+                copy(&mut self.arena[off as usize..off as usize + w], ts);
+                copy(&mut self.mc2[at], ts);
                 if op == SoberOp::Il {
                     self.lc[me].copy_from_slice(ts); // line 31
                 }
@@ -196,9 +185,9 @@ impl Rhb {
     /// Asks the cache for address `a`'s records (a hint).
     #[inline(always)]
     pub fn prefetch(&self, a: usize) {
-        super::prefetch(self.mc2.as_ptr().wrapping_add(a * 2 * self.n));
-        super::prefetch(self.latest.as_ptr().wrapping_add(a));
-        super::prefetch(self.other.as_ptr().wrapping_add(a));
+        prefetch_address(self.mc2.as_ptr().wrapping_add(a * 2 * self.n));
+        prefetch_address(self.latest.as_ptr().wrapping_add(a));
+        prefetch_address(self.other.as_ptr().wrapping_add(a));
     }
 
     pub fn last_read(&self, p: usize) -> &[u32] {
@@ -359,8 +348,8 @@ impl Sober {
         let x = var.index();
         self.rhb.prefetch(x);
         self.hb.prefetch(x);
-        super::prefetch(self.writes.as_ptr().wrapping_add(x));
-        super::prefetch(self.dropped.as_ptr().wrapping_add(x));
+        prefetch_address(self.writes.as_ptr().wrapping_add(x));
+        prefetch_address(self.dropped.as_ptr().wrapping_add(x));
     }
 
     pub fn step(&mut self, p: ThreadId, op: Op, var: Option<VarId>) -> Option<SoberReport> {
