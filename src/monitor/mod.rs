@@ -189,9 +189,12 @@ impl Kind {
         let hb = 4 * (k * k + 2 * m * k);
         match self {
             // A row (clock and marks) a thread and a variable, the read slots' index,
-            // and a variable's readers.
+            // a variable's readers, and a slot's alias.
             Kind::ScSer => {
-                8 * (k + m) * sc_ser::width(k as usize) as u128 + 4 * k * m + 8 * k.div_ceil(64) * m
+                8 * (k + m) * sc_ser::width(k as usize) as u128
+                    + 4 * k * m
+                    + 8 * k.div_ceil(64) * m
+                    + 8 * (k + m)
             }
             Kind::Sober => hb + 4 * (2 * k * 2 * k + (m + k) * 2 * k),
             Kind::Tso | Kind::Pso => hb + 32 * m,

@@ -133,6 +133,13 @@ pub struct ScSer {
     fin: Vec<u32>,
     /// The number of slots (threads, variables, read slots).
     slots: usize,
+    /// Per slot: the thread and index (`t << 32 | i`) of the transaction whose clock
+    /// it stands for while that transaction is current (`open[t] == i`, never for
+    /// 0): then its own row is stale and C_t is its clock ([`ScSer::holder`]).
+    alias: Vec<u64>,
+    /// Per thread: the slots made to stand for its current transaction (some since
+    /// given other clocks), which receive its final clock when it ends.
+    aliased: Vec<Vec<u32>>,
 }
 
 impl ScSer {
@@ -160,6 +167,8 @@ impl ScSer {
             has: vec![0; k],
             fin: Vec::with_capacity(w),
             slots,
+            alias: vec![0; slots],
+            aliased: (0..k).map(|_| Vec::with_capacity(1024)).collect(),
         }
     }
 
@@ -195,6 +204,15 @@ impl ScSer {
             vals[t * w2..(t + 1) * w2].copy_from_slice(&wide[s * w2..(s + 1) * w2]);
         }
         self.vals = vals;
+        let mut alias = vec![0; slots2];
+        for (s, &a) in self.alias.iter().enumerate() {
+            alias[at(s)] = a;
+        }
+        self.alias = alias;
+        for list in &mut self.aliased {
+            list.iter_mut().for_each(|s| *s = at(*s as usize) as u32);
+        }
+        self.aliased.resize_with(k2, || Vec::with_capacity(64));
         self.slots = slots2;
         for list in &mut self.seen {
             list.iter_mut().for_each(|s| *s = at(*s as usize) as u32);
@@ -244,6 +262,7 @@ impl ScSer {
         prefetch(self.vals.as_ptr().wrapping_add(w * self.width));
         prefetch(self.last_writer.as_ptr().wrapping_add(x));
         prefetch(self.listed.as_ptr().wrapping_add(w * self.words));
+        prefetch(self.alias.as_ptr().wrapping_add(w));
         if let Some(&s) = self.rslot.get(t * self.m + x).filter(|_| x < self.m) {
             prefetch(self.vals.as_ptr().wrapping_add(s as usize * self.width));
         }
@@ -258,6 +277,19 @@ impl ScSer {
         &self.vals[s * self.width..(s + 1) * self.width]
     }
 
+    /// The slot whose row holds slot `s`'s clock: the thread whose current
+    /// transaction `s` stands for ([`ScSer::copy_into`]), else `s`.
+    #[inline(always)]
+    fn holder(&self, s: usize) -> usize {
+        let a = self.alias[s];
+        let (t, i) = ((a >> 32) as usize, a as u32);
+        if i != 0 && self.open[t] == i {
+            t
+        } else {
+            s
+        }
+    }
+
     /// R_{u,x}, which exists once u has read x.
     fn r_slot(&self, u: usize, x: usize) -> usize {
         self.rslot[u * self.m + x] as usize
@@ -270,6 +302,7 @@ impl ScSer {
             let s = self.slots;
             self.vals.resize(self.vals.len() + self.width, 0);
             self.listed.resize(self.listed.len() + self.words, 0);
+            self.alias.push(0);
             self.slots += 1;
             self.rslot[i] = u32::try_from(s).expect("fewer than 2^32 read slots");
         }
@@ -330,11 +363,33 @@ impl ScSer {
         debug_assert!(slot >= self.k || self.has[slot] == at_least(&self.open, self.row(slot)));
     }
 
-    /// Slot := thread clock `from`, skipped when the slot holds that very content: it
-    /// is then recorded with what C_from has seen already, since every slot that has
-    /// seen a current transaction is (comparing the rows reads the slot's line, which
-    /// a copy writes anyway; a stamp per slot, kept apart, missed the cache).
+    /// Slot := thread clock `from`. While `from`'s transaction is current the slot
+    /// stands for it ([`ScSer::alias`]): C_from only grows, and every clock that sees
+    /// the slot's content sees that transaction and so closes over C_from anyway, so
+    /// the slot's clock is C_from itself until the transaction ends, when it receives
+    /// the final clock ([`ScSer::close`]). A write or a read costs no copy, and its
+    /// slot no join when the transaction ends (was: a copy now, a comparison and a
+    /// join then).
+    #[inline(always)]
     fn copy_into(&mut self, slot: usize, from: usize) {
+        let i = self.open[from];
+        if i != u32::MAX {
+            let a = (from as u64) << 32 | u64::from(i);
+            if self.alias[slot] != a {
+                self.alias[slot] = a;
+                self.aliased[from].push(slot as u32);
+            }
+            return;
+        }
+        self.alias[slot] = 0;
+        self.copy_row(slot, from);
+    }
+
+    /// Slot := thread clock `from` in its row, skipped when the slot holds that very
+    /// content: it is then recorded with what C_from has seen already, since every
+    /// slot that has seen a current transaction is.
+    #[inline(never)]
+    fn copy_row(&mut self, slot: usize, from: usize) {
         let w = self.width;
         // Rows of distinct slots: split at the later one.
         let (lo, hi) = (slot.min(from), slot.max(from));
@@ -412,12 +467,30 @@ impl ScSer {
         }
         seen.clear();
         self.seen[t] = seen;
-        self.fin = fin;
         self.open[t] = u32::MAX;
         if self.k <= 64 {
             // No clock has seen a current transaction of t now.
             self.has.iter_mut().for_each(|h| *h &= !(1u64 << t));
         }
+        // The slots that stood for T take its final clock, as C_t is now, and are
+        // recorded with the current transactions it has seen.
+        let a = (t as u64) << 32 | u64::from(i);
+        let mut aliased = std::mem::take(&mut self.aliased[t]);
+        for &slot in &aliased {
+            let slot = slot as usize;
+            if self.alias[slot] == a {
+                self.alias[slot] = 0;
+                copy(&mut self.vals[slot * w..(slot + 1) * w], &fin);
+                if self.k <= 64 {
+                    self.register_mask(slot, self.has[t]);
+                } else {
+                    self.register(slot);
+                }
+            }
+        }
+        aliased.clear();
+        self.aliased[t] = aliased;
+        self.fin = fin;
     }
 
     /// t's transaction, ended by [`Self::end`], goes on: current again, with every slot
@@ -438,9 +511,10 @@ impl ScSer {
         }
     }
 
-    /// An incoming conflict from the clocks of `slots` into t's current transaction:
-    /// their join S, closed over the current transactions, checked, and joined into
-    /// C_t. True on a violation.
+    /// An incoming conflict from the clocks in the rows of `slots` (the conflicting
+    /// slots' [`ScSer::holder`]s) into t's current transaction: their join S, closed
+    /// over the current transactions, checked, and joined into C_t. True on a
+    /// violation.
     fn incoming_from(&mut self, t: usize, slots: &[usize]) -> bool {
         let w = self.width;
         // Fast path: S ≤ C_t (every clock of `slots` below it; no S is built). Every
@@ -558,7 +632,8 @@ impl ScSer {
     #[inline]
     fn read(&mut self, t: usize, x: usize) -> bool {
         let u = self.last_writer[x];
-        if u != u32::MAX && u as usize != t && self.incoming_from(t, &[self.w_slot(x)]) {
+        if u != u32::MAX && u as usize != t && self.incoming_from(t, &[self.holder(self.w_slot(x))])
+        {
             return true;
         }
         self.note_read(t, x);
@@ -578,7 +653,10 @@ impl ScSer {
             // No other thread read x since its last write (most writes): the conflict
             // comes from W_x alone, if at all.
             self.readers[x] = 0;
-            if u != u32::MAX && u as usize != t && self.incoming_from(t, &[self.w_slot(x)]) {
+            if u != u32::MAX
+                && u as usize != t
+                && self.incoming_from(t, &[self.holder(self.w_slot(x))])
+            {
                 return true;
             }
             return self.wrote(t, x, also_reads);
@@ -586,13 +664,13 @@ impl ScSer {
         let mut from = std::mem::take(&mut self.from);
         from.clear();
         if u != u32::MAX && u as usize != t {
-            from.push(self.w_slot(x));
+            from.push(self.holder(self.w_slot(x)));
         }
         for i in 0..self.words {
             let bits = std::mem::take(&mut self.readers[x * self.words + i]);
             for u in ones(bits).map(|b| i * 64 + b) {
                 if u != t {
-                    from.push(self.r_slot(u, x));
+                    from.push(self.holder(self.r_slot(u, x)));
                 }
             }
         }
