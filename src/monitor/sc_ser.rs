@@ -26,6 +26,10 @@
 //!   event of t without a `begin`), T is current again: every slot that has seen it is
 //!   recorded anew (one pass over the slots, once a thread: its later ends wait for
 //!   its next `begin`).
+//! - a write of x by t sets W_x := C_t, a read R_{t,x} := C_t: while T is current the
+//!   slot *stands for* C_t (a reference, no copy; C_t only grows, and whatever sees the
+//!   slot sees T and so closes over C_t anyway); when T ends it receives T's final
+//!   clock.
 //!
 //! The answer is exact (tested against the conflict graph of `check::sc` on every
 //! prefix of generated traces): it reports at the first event whose prefix is not
