@@ -169,8 +169,10 @@ impl Rhb {
                 if op == SoberOp::Il {
                     ts[2 * p] += 1; // line 26
                 }
-                ts[2 * p + 1] += 1; // lines 19 / 27; lines 23 / 32: sc[p] := ts
-                                    // The timestamp into the arena, and lines 22 / 30: mc2[a] := ts (ts ⊇ mc2[a]).
+                // lines 19 / 27; lines 23 / 32: sc[p] := ts
+                ts[2 * p + 1] += 1;
+                // The timestamp into the arena, and lines 22 / 30: mc2[a] := ts (ts ⊇
+                // mc2[a]).
                 copy(&mut self.arena[off as usize..off as usize + w], ts);
                 copy(&mut self.mc2[at], ts);
                 if op == SoberOp::Il {
