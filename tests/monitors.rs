@@ -209,6 +209,14 @@ proptest! {
         let mut m = Sober::new(trace.threads.len(), trace.vars.len());
         let got = trace.events.iter().find_map(|e| m.step(e.thread, e.op, e.var));
         prop_assert_eq!(got.as_ref().map(|r| r.load), first_borderline(&trace));
+        // The same trace among 8 threads: clocks of 8 entries and timestamps of 16,
+        // which SOBER handles as arrays (`HbClock::step_rows`, `Rhb::process_rows`).
+        let mut wide = trace.clone();
+        wide.threads = (0..8).map(|t| format!("w{t}")).collect();
+        wide.events.iter_mut().for_each(|e| e.thread = tsoser::trace::ThreadId::new(e.thread.index() * 2 + 1));
+        let mut m8 = Sober::new(8, wide.vars.len());
+        let got8 = wide.events.iter().find_map(|e| m8.step(e.thread, e.op, e.var));
+        prop_assert_eq!(got8.map(|r| (r.load, r.write, r.index)), got.as_ref().map(|r| (r.load, r.write, r.index)));
         if let Some(r) = got {
             let p = hb::path(&trace, r.load, r.write, r.last);
             prop_assert!(p.is_some(), "write(E,a,c) →*hb last(E,p) has a path");

@@ -8,7 +8,7 @@
 //! [`path`] finds a shortest `→hb` path in a prefix for a witness and [`holds`] re-checks
 //! one edge from the definitions, independently of both.
 
-use super::row::{copy, join, update};
+use super::row::{copy, join, join_array, update};
 use crate::mem::prefetch_address;
 use crate::trace::TiVec;
 use crate::trace::VarId;
@@ -77,6 +77,9 @@ impl HbClock {
 
     /// Processes t's next event and returns its epoch (t's own entry after it).
     pub fn step(&mut self, t: usize, op: Op, var: Option<usize>) -> u32 {
+        if self.k == 8 {
+            return self.step_rows::<8>(t, op, var);
+        }
         let k = self.k;
         let (me, x) = (t * k..(t + 1) * k, var.map(|x| x * k..(x + 1) * k));
         if let Some(x) = &x {
@@ -101,6 +104,34 @@ impl HbClock {
             }
         }
         self.threads[t * k + t]
+    }
+
+    /// [`Self::step`] for k = K threads, each clock an array (no slice and no bounds a
+    /// row, no dispatch a join).
+    #[inline(always)]
+    fn step_rows<const K: usize>(&mut self, t: usize, op: Op, var: Option<usize>) -> u32 {
+        let me = &mut self.threads.as_chunks_mut::<K>().0[t];
+        if let Some(x) = var {
+            let lw = &mut self.last_write.as_chunks_mut::<K>().0[x];
+            let rs = &mut self.reads_since.as_chunks_mut::<K>().0[x];
+            let (rd, wr) = (reads(op), writes(op));
+            if rd || wr {
+                join_array(me, lw);
+            }
+            if wr {
+                join_array(me, rs);
+            }
+            me[t] += 1;
+            if wr {
+                *lw = *me;
+                *rs = if rd { *me } else { [0; K] };
+            } else if rd {
+                join_array(rs, me);
+            }
+        } else {
+            me[t] += 1;
+        }
+        me[t]
     }
 
     /// Whether u's event with epoch `epoch` happens before (or is) t's latest event.

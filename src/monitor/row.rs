@@ -38,6 +38,12 @@ pub(super) fn update(a: &mut [u32], b: &[u32], f: impl Fn(u32, u32) -> u32) {
     }
 }
 
+/// `a := a ⊔ b` for rows of a width known when compiled: built whole, stored whole.
+#[inline(always)]
+pub(super) fn join_array<const N: usize>(a: &mut [u32; N], b: &[u32; N]) {
+    *a = std::array::from_fn(|i| a[i].max(b[i]));
+}
+
 /// `a := a ⊔ b` (rows of the same width).
 #[inline(always)]
 pub(super) fn join(a: &mut [u32], b: &[u32]) {

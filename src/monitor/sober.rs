@@ -7,7 +7,7 @@
 //! a load = the number of earlier writes of its variable (it reads the latest).
 
 use super::hb::HbClock;
-use super::row::{copy, join};
+use super::row::{copy, join, join_array};
 use crate::mem::prefetch_address;
 use crate::trace::{EventId, Op};
 use crate::trace::{ThreadId, VarId};
@@ -121,10 +121,34 @@ impl Rhb {
         o
     }
 
+    /// Where p's store (interlocked: `il`) to address `a` records its timestamp in the
+    /// arena: lines 20–21 / 28–29, into mc1[q][a] (see the type). The same writer again
+    /// replaces its timestamp; another makes the latest the other one.
+    #[inline(always)]
+    fn record(&mut self, p: usize, il: bool, a: usize) -> u32 {
+        let writer = if il { INTERLOCKED } else { p as u32 };
+        let off = match self.latest[a] {
+            Some((q, o)) if q == writer => o,
+            latest => {
+                let o = match self.other[a] {
+                    Some(o) => o,
+                    None => self.slot(),
+                };
+                self.other[a] = latest.map(|(_, o)| o);
+                o
+            }
+        };
+        self.latest[a] = Some((writer, off));
+        off
+    }
+
     /// `process_event` of Fig. 3 for p's next event on address `a`; returns its timestamp.
     /// It is built in place, in `lc[p]` for a load and `sc[p]` for a store or
     /// interlocked operation (each the event's timestamp afterwards: lines 15, 23 / 32).
     pub fn process(&mut self, p: usize, op: SoberOp, a: usize) -> &[u32] {
+        if self.n == 8 {
+            return self.process_rows::<16>(p, op, a);
+        }
         let w = 2 * self.n;
         let (me, at) = (p * w..(p + 1) * w, a * w..(a + 1) * w);
         match op {
@@ -143,25 +167,7 @@ impl Rhb {
                 ts
             }
             SoberOp::St | SoberOp::Il => {
-                // lines 20–21 / 28–29: into mc1[q][a] (see the type). The same writer
-                // again replaces its timestamp; another makes the latest the other one.
-                let writer = if op == SoberOp::Il {
-                    INTERLOCKED
-                } else {
-                    p as u32
-                };
-                let off = match self.latest[a] {
-                    Some((q, o)) if q == writer => o,
-                    latest => {
-                        let o = match self.other[a] {
-                            Some(o) => o,
-                            None => self.slot(),
-                        };
-                        self.other[a] = latest.map(|(_, o)| o);
-                        o
-                    }
-                };
-                self.latest[a] = Some((writer, off));
+                let off = self.record(p, op == SoberOp::Il, a);
                 // lines 18 / 25: ts := merge(sc[p], lc[p], mc2[a])
                 let ts = &mut self.sc[me.clone()];
                 join(ts, &self.lc[me.clone()]);
@@ -177,6 +183,50 @@ impl Rhb {
                 copy(&mut self.mc2[at], ts);
                 if op == SoberOp::Il {
                     self.lc[me].copy_from_slice(ts); // line 31
+                }
+                ts
+            }
+        }
+    }
+
+    /// [`Self::process`] for timestamps of W = 2n entries, each an array (no slice and no
+    /// bounds a row, no dispatch a join or a copy).
+    #[inline(always)]
+    fn process_rows<const W: usize>(&mut self, p: usize, op: SoberOp, a: usize) -> &[u32] {
+        match op {
+            SoberOp::Ld => {
+                // line 13: ts := merge(lc[p], mc1[p][a])
+                let mc1 = match self.latest[a] {
+                    Some((q, o)) if q as usize != p => Some(o),
+                    _ => self.other[a],
+                };
+                let ts = &mut self.lc.as_chunks_mut::<W>().0[p];
+                if let Some(o) = mc1 {
+                    join_array(ts, &self.arena.as_chunks::<W>().0[o as usize / W]);
+                }
+                ts[2 * p] += 1; // line 14; line 15: lc[p] := ts
+                join_array(&mut self.mc2.as_chunks_mut::<W>().0[a], ts); // line 16
+                ts
+            }
+            SoberOp::St | SoberOp::Il => {
+                let il = op == SoberOp::Il;
+                let off = self.record(p, il, a);
+                // lines 18 / 25: ts := merge(sc[p], lc[p], mc2[a])
+                let ts = &mut self.sc.as_chunks_mut::<W>().0[p];
+                let lc = &mut self.lc.as_chunks_mut::<W>().0[p];
+                let mc2 = &mut self.mc2.as_chunks_mut::<W>().0[a];
+                join_array(ts, lc);
+                join_array(ts, mc2);
+                if il {
+                    ts[2 * p] += 1; // line 26
+                }
+                // lines 19 / 27; lines 23 / 32: sc[p] := ts
+                ts[2 * p + 1] += 1;
+                // The timestamp into the arena, and lines 22 / 30: mc2[a] := ts.
+                self.arena.as_chunks_mut::<W>().0[off as usize / W] = *ts;
+                *mc2 = *ts;
+                if il {
+                    *lc = *ts; // line 31
                 }
                 ts
             }
