@@ -13,11 +13,11 @@
 //! - begin of t's transaction T: C_t\[t\] := index(T).
 //! - an incoming conflict into the current transaction T with clock S (W_x on a read,
 //!   W_x ⊔ R_{u,x} on a write — u ≠ t among the threads that read x since its last
-//!   write, earlier reads being ancestors of that write — both on an rmw): first *close* S over the
-//!   current transactions of all threads — if S has seen Y, add C_y (Y's ancestors may
-//!   have grown since S was taken) — until nothing changes; if S has now seen T, the
-//!   edge closes a cycle (T reaches the source, the source reaches T): violation.
-//!   Else C_t := C_t ⊔ S.
+//!   write, earlier reads being ancestors of that write — both on an rmw): first
+//!   *close* S over the current transactions of all threads — if S has seen Y, add C_y
+//!   (Y's ancestors may have grown since S was taken) — until nothing changes; if S
+//!   has now seen T, the edge closes a cycle (T reaches the source, the source reaches
+//!   T): violation. Else C_t := C_t ⊔ S.
 //! - end of T (when t begins its next transaction, or earlier at [`ScSer::end`], after
 //!   T's last event): every slot that saw T while T was current (recorded when it was
 //!   written) receives C_t, so slots stay complete for ended transactions and only the
@@ -521,6 +521,9 @@ impl ScSer {
     /// violation.
     fn incoming_from(&mut self, t: usize, slots: &[usize]) -> bool {
         let w = self.width;
+        // A slot stands only for its writer's or reader's transaction, never for the
+        // accessing thread's (the conflict is from another thread).
+        debug_assert!(!slots.contains(&t), "a conflict from t's own clock");
         // Fast path: S ≤ C_t (every clock of `slots` below it; no S is built). Every
         // current transaction S has seen is already an ancestor of T; closing S could
         // reach T only through a cycle of the prefix before this event, which the
@@ -589,9 +592,10 @@ impl ScSer {
 
     /// A stream's batch of events in order, each with its `begin` and `end`
     /// ([`IdEvent`]), asking the cache for the state of the access 8 events on (a
-    /// variable's clocks are spread over the state: most accesses missed the L1 cache): the index of the first event at which a
-    /// violation is found, if any. One loop, the access compiled into it (a call a step
-    /// and its dispatch were a tenth of the monitor).
+    /// variable's clocks are spread over the state: most accesses missed the L1
+    /// cache): the index of the first event at which a violation is found, if any. One
+    /// loop, the access compiled into it (a call a step and its dispatch were a tenth
+    /// of the monitor).
     pub fn feed(&mut self, batch: &[IdEvent]) -> Option<usize> {
         for (i, e) in batch.iter().enumerate() {
             if let Some((t, x)) = super::ahead(batch, i) {

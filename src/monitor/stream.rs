@@ -557,9 +557,9 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     /// A random STD file of `n` lines on up to `k` threads (thread `i` first appears
-    /// around line 1000·i when `late`, on 3 variables: SOBER prunes before it does): accesses, fences, locks, blocks (named `T.N` in
-    /// order, named freely, or not); `junk` 1 adds a malformed line now and then, 2
-    /// reuses a block name.
+    /// around line 1000·i when `late`, on 3 variables: SOBER prunes before it does):
+    /// accesses, fences, locks, blocks (named `T.N` in order, named freely, or not);
+    /// `junk` 1 adds a malformed line now and then, 2 reuses a block name.
     fn text(rng: &mut rand_chacha::ChaCha8Rng, n: usize, k: usize, late: bool, junk: u8) -> String {
         let mut s = String::new();
         let mut depth = vec![0usize; k];

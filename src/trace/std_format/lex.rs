@@ -694,6 +694,31 @@ mod tests {
         assert!(taken > 20_000, "{taken} lines on the fast path");
     }
 
+    /// The thread's name packed from the window (`Line::key`, which line equality
+    /// ignores) is `names::short` of the name, 0 for one of 16 bytes or more: names of
+    /// every length to 20, in reads, writes and other lines.
+    #[test]
+    fn a_window_packs_the_thread_as_short_does() {
+        use crate::trace::names::short;
+        let letters = "Tabcdefghijklmnopqrst";
+        for n in 1..=20 {
+            let name = &letters[..n];
+            for rest in ["r(x1)|7", "w(x1)|7", "acq(l)|7", "begin(T.1)|7"] {
+                let text = format!("{name}|{rest}\n{}", " ".repeat(40));
+                let Some((windowed, _)) = window_line(&text, 0, 1) else {
+                    // Too long for one window: the general lexer (key 0) takes it.
+                    assert!(n + rest.len() + 2 > WINDOW, "{text:?}");
+                    continue;
+                };
+                let key = match windowed {
+                    Windowed::Access { thread, .. } => thread.1,
+                    Windowed::Line(l) => l.key,
+                };
+                assert_eq!(key, short(name).unwrap_or(0), "{name:?} in {text:?}");
+            }
+        }
+    }
+
     /// Lines lexed from windows of their bytes ([`lex_lines`]) are the lines cut at
     /// `\n` and lexed one by one ([`text_line`], [`lex`]): the same lines, numbers and
     /// first error, on random texts of the bytes that matter, lines around the
